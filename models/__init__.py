@@ -1,0 +1,82 @@
+"""SQL models: one file per warehouse table.
+
+`raw/` holds the contracts between collectors and models (CREATE TABLE statements);
+`marts/` holds what users read (one SELECT per table, written in DuckDB's dialect).
+Each file starts with `-- @table:` (what one row means); columns are documented by a
+trailing `-- comment` in raw DDL and by `-- @col name: text` lines in marts. Those
+comments become the warehouse's own table and column comments.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+MODELS_DIR = Path(__file__).parent
+
+_TABLE_RE = re.compile(r"^--\s*@table:\s*(.+)$", re.M)
+_COL_RE = re.compile(r"^--\s*@col\s+(\w+):\s*(.+)$", re.M)
+_DDL_COL_RE = re.compile(r"^\s+(\w+)\s+[A-Z][^\n]*?--\s*(.+)$", re.M)
+_DEPENDS_RE = re.compile(r"^--\s*@depends:\s*(.+)$", re.M)
+
+
+@dataclass(frozen=True)
+class Model:
+    """One SQL file: its table name, text, and the comments it carries."""
+
+    name: str
+    kind: str  # "raw" (DDL) or "mart" (a SELECT)
+    sql: str
+    table_comment: str
+    column_comments: dict[str, str] = field(default_factory=dict)
+    depends_on: tuple[str, ...] = ()
+
+
+def _parse(path: Path, kind: str) -> Model:
+    text = path.read_text()
+    table = _TABLE_RE.search(text)
+    if table is None:
+        raise ValueError(f"{path}: missing the '-- @table:' header comment")
+    pattern = _DDL_COL_RE if kind == "raw" else _COL_RE
+    columns = {m.group(1): m.group(2).strip() for m in pattern.finditer(text)}
+    depends = _DEPENDS_RE.search(text)
+    deps = tuple(d.strip() for d in depends.group(1).split(",")) if depends else ()
+    return Model(path.stem, kind, text, table.group(1).strip(), columns, deps)
+
+
+@cache
+def raw_tables() -> tuple[Model, ...]:
+    """Every raw table's DDL, in file-name order."""
+    return tuple(_parse(p, "raw") for p in sorted((MODELS_DIR / "raw").glob("*.sql")))
+
+
+@cache
+def marts() -> tuple[Model, ...]:
+    """Every mart, ordered so that each comes after the marts it depends on."""
+    found = {p.stem: _parse(p, "mart") for p in sorted((MODELS_DIR / "marts").glob("*.sql"))}
+    ordered: list[Model] = []
+
+    def visit(name: str, trail: tuple[str, ...]) -> None:
+        if name in trail:
+            raise ValueError(f"models/marts: dependency cycle {' -> '.join((*trail, name))}")
+        model = found[name]
+        if model in ordered:
+            return
+        for dep in model.depends_on:
+            if dep in found:
+                visit(dep, (*trail, name))
+        ordered.append(model)
+
+    for name in found:
+        visit(name, ())
+    return tuple(ordered)
+
+
+def model(name: str) -> Model:
+    """One model by table name."""
+    for m in (*raw_tables(), *marts()):
+        if m.name == name:
+            return m
+    raise KeyError(name)
