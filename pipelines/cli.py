@@ -11,6 +11,7 @@ import argparse
 import importlib
 import logging
 import sys
+import warnings
 
 from pipelines.config import ConfigError
 
@@ -36,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    warnings.filterwarnings("ignore", message=".*is currently in beta.*")
+    warnings.filterwarnings("ignore", message=".*is currently in preview.*")
     args = build_parser().parse_args(argv)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,

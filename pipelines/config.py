@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob
 import logging
+import os
 from datetime import date
 from pathlib import Path
 from typing import Literal
@@ -19,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 log = logging.getLogger(__name__)
 
 GLOB_CHARS = set("*?[")
+_warned: set[str] = set()
 
 
 class ConfigError(Exception):
@@ -86,7 +88,8 @@ class Config(_Strict):
             if pattern.startswith("gs://"):
                 continue  # remote paths are listed by the collector that reads them
             matches = [Path(p) for p in glob.glob(pattern, recursive=True) if Path(p).is_file()]
-            if not matches:
+            if not matches and pattern not in _warned:
+                _warned.add(pattern)
                 log.warning("sources.%s.paths: %s matches no file", name, pattern)
             found.update(matches)
         return sorted(found)
@@ -99,7 +102,7 @@ class Config(_Strict):
 def _resolve(base: Path, value: str) -> str:
     if value.startswith("gs://") or Path(value).is_absolute():
         return value
-    return str(base / value)
+    return os.path.normpath(base / value)
 
 
 def _check_plain_path(key: str, value: str) -> None:

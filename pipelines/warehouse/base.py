@@ -42,5 +42,9 @@ class Warehouse(ABC):
         """(Re)build one mart from its SQL file, with its comments. Returns its row count."""
 
     @abstractmethod
+    def read_query(self, sql: str, params: Params = None) -> pa.Table:
+        """A read-only query against the latest published snapshot (the live tables if none yet)."""
+
+    @abstractmethod
     def publish_snapshot(self) -> str:
         """Publish a consistent read-only copy for readers (dashboards, `flopledger sql`)."""

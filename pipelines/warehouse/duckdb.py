@@ -67,7 +67,7 @@ class DuckDBWarehouse(Warehouse):
 
     def query(self, sql: str, params: Params = None) -> pa.Table:
         with self._connect() as con:
-            return con.execute(sql, params).to_arrow_table()
+            return con.sql(sql, params=params).to_arrow_table()
 
     def execute(self, sql: str, params: Params = None) -> None:
         with self._connect() as con:
@@ -101,6 +101,16 @@ class DuckDBWarehouse(Warehouse):
             con.execute(f"CREATE OR REPLACE TABLE {name} AS\n{mart.sql}")
             self._comment(con, mart)
             return int(con.execute(f"SELECT count(*) FROM {name}").fetchone()[0])  # type: ignore[index]
+
+    def read_query(self, sql: str, params: Params = None) -> pa.Table:
+        path = self.snapshot_path if self.snapshot_path.exists() else self.path
+        if not path.exists():
+            raise FileNotFoundError(f"{self.path}: no warehouse yet (run `flopledger run` first)")
+        con = connect(path, read_only=True)
+        try:
+            return con.sql(sql, params=params).to_arrow_table()
+        finally:
+            con.close()
 
     def publish_snapshot(self) -> str:
         """Copy the closed file aside and swap it in atomically (rename).

@@ -1,0 +1,53 @@
+"""Which UTC usage days the extracts hold, without parsing whole rows."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from pathlib import Path
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from collectors.files import JSON_SUFFIXES
+from collectors.timeparse import BadTimestamp, parse_timestamp
+
+_START = re.compile(r'"usage_start_time"\s*:\s*("[^"]*"|[\d.eE+-]+)')
+
+
+def _ndjson_days(path: Path) -> set[date]:
+    days: set[date] = set()
+    with path.open("r", encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            match = _START.search(line)
+            if not match:
+                continue
+            try:
+                moment = parse_timestamp(match.group(1).strip('"'))
+            except BadTimestamp:
+                continue
+            if moment is not None:
+                days.add(moment.date())
+    return days
+
+
+def _parquet_days(path: Path) -> set[date]:
+    try:
+        column = pq.read_table(path, columns=["usage_start_time"])["usage_start_time"]
+    except Exception:  # noqa: BLE001 - unreadable files are quarantined by the reader
+        return set()
+    if column.type == "string":
+        return {parse_timestamp(v).date() for v in column.to_pylist() if v}  # type: ignore[union-attr]
+    return {d for d in pc.unique(pc.cast(column, "date32")).to_pylist() if d is not None}
+
+
+def usage_days(files: list[Path]) -> set[date]:
+    """Every UTC day on which some row's usage starts (unreadable rows are the reader's business)."""
+    days: set[date] = set()
+    for path in files:
+        suffix = path.suffix.lower()
+        if suffix in JSON_SUFFIXES:
+            days |= _ndjson_days(path)
+        elif suffix == ".parquet":
+            days |= _parquet_days(path)
+    return days

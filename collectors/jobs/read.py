@@ -1,0 +1,91 @@
+"""Read run records: the jobs file (JSONL, CSV, Parquet) and Slurm `sacct --json` documents."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from collectors.files import Unreadable, iter_records, raw_text
+from collectors.jobs.records import BadRecord, normalise_job
+from collectors.jobs.sacct import NotARun, is_sacct_document, sacct_run_record
+from collectors.jobs.schema import JOBS_SCHEMA, PLACEMENTS_SCHEMA
+from collectors.quarantine import Quarantined
+
+SOURCE = "jobs"
+
+
+@dataclass
+class JobsRead:
+    """Runs and placements read, and what was quarantined. rows_read = runs + quarantined."""
+
+    jobs: pa.Table
+    placements: pa.Table
+    quarantined: list[Quarantined] = field(default_factory=list)
+    rows_read: int = 0
+
+
+def _sacct_records(path: Path) -> Iterator[tuple[int | None, Any, str, str]] | None:
+    """If the file is one sacct --json document, its jobs as (index, record, raw, scheduler)."""
+    if path.suffix.lower() != ".json":
+        return None
+    try:
+        with path.open() as fh:
+            document = json.load(fh, parse_float=Decimal)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None  # maybe NDJSON: read line by line
+    if not is_sacct_document(document):
+        return None
+
+    def records() -> Iterator[tuple[int | None, Any, str, str]]:
+        for i, job in enumerate(document["jobs"], start=1):
+            raw = json.dumps(job, default=str)[:20_000]
+            try:
+                yield i, sacct_run_record(job), raw, "slurm"
+            except (NotARun, TypeError, ValueError) as exc:
+                yield i, Unreadable(f"sacct job {job.get('job_id')}: {exc}"), raw, "slurm"
+
+    return records()
+
+
+def _file_records(path: Path) -> Iterator[tuple[int | None, Any, str, str]]:
+    sacct = _sacct_records(path)
+    if sacct is not None:
+        yield from sacct
+        return
+    for line, record, raw in iter_records(path):
+        yield line, record, raw, "jobs_file"
+
+
+def read_jobs_files(files: list[Path]) -> JobsRead:
+    """Every run record of the files. A run_id seen again replaces the earlier record
+    (files in name order, lines in order): the newest state of a run wins."""
+    runs: dict[str, dict[str, Any]] = {}
+    placements: dict[str, list[dict[str, Any]]] = {}
+    quarantined: list[Quarantined] = []
+    read = 0
+    for path in files:
+        for line, record, raw, scheduler in _file_records(path):
+            read += 1
+            try:
+                if isinstance(record, Unreadable):
+                    raise BadRecord(str(record))
+                run, held = normalise_job(record, str(path), line or 0, scheduler)
+            except BadRecord as exc:
+                quarantined.append(Quarantined(SOURCE, str(path), line, str(exc), raw_text(record, raw)))
+                continue
+            runs[run["run_id"]] = run
+            placements[run["run_id"]] = held
+    return JobsRead(
+        jobs=pa.Table.from_pylist(list(runs.values()), schema=JOBS_SCHEMA),
+        placements=pa.Table.from_pylist(
+            [p for held in placements.values() for p in held], schema=PLACEMENTS_SCHEMA
+        ),
+        quarantined=quarantined,
+        rows_read=read,
+    )

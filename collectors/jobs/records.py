@@ -1,0 +1,178 @@
+"""One run record of the jobs file (JSONL, CSV or Parquet) to a `jobs` row and its placements."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+from collectors.accelerators import canonical_accelerator
+from collectors.jobs.schema import STATUSES, WORKLOAD_CLASSES
+from collectors.timeparse import BadTimestamp, parse_timestamp
+
+
+class BadRecord(ValueError):
+    """A run record that cannot be loaded; the message is the quarantine reason."""
+
+
+def _time(record: dict[str, Any], key: str) -> datetime | None:
+    try:
+        return parse_timestamp(record.get(key))
+    except BadTimestamp as exc:
+        raise BadRecord(f"{key}: {exc}") from None
+
+
+def _int(record: dict[str, Any], key: str) -> int | None:
+    value = record.get(key)
+    if value is None or value == "":
+        return None
+    try:
+        number = Decimal(str(value))
+    except ArithmeticError:
+        raise BadRecord(f"{key}: {value!r} is not a number") from None
+    if number != number.to_integral_value() or number < 0:
+        raise BadRecord(f"{key}: {value!r} is not a whole number >= 0")
+    return int(number)
+
+
+def _float(record: dict[str, Any], key: str) -> float | None:
+    value = record.get(key)
+    if value is None or value == "":
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise BadRecord(f"{key}: {value!r} is not a number") from None
+
+
+def _text(record: dict[str, Any], key: str) -> str | None:
+    value = record.get(key)
+    return None if value is None or value == "" else str(value)
+
+
+def _json_field(record: dict[str, Any], key: str, default: Any) -> Any:
+    """A nested field; CSV carries it as JSON text."""
+    value = record.get(key)
+    if value is None or value == "":
+        return default
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            raise BadRecord(f"{key}: not valid JSON") from None
+    return value
+
+
+def _labels(record: dict[str, Any]) -> list[tuple[str, str]]:
+    labels = _json_field(record, "labels", {})
+    if isinstance(labels, list):  # Parquet maps arrive as [(key, value), ...]
+        labels = dict(labels)
+    if not isinstance(labels, dict):
+        raise BadRecord("labels: expected a map of key to value")
+    return [(str(k), "" if v is None else str(v)) for k, v in labels.items()]
+
+
+def _choice(record: dict[str, Any], key: str, allowed: tuple[str, ...]) -> str:
+    value = _text(record, key)
+    if value not in allowed:
+        raise BadRecord(f"{key}: {value!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def _accelerator(record: dict[str, Any]) -> str | None:
+    name = _text(record, "accelerator_type")
+    canonical = canonical_accelerator(name)
+    if name and canonical is None:
+        raise BadRecord(f"accelerator_type: unknown accelerator {name!r}")
+    return canonical
+
+
+def placement_id(run_id: str, resource: str, start: datetime | None, end: datetime | None) -> str:
+    key = f"{run_id}\x1f{resource}\x1f{start}\x1f{end}"
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def _check_window(start: datetime | None, end: datetime | None, what: str) -> None:
+    if start is not None and end is not None and end < start:
+        raise BadRecord(f"{what} ends before it starts ({end.isoformat()} < {start.isoformat()})")
+
+
+def _placements(record: dict[str, Any], run: dict[str, Any]) -> list[dict[str, Any]]:
+    items = _json_field(record, "placements", [])
+    if not isinstance(items, list):
+        raise BadRecord("placements: expected a list")
+    rows = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or not item.get("resource_name"):
+            raise BadRecord(f"placements[{i}]: resource_name is required")
+        start = _time(item, "start") or run["started_at"]
+        end = _time(item, "end") or run["ended_at"]
+        _check_window(start, end, f"placements[{i}]")
+        accelerators = _int(item, "accelerators")
+        if accelerators is None:
+            raise BadRecord(f"placements[{i}]: accelerators is required")
+        resource = str(item["resource_name"])
+        rows.append(
+            {
+                "placement_id": placement_id(run["run_id"], resource, start, end),
+                "run_id": run["run_id"],
+                "project_id": _text(item, "project_id") or run["project_id"],
+                "resource_name": resource,
+                "accelerators": accelerators,
+                "start_at": start,
+                "end_at": end,
+                "submitted_day": run["submitted_day"],
+            }
+        )
+    return rows
+
+
+def _times(record: dict[str, Any]) -> tuple[datetime, datetime | None, datetime | None, date]:
+    submitted, started, ended = (_time(record, k) for k in ("submitted_at", "started_at", "ended_at"))
+    if submitted is None:
+        raise BadRecord("submitted_at is required")
+    _check_window(started, ended, "the run")
+    return submitted, started, ended, submitted.date()
+
+
+def normalise_job(
+    record: Any, source: str, line: int, scheduler: str = "jobs_file"
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The `jobs` row and `job_placements` rows of one run record, or BadRecord."""
+    if not isinstance(record, dict):
+        raise BadRecord(f"expected an object, got {type(record).__name__}")
+    run_id = _text(record, "run_id")
+    if run_id is None:
+        raise BadRecord("run_id is required")
+    submitted, started, ended, day = _times(record)
+    status = _choice(record, "status", STATUSES)
+    if status != "running" and started is not None and ended is None:
+        raise BadRecord(f"status is {status} but ended_at is missing")
+    run = {
+        "run_id": run_id,
+        "job_id": _text(record, "job_id") or run_id,
+        "attempt": _int(record, "attempt") or 1,
+        "team": _text(record, "team"),
+        "project_id": _text(record, "project_id"),
+        "workload_class": _choice(record, "workload_class", WORKLOAD_CLASSES),
+        "experiment_id": _text(record, "experiment_id"),
+        "model_name": _text(record, "model_name"),
+        "model_params": _int(record, "model_params"),
+        "model_flops": _float(record, "model_flops"),
+        "submitted_at": submitted,
+        "started_at": started,
+        "ended_at": ended,
+        "status": status,
+        "accelerator_type": _accelerator(record),
+        "accelerator_count": _int(record, "accelerator_count"),
+        "tokens_in": _int(record, "tokens_in"),
+        "tokens_out": _int(record, "tokens_out"),
+        "labels": _labels(record),
+        "scheduler": scheduler,
+        "submitted_day": day,
+        "source": source,
+        "source_line": line,
+    }
+    return run, _placements(record, run)

@@ -1,0 +1,47 @@
+"""Exact money: decimals with 9 places, rounded half to even, never floats."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+
+NANO = Decimal("0.000000001")
+
+
+class BadNumber(ValueError):
+    """A value that should be a number and is not."""
+
+
+def to_decimal(value: object) -> Decimal | None:
+    """A number as written (JSON number, numeric string, float from Parquet) as an exact Decimal.
+
+    Floats go through their shortest repr, which is the text the exporter wrote."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise BadNumber(f"{value!r} is not a number")
+    if isinstance(value, Decimal):
+        result = value
+    elif isinstance(value, (int, float, str)):
+        try:
+            result = Decimal(repr(value) if isinstance(value, float) else str(value).strip())
+        except InvalidOperation:
+            raise BadNumber(f"{value!r} is not a number") from None
+    else:
+        raise BadNumber(f"{value!r} is not a number")
+    if not result.is_finite():
+        raise BadNumber(f"{value!r} is not a finite number")
+    return result
+
+
+def money(value: Decimal | None) -> Decimal | None:
+    """Round to DECIMAL(38, 9): 9 places, half to even."""
+    return None if value is None else value.quantize(NANO, rounding=ROUND_HALF_EVEN)
+
+
+def to_usd(amount: Decimal | None, rate: Decimal | None) -> Decimal | None:
+    """USD from a billing-currency amount: amount / currency_conversion_rate (USD -> local)."""
+    if amount is None:
+        return None
+    if rate is None or rate == 1:
+        return money(amount)
+    return money(amount / rate)

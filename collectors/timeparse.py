@@ -1,0 +1,47 @@
+"""Timestamps as the world writes them, to naive datetimes meaning UTC."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+
+
+class BadTimestamp(ValueError):
+    """A value that should be a timestamp and is not."""
+
+
+def _from_epoch(seconds: float) -> datetime:
+    # Epoch values past year 3000 in seconds are taken as microseconds (BigQuery REST writes both).
+    if abs(seconds) > 32_503_680_000:
+        seconds = seconds / 1_000_000
+    return datetime.fromtimestamp(seconds, tz=UTC).replace(tzinfo=None)
+
+
+def parse_timestamp(value: object) -> datetime | None:
+    """Parse BigQuery-extract text ("2024-05-01 10:00:00 UTC"), ISO 8601, epoch numbers or datetimes."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            return value
+        return value.astimezone(UTC).replace(tzinfo=None)
+    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
+        return _from_epoch(float(value))
+    if not isinstance(value, str):
+        raise BadTimestamp(f"{value!r} is not a timestamp")
+    text = value.strip()
+    try:
+        return _from_epoch(float(text))
+    except ValueError:
+        pass
+    if text.endswith(" UTC"):
+        text = text[:-4] + "+00:00"
+    elif text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise BadTimestamp(f"{value!r} is not a timestamp") from None
+    if parsed.tzinfo is None:
+        return parsed
+    return parsed.astimezone(UTC).replace(tzinfo=None)

@@ -1,0 +1,39 @@
+"""Every SQL file in models/marts/ is one asset; its upstreams are the tables it names."""
+
+
+import dagster as dg
+
+import models
+from pipelines.resources import Flopledger
+
+RAW_KEYS = (
+    "billing_line_items",
+    "jobs",
+    "job_placements",
+    "focus_costs_in",
+    "gpu_samples",
+    "tpu_samples",
+    "probe_results",
+)
+
+
+def _mart_asset(mart: models.Model, known: set[str]) -> dg.AssetsDefinition:
+    deps = [d for d in mart.depends_on if d in known]
+
+    @dg.asset(
+        name=mart.name,
+        group_name="marts",
+        deps=deps,
+        kinds={"duckdb", "sql"},
+        description=mart.table_comment,
+    )
+    def build(flopledger: Flopledger) -> dg.MaterializeResult:
+        rows = flopledger.warehouse().build_mart(mart.name)
+        return dg.MaterializeResult(metadata={"rows": dg.MetadataValue.int(rows)})
+
+    return build
+
+
+def build_assets(raw_keys: set[str]) -> list[dg.AssetsDefinition]:
+    known = raw_keys | {m.name for m in models.marts()}
+    return [_mart_asset(m, known) for m in models.marts()]

@@ -1,0 +1,31 @@
+"""Daily partitions by UTC usage day, for whatever days the inputs hold.
+
+The partition set is not hard-coded: its first day comes from the config's
+`history_start`, else from what the warehouse already holds, else from what the CLI
+found in the inputs (the CLI builds the definitions for exactly the days it runs).
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import dagster as dg
+
+
+def daily_partitions(start: date, end: date | None = None) -> dg.DailyPartitionsDefinition:
+    """Days from `start` to `end` inclusive (or to today, when `end` is None)."""
+    if end is None:
+        return dg.DailyPartitionsDefinition(start_date=start.isoformat(), end_offset=1)
+    return dg.DailyPartitionsDefinition(
+        start_date=start.isoformat(), end_date=(end + timedelta(days=1)).isoformat()
+    )
+
+
+def window_days(context: dg.AssetExecutionContext) -> list[date]:
+    """The UTC days of the partition (range) being materialised."""
+    window = context.partition_time_window
+    days, day = [], window.start.date()
+    while day < window.end.date():
+        days.append(day)
+        day += timedelta(days=1)
+    return days

@@ -1,0 +1,28 @@
+"""The one Dagster resource: flopledger's configuration and its warehouse."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import dagster as dg
+
+from pipelines.config import Config, load_config
+from pipelines.warehouse import Warehouse, open_warehouse
+
+
+class Flopledger(dg.ConfigurableResource):
+    """Where the config file is; everything else is read from it."""
+
+    config_path: str
+
+    def config(self) -> Config:
+        return load_config(self.config_path)
+
+    def warehouse(self) -> Warehouse:
+        warehouse = open_warehouse(self.config().warehouse)
+        warehouse.ensure_schema()
+        return warehouse
+
+    def now(self) -> datetime:
+        """The run's clock (UTC, naive). The only call to the wall clock in the pipeline."""
+        return datetime.now(UTC).replace(tzinfo=None, microsecond=0)

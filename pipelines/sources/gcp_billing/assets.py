@@ -1,0 +1,51 @@
+"""Billing export rows into `billing_line_items`: every row not seen before, whatever its day."""
+
+
+import dagster as dg
+
+from collectors.gcp_billing.read import BillingRead, iter_billing_batches
+from pipelines.loading import counts_metadata, store_quarantine
+from pipelines.partitions import window_days
+from pipelines.resources import Flopledger
+
+
+def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
+    @dg.asset(
+        name="billing_line_items",
+        group_name="raw",
+        partitions_def=partitions,
+        backfill_policy=dg.BackfillPolicy.single_run(),
+        kinds={"duckdb"},
+        description="GCP billing export rows (NDJSON and Parquet extracts), exact decimals.",
+    )
+    def billing_line_items(
+        context: dg.AssetExecutionContext, flopledger: Flopledger
+    ) -> dg.MaterializeResult:
+        config, warehouse = flopledger.config(), flopledger.warehouse()
+        days = set(window_days(context))
+        stats = BillingRead()
+        new = duplicates = 0
+        files = config.source_files("gcp_billing")
+        for batch in iter_billing_batches(files, stats, days, ingested_at=flopledger.now()):
+            inserted = warehouse.insert_new("billing_line_items", batch, "row_id")
+            new += inserted
+            duplicates += batch.num_rows - inserted
+        store_quarantine(warehouse, stats.quarantined)
+        context.log.info(
+            f"gcp_billing: {stats.rows_in_window} rows in {len(days)} day(s), {new} new, "
+            f"{duplicates} seen before, {stats.rows_quarantined} quarantined"
+        )
+        return dg.MaterializeResult(
+            metadata={
+                "files": dg.MetadataValue.int(len(files)),
+                **counts_metadata(
+                    rows_read=stats.rows_in_window + stats.rows_quarantined,
+                    rows_loaded=stats.rows_in_window,
+                    rows_new=new,
+                    rows_seen_before=duplicates,
+                    rows_quarantined=stats.rows_quarantined,
+                ),
+            }
+        )
+
+    return [billing_line_items]

@@ -1,0 +1,54 @@
+"""Run records into `jobs` and `job_placements`, one partition per UTC submission day."""
+
+
+import dagster as dg
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from collectors.jobs.read import read_jobs_files
+from pipelines.loading import counts_metadata, store_quarantine
+from pipelines.partitions import window_days
+from pipelines.resources import Flopledger
+
+
+def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
+    @dg.multi_asset(
+        name="jobs_ingest",
+        group_name="raw",
+        partitions_def=partitions,
+        backfill_policy=dg.BackfillPolicy.single_run(),
+        specs=[
+            dg.AssetSpec("jobs", kinds={"duckdb"}, description="One row per run."),
+            dg.AssetSpec("job_placements", kinds={"duckdb"}, description="Who held what, when."),
+        ],
+    )
+    def jobs_ingest(context: dg.AssetExecutionContext, flopledger: Flopledger):
+        config, warehouse = flopledger.config(), flopledger.warehouse()
+        days = window_days(context)
+        read = read_jobs_files(config.source_files("jobs"))
+        in_window = pc.is_in(read.jobs["submitted_day"], value_set=_days_array(days))
+        jobs = read.jobs.filter(in_window)
+        placements = read.placements.filter(
+            pc.is_in(read.placements["submitted_day"], value_set=_days_array(days))
+        )
+        where, params = "submitted_day BETWEEN ? AND ?", [days[0], days[-1]]
+        warehouse.replace_where("jobs", where, params, jobs)
+        warehouse.replace_where("job_placements", where, params, placements)
+        store_quarantine(warehouse, read.quarantined)
+        counts = counts_metadata(
+            rows_read=jobs.num_rows + len(read.quarantined),
+            rows_loaded=jobs.num_rows,
+            rows_quarantined=len(read.quarantined),
+        )
+        context.log.info(f"jobs: {jobs.num_rows} runs, {placements.num_rows} placements")
+        yield dg.MaterializeResult(asset_key="jobs", metadata=counts)
+        yield dg.MaterializeResult(
+            asset_key="job_placements",
+            metadata=counts_metadata(rows_loaded=placements.num_rows),
+        )
+
+    return [jobs_ingest]
+
+
+def _days_array(days: list) -> pa.Array:
+    return pa.array(days, type=pa.date32())
