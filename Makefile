@@ -1,0 +1,34 @@
+# Two commands do everything on a fresh machine with Python 3.11:
+#   make demo   simulate a small fleet, run the pipeline into demo/warehouse.duckdb, print the figures
+#   make test   run the test suite (what CI runs)
+PYTHON ?= python3.11
+export UV_PYTHON_DOWNLOADS := never
+export UV_LINK_MODE := copy
+
+.PHONY: setup demo test lint dagster gpu-check clean
+
+.tools/bin/uv:
+	$(PYTHON) -m venv .tools
+	.tools/bin/pip install --quiet --disable-pip-version-check uv==0.13.8
+
+.venv/.synced: .tools/bin/uv uv.lock pyproject.toml
+	.tools/bin/uv sync --frozen --python "$$(command -v $(PYTHON))"
+	touch $@
+
+setup: .venv/.synced
+
+demo: setup
+	.venv/bin/flopledger demo
+
+test: setup
+	.venv/bin/python -m pytest
+
+lint: setup
+	.venv/bin/ruff check .
+	.venv/bin/python -m mypy
+
+dagster: setup
+	.venv/bin/dagster dev -w workspace.yaml
+
+clean:
+	rm -rf .venv .tools demo warehouse*.duckdb

@@ -1,0 +1,118 @@
+"""Shared test helpers: export-shaped billing rows, run records and config files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+def billing_row(
+    *,
+    hour: str = "2026-10-01 00",
+    sku: str = "Nvidia H100 80GB GPU running in Americas",
+    resource: str | None = "a3-node-1",
+    cost: Any = 10.0,
+    credits: list[dict[str, Any]] | None = None,
+    labels: dict[str, str] | None = None,
+    usage_seconds: Any = 28800,
+    export_time: str = "2026-10-01 04:00:00 UTC",
+    currency: str = "USD",
+    rate: Any = 1.0,
+    project: str = "ml-prod",
+    end_hour: str | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """One row in the detailed usage cost export's shape (as a BigQuery NDJSON extract writes it)."""
+    start = f"{hour}:00:00 UTC"
+    if end_hour is None:
+        day, hh = hour.rsplit(" ", 1)
+        end_hour = f"{day} {int(hh) + 1:02d}" if int(hh) < 23 else hour  # tests stay inside a day
+    row = {
+        "billing_account_id": "01ABCD-234567-89EF01",
+        "service": {"id": "6F81-5844-456A", "description": "Compute Engine"},
+        "sku": {"id": "SKU-" + str(abs(hash(sku)) % 10_000), "description": sku},
+        "usage_start_time": start,
+        "usage_end_time": f"{end_hour}:00:00 UTC",
+        "project": {"id": project, "number": "123456", "name": project, "labels": []},
+        "labels": [{"key": k, "value": v} for k, v in (labels or {}).items()],
+        "system_labels": [],
+        "location": {"location": "us-central1", "country": "US", "region": "us-central1", "zone": "us-central1-a"},
+        "resource": {"name": resource, "global_name": f"//compute/{resource}"} if resource else None,
+        "export_time": export_time,
+        "cost": cost,
+        "currency": currency,
+        "currency_conversion_rate": rate,
+        "usage": {"amount": usage_seconds, "unit": "seconds", "amount_in_pricing_units": None, "pricing_unit": "hour"},
+        "credits": credits or [],
+        "invoice": {"month": "202610", "publisher_type": "GOOGLE"},
+        "cost_type": "regular",
+        "cost_at_list": cost,
+    }
+    row.update(extra)
+    return row
+
+
+def credit(amount: Any, type_: str = "COMMITTED_USAGE_DISCOUNT") -> dict[str, Any]:
+    return {"name": type_.title(), "amount": amount, "full_name": None, "id": type_, "type": type_}
+
+
+def write_ndjson(path: Path, rows: list[Any]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [r if isinstance(r, str) else json.dumps(r) for r in rows]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def run_record(run_id: str, **fields: Any) -> dict[str, Any]:
+    record = {
+        "run_id": run_id,
+        "job_id": run_id.rsplit("-", 1)[0],
+        "attempt": 1,
+        "team": "llm",
+        "project_id": "ml-prod",
+        "workload_class": "pretraining",
+        "experiment_id": "exp-1",
+        "model_name": "llama-8b",
+        "model_params": 8_000_000_000,
+        "submitted_at": "2026-10-01T00:00:00Z",
+        "started_at": "2026-10-01T00:00:00Z",
+        "ended_at": "2026-10-01T01:00:00Z",
+        "status": "succeeded",
+        "accelerator_type": "H100-80GB",
+        "accelerator_count": 8,
+        "tokens_in": 1_000_000,
+        "tokens_out": 0,
+        "labels": {},
+        "placements": [{"resource_name": "a3-node-1", "accelerators": 8}],
+    }
+    record.update(fields)
+    return record
+
+
+def write_config(directory: Path, text: str) -> Path:
+    path = directory / "flopledger.yaml"
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path) -> Path:
+    """A folder with a config that reads billing/*.ndjson|parquet and jobs/*.jsonl into w.duckdb."""
+    (tmp_path / "billing").mkdir()
+    (tmp_path / "jobs").mkdir()
+    write_config(
+        tmp_path,
+        """
+warehouse: {kind: duckdb, path: w.duckdb}
+sources:
+  gcp_billing: {paths: ["billing/*.ndjson", "billing/*.parquet"]}
+  jobs: {paths: ["jobs/*.jsonl", "jobs/*.json"]}
+""",
+    )
+    return tmp_path

@@ -1,0 +1,141 @@
+"""`flopledger run` and `flopledger sql` end to end on hand-written inputs in the real formats."""
+
+import hashlib
+from decimal import Decimal
+
+import duckdb
+import pytest
+
+from pipelines.cli import main
+from tests.conftest import billing_row, credit, run_record, write_config, write_ndjson
+
+
+def _tables(db):
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        names = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall()]
+        return {n: sorted(map(repr, con.execute(f"SELECT * FROM {n}").fetchall())) for n in names}
+    finally:
+        con.close()
+
+
+def _checksums(db):
+    return {n: hashlib.sha256("\n".join(rows).encode()).hexdigest() for n, rows in _tables(db).items()}
+
+
+def _scalar(db, sql):
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchone()[0]
+    finally:
+        con.close()
+
+
+def _inputs(project_dir):
+    """Two extracts that overlap by one row, and a credit for day 1 exported a week late."""
+    a = billing_row(hour="2026-10-01 00", cost="100.25", credits=[credit("-20.05")])
+    b = billing_row(hour="2026-10-01 01", cost="100.25", credits=[credit("-20.05")])
+    c = billing_row(hour="2026-10-02 00", cost="50.10", sku="A3 Instance Core running in Americas")
+    late = billing_row(
+        hour="2026-10-01 00",
+        cost=0,
+        credits=[credit("-5.005", "PROMOTION")],
+        export_time="2026-10-09 06:00:00 UTC",
+    )
+    write_ndjson(project_dir / "billing" / "extract-1.ndjson", [a, b])
+    write_ndjson(project_dir / "billing" / "extract-2.ndjson", [b, c])  # b again: an overlap
+    write_ndjson(project_dir / "billing" / "late.ndjson", [late, '{"broken": '])
+    write_ndjson(project_dir / "jobs" / "runs.jsonl", [run_record("run-1"), run_record("bad", status="?")])
+    # Distinct rows: a, b, c, late. Billed: 100.25 + 100.25 + 50.10 + 0 = 250.60.
+    # Credits: -20.05 - 20.05 - 5.005 = -45.105. Effective: 250.60 - 45.105 = 205.495.
+    return Decimal("250.60"), Decimal("205.495")
+
+
+def test_totals_duplicates_late_rows_and_counts(project_dir, capsys):
+    billed, effective = _inputs(project_dir)
+    assert main(["run", "--config", str(project_dir / "flopledger.yaml")]) == 0
+    db = project_dir / "w.duckdb"
+    assert _scalar(db, "SELECT count(*) FROM billing_line_items") == 4
+    assert _scalar(db, "SELECT sum(cost_usd) FROM billing_line_items") == billed
+    assert _scalar(db, "SELECT sum(cost_usd + credits_total_usd) FROM billing_line_items") == effective
+    assert _scalar(db, "SELECT sum(effective_cost) FROM spend_daily") == effective
+    # Quarantine: the torn billing line and the bad run record, each with its reason.
+    reasons = dict(duckdb.connect(str(db), read_only=True).execute("SELECT source, reason FROM quarantine").fetchall())
+    assert reasons["gcp_billing"].startswith("not valid JSON")
+    assert reasons["jobs"].startswith("status: '?' is not one of")
+    out = capsys.readouterr().out
+    # 6 billing lines read = 5 loaded (b twice) + 1 quarantined; 4 of the 5 are new.
+    assert "billing_line_items             6         5         4            1" in out
+    assert "effective cost" in out and "205.50 USD" in out
+
+
+def test_rerun_changes_nothing(project_dir):
+    _inputs(project_dir)
+    config = str(project_dir / "flopledger.yaml")
+    assert main(["run", "--config", config]) == 0
+    first = _checksums(project_dir / "w.duckdb")
+    assert main(["run", "--config", config]) == 0
+    assert _checksums(project_dir / "w.duckdb") == first
+    assert set(first) >= {"billing_line_items", "jobs", "job_placements", "quarantine", "spend_daily"}
+
+
+def test_a_late_row_is_picked_up_by_a_later_run(project_dir):
+    config = str(project_dir / "flopledger.yaml")
+    write_ndjson(project_dir / "billing" / "1.ndjson", [billing_row(cost=10)])
+    assert main(["run", "--config", config]) == 0
+    # Weeks later a credit for that old day arrives in a new extract.
+    late = billing_row(cost=0, credits=[credit(-2)], export_time="2026-10-30 00:00:00 UTC")
+    write_ndjson(project_dir / "billing" / "2.ndjson", [late])
+    assert main(["run", "--config", config]) == 0
+    assert _scalar(project_dir / "w.duckdb", "SELECT sum(effective_cost) FROM spend_daily") == Decimal(8)
+
+
+def test_backfill_range_loads_only_those_days(project_dir):
+    rows = [billing_row(hour=f"2026-10-0{d} 00", cost=d) for d in (1, 2, 3)]
+    write_ndjson(project_dir / "billing" / "x.ndjson", rows)
+    config = str(project_dir / "flopledger.yaml")
+    assert main(["run", "--config", config, "--from", "2026-10-02", "--to", "2026-10-02"]) == 0
+    assert _scalar(project_dir / "w.duckdb", "SELECT sum(cost_usd) FROM billing_line_items") == 2
+
+
+def test_empty_inputs_are_valid(project_dir, capsys):
+    (project_dir / "billing" / "empty.ndjson").write_text("")
+    (project_dir / "jobs" / "empty.jsonl").write_text("")
+    assert main(["run", "--config", str(project_dir / "flopledger.yaml")]) == 0
+    assert "no billing rows" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("warehouse: {kind: duckdb, pth: x}\n", "warehouse.pth: unknown key"),
+        ("sources: {gcp_billing: {paths: data.ndjson}}\n", "sources.gcp_billing.paths: Input should be a valid list"),
+        ("sources: {jobs: {paths: [missing.jsonl]}}\n", "missing.jsonl does not exist"),
+        ("budgets: nowhere.yaml\n", "budgets: "),
+        ("sources: {carrier_pigeon: {paths: []}}\n", "sources.carrier_pigeon: unknown key"),
+    ],
+)
+def test_config_errors_are_one_line_and_exit_2(tmp_path, capsys, text, message):
+    config = write_config(tmp_path, text)
+    assert main(["run", "--config", str(config)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err
+    assert len(err.splitlines()) == 1
+
+
+def test_a_glob_matching_nothing_is_a_warning(tmp_path, caplog):
+    config = write_config(tmp_path, "warehouse: {path: w.duckdb}\nsources: {gcp_billing: {paths: ['none/*.ndjson']}}\n")
+    assert main(["run", "--config", str(config)]) == 0
+    assert "none/*.ndjson matches no file" in caplog.text
+
+
+def test_sql_is_read_only(project_dir, capsys):
+    _inputs(project_dir)
+    config = str(project_dir / "flopledger.yaml")
+    assert main(["run", "--config", config]) == 0
+    capsys.readouterr()
+    assert main(["sql", "--config", config, "--format", "csv", "SELECT count(*) AS n FROM billing_line_items"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["n", "4"]
+    assert main(["sql", "--config", config, "DROP TABLE billing_line_items"]) == 1
+    assert "read-only" in capsys.readouterr().err
+    assert _scalar(project_dir / "w.duckdb", "SELECT count(*) FROM billing_line_items") == 4
