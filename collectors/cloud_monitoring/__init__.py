@@ -1,0 +1,24 @@
+"""Cloud Monitoring collector: TPU chip metrics per minute -> `tpu_samples`.
+
+Reads `tpu.googleapis.com/accelerator/*` (resource types `tpu_worker` and
+`tpu.googleapis.com/GceTpuWorker`) and GKE `kubernetes.io/node/accelerator/*` (`k8s_node`)
+from the API or from saved ListTimeSeriesResponse JSON pages. See docs/cloud-monitoring.md.
+"""
+
+from collectors.cloud_monitoring.collect import collect_tpu_samples
+from collectors.cloud_monitoring.inventory import Inventory, TpuNode, load_inventory
+from collectors.cloud_monitoring.pages import read_saved_pages, write_pages
+from collectors.cloud_monitoring.query import CloudMonitoringError, RetryPolicy
+from collectors.cloud_monitoring.schema import TPU_SAMPLES_SCHEMA
+
+__all__ = [
+    "TPU_SAMPLES_SCHEMA",
+    "CloudMonitoringError",
+    "Inventory",
+    "RetryPolicy",
+    "TpuNode",
+    "collect_tpu_samples",
+    "load_inventory",
+    "read_saved_pages",
+    "write_pages",
+]

@@ -1,0 +1,172 @@
+"""Saved ListTimeSeriesResponse pages: read them, and write them (for the fleet simulator).
+
+A saved page is exactly the API's JSON (camelCase, int64 values as strings, points newest
+first, `nextPageToken` naming the next page). `write_pages` builds the JSON text directly,
+not through protobuf, so a month of a few hundred chips writes in reasonable time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from collectors.cloud_monitoring.inventory import Inventory, as_inventory
+from collectors.cloud_monitoring.parse import SampleBuilder
+from collectors.quarantine import Quarantined
+
+PAGE_GLOB = "*.json"
+_ALIGN = timedelta(seconds=60)
+
+
+def page_paths(paths: Iterable[str | Path]) -> Iterator[Path]:
+    """Each given file, and every *.json under each given directory, in name order."""
+    for path in map(Path, paths):
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob(PAGE_GLOB) if p.is_file())
+        else:
+            yield path
+
+
+def add_page_file(builder: SampleBuilder, path: Path) -> None:
+    """Read one saved page into the builder; an unreadable file is quarantined whole."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        builder.refuse(str(path), None, f"cannot read page file: {exc}", "")
+        return
+    try:
+        page = json.loads(text)
+    except json.JSONDecodeError as exc:
+        builder.refuse(str(path), None, f"page is not JSON: {exc}", text)
+        return
+    builder.add_page(page, str(path))
+
+
+def read_saved_pages(
+    paths: Iterable[str | Path], *, inventory: Inventory | str | Path | None = None
+) -> tuple[pa.Table, list[Quarantined], list[str]]:
+    """`tpu_samples` rows from saved pages; also the quarantined inputs and the notes
+    (series that map to no billed node, pages that say their data is incomplete)."""
+    builder = SampleBuilder(as_inventory(inventory))
+    for path in page_paths(paths):
+        add_page_file(builder, path)
+    return builder.finish()
+
+
+# --- writing -------------------------------------------------------------------------
+
+
+def _stamp(minute: datetime, cache: dict[datetime, str]) -> str:
+    """RFC 3339 end time of the aligned 60 s period that starts at `minute`."""
+    text = cache.get(minute)
+    if text is None:
+        end = minute + _ALIGN
+        if end.tzinfo is not None:
+            end = end.astimezone(UTC).replace(tzinfo=None)
+        text = cache[minute] = end.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return text
+
+
+_SPECIAL_DOUBLES = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def _value_json(value: float | int, value_type: str) -> str:
+    """A TypedValue as proto3 JSON: int64 as a string; NaN and infinities as strings."""
+    if value_type == "INT64":
+        return f'{{"int64Value":"{int(value)}"}}'
+    text = repr(float(value))
+    special = _SPECIAL_DOUBLES.get(text)
+    return f'{{"doubleValue":"{special}"}}' if special else f'{{"doubleValue":{text}}}'
+
+
+def _value_type(points: Sequence[tuple[datetime, float | int | None]]) -> str:
+    values = [v for _, v in points if v is not None]
+    ints = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+    return "INT64" if values and ints else "DOUBLE"
+
+
+def series_json(series: Mapping[str, Any], cache: dict[datetime, str]) -> str:
+    """One TimeSeries as API JSON text; points newest first; None values are left out."""
+    points = [p for p in series["points"] if p[1] is not None]
+    value_type = series.get("value_type") or _value_type(points)
+    head = {
+        "metric": {
+            "type": series["metric_type"],
+            "labels": dict(series.get("metric_labels") or {}),
+        },
+        "resource": {"type": series["resource_type"], "labels": dict(series["resource_labels"])},
+        "metricKind": "GAUGE",
+        "valueType": value_type,
+    }
+    parts = []
+    for minute, value in sorted(points, key=lambda p: p[0], reverse=True):
+        stamp = _stamp(minute, cache)
+        interval = f'{{"startTime":"{stamp}","endTime":"{stamp}"}}'
+        parts.append(f'{{"interval":{interval},"value":{_value_json(value, value_type)}}}')
+    return json.dumps(head)[:-1] + ',"points":[' + ",".join(parts) + "]}"
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    tmp.replace(path)
+
+
+def write_pages(
+    directory: str | Path,
+    series: Iterable[Mapping[str, Any]],
+    page_size: int = 100,
+    *,
+    prefix: str = "page",
+    unit: str | None = None,
+) -> list[Path]:
+    """Write series as saved ListTimeSeriesResponse pages, `page_size` series a page.
+
+    Each series is a mapping: `metric_type`, `resource_type`, `resource_labels`,
+    `metric_labels` (optional), `points` (a list of (minute start as naive UTC datetime,
+    value or None)), and optionally `value_type` ("INT64" or "DOUBLE"; by default INT64 when
+    every value is an int). A point is written as the API returns a 60 s aligned point: it
+    ends at minute + 60 s. Files are `<prefix>-00001.json`, ...; each page's
+    `nextPageToken` names the next file. Returns the paths written.
+    """
+    if page_size < 1:
+        raise ValueError("page_size must be at least 1")
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    cache: dict[datetime, str] = {}
+    written: list[Path] = []
+    chunk: list[str] = []
+    for one in series:  # streamed: at most one page of series is held in memory
+        if len(chunk) == page_size:
+            written.append(_write_page(out, prefix, len(written) + 1, chunk, unit, more=True))
+            chunk = []
+        chunk.append(series_json(one, cache))
+    written.append(_write_page(out, prefix, len(written) + 1, chunk, unit, more=False))
+    return written
+
+
+def _write_page(
+    out: Path, prefix: str, number: int, chunk: list[str], unit: str | None, *, more: bool
+) -> Path:
+    token = f"{prefix}-{number + 1:05d}" if more else None
+    path = out / f"{prefix}-{number:05d}.json"
+    _write_atomic(path, _page_text(chunk, token, unit))
+    return path
+
+
+def _page_text(series_texts: list[str], token: str | None, unit: str | None) -> str:
+    tail = "".join(
+        f",{json.dumps(k)}:{json.dumps(v)}"
+        for k, v in (("unit", unit), ("nextPageToken", token))
+        if v
+    )
+    return '{"timeSeries":[' + ",\n".join(series_texts) + "]" + tail + "}\n"

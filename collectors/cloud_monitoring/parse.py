@@ -1,0 +1,281 @@
+"""ListTimeSeriesResponse pages (as JSON dicts) -> `tpu_samples` rows.
+
+Both the API path (each response page turned into its JSON form) and saved pages go
+through `SampleBuilder`, so there is one parser. A point's value covers the period that
+ends at its `endTime` (aligned points carry the end of their 60 s period), so a point
+ending at 10:02:00 belongs to minute 10:01. Several points in one chip-minute-metric
+(unaligned saved pages) are averaged. Unreadable pages, series and points are
+quarantined; series that are readable but name no billed node are reported as notes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from array import array
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from itertools import repeat
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+
+from collectors.cloud_monitoring.inventory import Inventory
+from collectors.cloud_monitoring.schema import (
+    BYTES_COLUMNS,
+    KEY_COLUMNS,
+    METRIC_COLUMNS,
+    TPU_SAMPLES_SCHEMA,
+    metric_column,
+)
+from collectors.quarantine import Quarantined
+
+SOURCE = "cloud_monitoring"
+GCE_TPU_WORKER = "tpu.googleapis.com/GceTpuWorker"
+RAW_LIMIT_CHARS = 65_536
+GPU_MAKES = frozenset({"nvidia", "amd"})
+_COLUMNS = tuple(METRIC_COLUMNS.values())
+_MINUTE_US = 60_000_000
+_EPOCH = datetime(1970, 1, 1)
+
+ChipKey = tuple[str | None, ...]  # values in KEY_COLUMNS order
+
+
+class BadInput(ValueError):
+    """A page, series or point that cannot be read; the message is the quarantine reason."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a series belongs to: a chip key, or a note (reported, not loaded)."""
+
+    key: ChipKey | None
+    note: str | None = None
+
+
+def raw_text(obj: Any) -> str:
+    """JSON text of a refused object, cut to RAW_LIMIT_CHARS."""
+    text = obj if isinstance(obj, str) else json.dumps(obj, sort_keys=True, default=str)
+    return text[:RAW_LIMIT_CHARS]
+
+
+def _labels(obj: Any, where: str) -> dict[str, str]:
+    labels = obj.get("labels") or {} if isinstance(obj, dict) else None
+    if not isinstance(labels, dict):
+        raise BadInput(f"{where}.labels is not a mapping")
+    return {str(k): str(v) for k, v in labels.items()}
+
+
+def _need(labels: dict[str, str], *names: str) -> list[str]:
+    missing = [n for n in names if not labels.get(n)]
+    if missing:
+        raise BadInput(f"resource label(s) missing: {', '.join(missing)}")
+    return [labels[n] for n in names]
+
+
+def _gce_tpu_worker(labels: dict[str, str], inventory: Inventory | None) -> Identity:
+    """GceTpuWorker carries no node name: look the worker up in the inventory."""
+    container = labels.get("resource_container") or labels.get("project_id")
+    if not container:
+        raise BadInput("resource label(s) missing: resource_container")
+    zone, worker = _need(labels, "location", "worker_id")
+    node = inventory.lookup(container, zone, worker) if inventory else None
+    if node is None:
+        why = "is not in the inventory" if inventory else "has no inventory to map it"
+        note = f"{GCE_TPU_WORKER} worker {worker} in {zone} (project {container}) {why}: no billed node"
+        return Identity((container, zone, None, None, worker), note)
+    return Identity((node.project_id, node.zone, node.node, node.node, worker))
+
+
+def identify(
+    resource: dict[str, Any], metric_labels: dict[str, str], inv: Inventory | None
+) -> Identity:
+    """The chip a series measures (accelerator_id and resource type appended by the caller)."""
+    rtype, labels = str(resource.get("type") or ""), _labels(resource, "resource")
+    if rtype == "tpu_worker":
+        project, zone, node, worker = _need(labels, "project_id", "zone", "node_id", "worker_id")
+        return Identity((project, zone, node, node, worker))
+    if rtype == GCE_TPU_WORKER:
+        return _gce_tpu_worker(labels, inv)
+    if rtype == "k8s_node":
+        project, zone, node = _need(labels, "project_id", "location", "node_name")
+        make = metric_labels.get("make", "").lower()
+        if make in GPU_MAKES:
+            return Identity(None, f"k8s_node {node}: {make} accelerator, not a TPU; not collected")
+        return Identity((project, zone, node, node, None))
+    return Identity(None, f"monitored resource type {rtype!r} is not collected")
+
+
+def _minute_us(text: Any, cache: dict[str, int]) -> int:
+    """Microseconds since the epoch of the minute a point ending at `text` covers."""
+    if not isinstance(text, str):
+        raise BadInput("point.interval.endTime is not a string")
+    hit = cache.get(text)
+    if hit is not None:
+        return hit
+    head, dot, frac = text.partition(".")
+    zone = frac.lstrip("0123456789")  # keep at most 6 fraction digits (RFC 3339 allows 9)
+    clean = head + dot + frac[: min(6, len(frac) - len(zone))] + zone if dot else text
+    try:
+        when = datetime.fromisoformat(clean)
+    except ValueError:
+        raise BadInput(f"point.interval.endTime {text!r} is not RFC 3339") from None
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC).replace(tzinfo=None)
+    end_us = (when - _EPOCH) // timedelta(microseconds=1)
+    cache[text] = (end_us - 1) // _MINUTE_US * _MINUTE_US
+    return cache[text]
+
+
+def read_point(point: Any, cache: dict[str, int]) -> tuple[int, float]:
+    """(minute in epoch microseconds, value) of one point."""
+    try:
+        end, value = point["interval"]["endTime"], point["value"]
+    except (TypeError, KeyError):
+        raise BadInput("point has no interval.endTime or no value") from None
+    return _minute_us(end, cache), point_value(value)
+
+
+def point_value(value: Any) -> float:
+    """A TypedValue as a float; NaN for a missing (NaN) reading."""
+    if not isinstance(value, dict):
+        raise BadInput("point.value is not a mapping")
+    try:
+        if "doubleValue" in value:
+            return float(value["doubleValue"])
+        if "int64Value" in value:
+            return float(int(value["int64Value"]))
+    except (TypeError, ValueError):
+        raise BadInput(f"point.value {value!r} is not a number") from None
+    raise BadInput(f"point.value {value!r} is not a doubleValue or int64Value")
+
+
+class SampleBuilder:
+    """Accumulates points from any number of pages; `finish()` pivots them into rows."""
+
+    def __init__(self, inventory: Inventory | None = None) -> None:
+        self.inventory = inventory
+        self.quarantined: list[Quarantined] = []
+        self._notes: dict[str, None] = {}
+        self._keys: dict[ChipKey, int] = {}
+        self._key_idx = array("I")
+        self._minute_us = array("q")
+        self._column = array("B")
+        self._value = array("d")
+        self._time_cache: dict[str, int] = {}
+
+    def note(self, text: str) -> None:
+        """Report something once (series mapped to no billed node, incomplete data)."""
+        self._notes.setdefault(text)
+
+    def refuse(self, file: str, line: int | None, reason: str, raw: Any) -> None:
+        """Quarantine an unreadable page (line None), series or point."""
+        self.quarantined.append(Quarantined(SOURCE, file, line, reason, raw_text(raw)))
+
+    def add_page(self, page: Any, file: str) -> None:
+        """Add one ListTimeSeriesResponse in its JSON form; `line` = series number on the page."""
+        series_list = page.get("timeSeries", []) if isinstance(page, dict) else None
+        if not isinstance(series_list, list):
+            self.refuse(file, None, "not a ListTimeSeriesResponse (no timeSeries list)", page)
+            return
+        for error in page.get("executionErrors") or []:
+            self.note(f"{file}: execution error, data may be incomplete: {raw_text(error)}")
+        for region in page.get("unreachable") or []:
+            self.note(f"{file}: region {region} unreachable, data may be incomplete")
+        for line, series in enumerate(series_list, 1):
+            try:
+                self._add_series(series, file, line)
+            except BadInput as exc:
+                self.refuse(file, line, str(exc), series)
+
+    def _add_series(self, series: Any, file: str, line: int) -> None:
+        if not isinstance(series, dict) or not isinstance(series.get("metric"), dict):
+            raise BadInput("time series has no metric")
+        metric_type = str(series["metric"].get("type") or "")
+        column = metric_column(metric_type)
+        if column is None:
+            self.note(f"metric type {metric_type!r} is not collected")
+            return
+        if not isinstance(series.get("resource"), dict):
+            raise BadInput("time series has no monitored resource")
+        metric_labels = _labels(series["metric"], "metric")
+        identity = identify(series["resource"], metric_labels, self.inventory)
+        if identity.note:
+            self.note(identity.note)
+        if identity.key is None:
+            return
+        accelerator = metric_labels.get("accelerator_id")
+        if not accelerator:
+            raise BadInput("metric label accelerator_id missing")
+        rtype = str(series["resource"]["type"])
+        key = self._keys.setdefault((*identity.key, accelerator, rtype), len(self._keys))
+        self._add_points(series.get("points") or [], key, _COLUMNS.index(column), file, line)
+
+    def _add_points(self, points: Any, key: int, column: int, file: str, line: int) -> None:
+        if not isinstance(points, list):
+            raise BadInput("points is not a list")
+        minutes, values = array("q"), array("d")
+        for point in points:
+            try:
+                minute, value = read_point(point, self._time_cache)
+            except BadInput as exc:
+                self.refuse(file, line, f"point: {exc}", point)
+                continue
+            minutes.append(minute)
+            values.append(value)
+        self._key_idx.extend(repeat(key, len(values)))
+        self._column.extend(repeat(column, len(values)))
+        self._minute_us.extend(minutes)
+        self._value.extend(values)
+
+    def finish(self) -> tuple[pa.Table, list[Quarantined], list[str]]:
+        """The rows, the quarantined inputs and the notes gathered so far."""
+        return _pivot(self), list(self.quarantined), list(self._notes)
+
+
+def chip_hash(key: ChipKey) -> str:
+    """Stable id of one chip as seen by one monitored resource."""
+    text = "\x1f".join("" if part is None else part for part in key)
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def _long_frame(b: SampleBuilder) -> pl.DataFrame:
+    values = pl.Series("value", b._value, dtype=pl.Float64)
+    return pl.DataFrame(
+        {
+            "key_idx": pl.Series(b._key_idx, dtype=pl.UInt32),
+            "minute": pl.Series(b._minute_us, dtype=pl.Int64).cast(pl.Datetime("us")),
+            "metric": pl.Series(b._column, dtype=pl.UInt8).replace_strict(
+                list(range(len(_COLUMNS))), list(_COLUMNS), return_dtype=pl.Utf8
+            ),
+            "value": values.fill_nan(None),
+        }
+    )
+
+
+def _key_frame(b: SampleBuilder) -> pl.DataFrame:
+    keys = list(b._keys)
+    frame = pl.DataFrame(keys, schema=list(KEY_COLUMNS), orient="row")
+    return frame.with_columns(
+        pl.Series("key_idx", range(len(keys)), dtype=pl.UInt32),
+        pl.Series("chip_hash", [chip_hash(k) for k in keys], dtype=pl.Utf8),
+    )
+
+
+def _pivot(b: SampleBuilder) -> pa.Table:
+    if not len(b._value):
+        return TPU_SAMPLES_SCHEMA.empty_table()
+    wide = _long_frame(b).pivot(
+        on="metric", index=["key_idx", "minute"], values="value", aggregate_function="mean"
+    )
+    missing = [pl.lit(None, pl.Float64).alias(c) for c in _COLUMNS if c not in wide.columns]
+    wide = wide.with_columns(missing).with_columns(
+        [pl.col(c).round(0).cast(pl.Int64) for c in BYTES_COLUMNS]
+    )
+    rows = wide.join(_key_frame(b), on="key_idx").with_columns(
+        (pl.col("chip_hash") + "-" + pl.col("minute").dt.strftime("%Y%m%dT%H%M")).alias("sample_id")
+    )
+    order = ["minute", "project_id", "resource_name", "worker_id", "accelerator_id", "sample_id"]
+    rows = rows.sort(order, nulls_last=True).select(TPU_SAMPLES_SCHEMA.names)
+    return rows.to_arrow().cast(TPU_SAMPLES_SCHEMA)
