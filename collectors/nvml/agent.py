@@ -1,0 +1,218 @@
+"""The agent loop: sample every interval, close finished minutes, spool, ship, report health.
+
+Interval timing comes from a monotonic clock (missed ticks are skipped, not bunched);
+minutes and timestamps from the UTC wall clock. Both come from a `Clock`, so tests run
+simulated minutes in no time. `stop` (set by SIGTERM/SIGINT) ends the loop after the
+current tick: every finished minute is then written, the minute in progress is dropped
+(its row would collide with the next run's row for the same minute).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Protocol
+
+from collectors.nvml.aggregate import MinuteAggregator, minute_start
+from collectors.nvml.labels import NodeLabels
+from collectors.nvml.nvml import Nvml
+from collectors.nvml.sampler import GpuSampler
+from collectors.nvml.spool import Spool, SpoolLimits
+from collectors.nvml.upload import Uploader, UploadWorker
+
+log = logging.getLogger(__name__)
+
+
+class Clock(Protocol):
+    """Where the agent gets time from."""
+
+    def monotonic(self) -> float: ...
+
+    def time(self) -> float: ...
+
+    def wait(self, seconds: float, stop: threading.Event) -> None: ...
+
+
+class SystemClock:
+    """Real time: `time.monotonic`, `time.time` (UTC epoch), and an interruptible sleep."""
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    def time(self) -> float:
+        return time.time()
+
+    def wait(self, seconds: float, stop: threading.Event) -> None:
+        stop.wait(max(0.0, seconds))
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """What `flopledger agent` was asked to do."""
+
+    spool_dir: Path
+    labels: NodeLabels
+    interval_s: float = 1.0
+    duration_s: float | None = None
+    upload_uri: str | None = None
+    minute_s: int = 60  # test-only override: a shorter "minute" for quick subprocess tests
+    limits: SpoolLimits = SpoolLimits()
+    health_every_s: float = 60.0
+
+
+@dataclass
+class Health:
+    """Counters the agent logs about itself."""
+
+    ticks: int = 0
+    samples: int = 0
+    lost_samples: int = 0
+    rows: int = 0
+    late_ticks: int = 0
+
+
+class Agent:
+    """One node's agent: NVML in, spool files out."""
+
+    def __init__(
+        self,
+        config: AgentConfig,
+        nvml: Nvml,
+        clock: Clock | None = None,
+        uploader: Uploader | None = None,
+    ) -> None:
+        self.config = config
+        self.clock = clock or SystemClock()
+        self.sampler = GpuSampler(nvml)
+        self.aggregator = MinuteAggregator(config.labels)
+        self.spool = Spool(config.spool_dir, config.labels.node, config.limits)
+        self.uploader = uploader
+        self.health = Health()
+        self._worker: UploadWorker | None = None
+        self._next_health_s = 0.0
+
+    def run(self, stop: threading.Event) -> int:
+        """Sample until `stop` is set or the duration is over; returns an exit code."""
+        self.sampler.discover()
+        self._start_upload()
+        start_s = self.clock.monotonic()
+        next_tick_s = start_s
+        self._next_health_s = start_s + self.config.health_every_s
+        try:
+            while not stop.is_set() and not self._duration_over(start_s):
+                self.tick()
+                next_tick_s = self._next_tick(next_tick_s)
+                self.clock.wait(next_tick_s - self.clock.monotonic(), stop)
+        finally:
+            self.finish()
+        return 0
+
+    def _duration_over(self, start_s: float) -> bool:
+        duration = self.config.duration_s
+        return duration is not None and self.clock.monotonic() - start_s >= duration
+
+    def _next_tick(self, previous_s: float) -> float:
+        """The next tick on the interval grid; skips ticks already missed."""
+        now_s = self.clock.monotonic()
+        interval = self.config.interval_s
+        next_s = previous_s + interval
+        if next_s < now_s:
+            missed = int((now_s - next_s) // interval) + 1
+            self.health.late_ticks += missed
+            next_s += missed * interval
+        return next_s
+
+    def tick(self) -> None:
+        """One sample of every GPU, and whatever minutes that finished."""
+        epoch_s = self.clock.time()
+        minute = minute_start(epoch_s, self.config.minute_s)
+        readings = self.sampler.sample()
+        self.aggregator.add(minute, readings)
+        self.health.ticks += 1
+        self.health.samples += len(readings)
+        self.health.lost_samples += sum(r.status == "lost" for r in readings)
+        self._write(self.aggregator.close(before=minute))
+        if self.clock.monotonic() >= self._next_health_s:
+            self.log_health()
+            self._next_health_s += self.config.health_every_s
+
+    def _write(self, rows: list[dict[str, object]]) -> None:
+        if not rows:
+            return
+        self.spool.append(rows)
+        self.health.rows += len(rows)
+        self.spool.enforce_cap(self.clock.time())
+
+    def finish(self) -> None:
+        """Write every finished minute, close the window, stop shipping, release NVML."""
+        minute_now = minute_start(self.clock.time(), self.config.minute_s)
+        self._write(self.aggregator.close(before=minute_now))
+        dropped = self.aggregator.pending_minutes()
+        self.spool.rotate()
+        if self._worker is not None:
+            self._worker.stop()
+        self.log_health()
+        self.sampler.close()
+        log.info("agent stopped; minute(s) in progress not written: %s", dropped)
+
+    def _start_upload(self) -> None:
+        if self.uploader is None:
+            return
+        self._worker = UploadWorker(self.uploader, self.spool.closed_files)
+        self._worker.start()
+
+    def log_health(self) -> None:
+        """One line about the agent itself."""
+        h = self.health
+        backlog = self.uploader.backlog if self.uploader else len(self.spool.closed_files())
+        log.info(
+            "agent health: gpus=%d ticks=%d samples=%d lost=%d rows=%d files_written=%d "
+            "files_dropped=%d late_ticks=%d upload_backlog=%d uploaded=%d spool_bytes=%d",
+            len(self.sampler.gpus),
+            h.ticks,
+            h.samples,
+            h.lost_samples,
+            h.rows,
+            self.spool.files_written,
+            self.spool.files_dropped,
+            h.late_ticks,
+            backlog,
+            self.uploader.uploaded if self.uploader else 0,
+            self.spool.total_bytes(),
+        )
+
+
+def stop_on_signals(stop: threading.Event) -> None:
+    """SIGTERM and SIGINT set `stop` (the loop then flushes and exits cleanly)."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        log.info("signal %d: flushing finished minutes and stopping", signum)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)
+
+
+class ManualClock:
+    """A clock that only moves when the agent waits: simulated minutes in no time.
+
+    For tests and the benchmark. `epoch_s` is the UTC wall time at monotonic 0.
+    """
+
+    def __init__(self, epoch_s: float) -> None:
+        self.monotonic_s = 0.0
+        self.epoch_s = epoch_s
+
+    def monotonic(self) -> float:
+        return self.monotonic_s
+
+    def time(self) -> float:
+        return self.epoch_s + self.monotonic_s
+
+    def wait(self, seconds: float, stop: threading.Event) -> None:
+        self.monotonic_s += max(0.0, seconds)

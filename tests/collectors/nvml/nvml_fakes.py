@@ -1,0 +1,39 @@
+"""Helpers for the NVML agent tests: run the real agent on a simulated NVML in no time."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import polars as pl
+
+from collectors.nvml.agent import Agent, AgentConfig, ManualClock
+from collectors.nvml.labels import NodeLabels
+from collectors.nvml.nvml import Nvml
+from collectors.nvml.reader import read_spool
+from collectors.nvml.simulated import SimulatedNvml
+
+START = datetime(2026, 7, 14, 8, 0, 0, tzinfo=UTC)  # a minute boundary
+LABELS = NodeLabels(node="a3-node-1", project_id="ml-prod", resource_name="a3-highgpu-8g-1")
+
+
+def run_simulated(
+    spool: Path, scenario: str, minutes: int = 3, gpus: int = 8
+) -> tuple[Agent, pl.DataFrame]:
+    """The agent, 1 Hz, for `minutes` simulated minutes from START; its rows as read back."""
+    clock = ManualClock(epoch_s=START.timestamp())
+    backend = SimulatedNvml(scenario, gpus=gpus, clock=clock.monotonic)
+    config = AgentConfig(spool_dir=spool, labels=LABELS, duration_s=60.0 * minutes)
+    agent = Agent(config, Nvml(backend), clock=clock)
+    assert agent.run(threading.Event()) == 0
+    table, quarantined = read_spool([spool])
+    assert quarantined == []
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    return agent, frame
+
+
+def minute(n: int) -> datetime:
+    """START + n minutes, naive (the warehouse's UTC convention)."""
+    return datetime(2026, 7, 14, 8, n, 0)
