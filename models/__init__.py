@@ -46,6 +46,11 @@ def _parse(path: Path, kind: str) -> Model:
     return Model(path.stem, kind, text, table.group(1).strip(), columns, deps)
 
 
+def functions_sql() -> str:
+    """Macros the models use (models/functions.sql)."""
+    return (MODELS_DIR / "functions.sql").read_text()
+
+
 @cache
 def raw_tables() -> tuple[Model, ...]:
     """Every raw table's DDL, in file-name order."""

@@ -9,6 +9,7 @@ from pathlib import Path
 import dagster as dg
 
 from pipelines.marts import assets as mart_assets
+from pipelines.marts.checks import MART_CHECKS
 from pipelines.partitions import daily_partitions
 from pipelines.resources import Flopledger
 from pipelines.sources.gcp_billing import assets as gcp_billing
@@ -60,6 +61,7 @@ def build_definitions(
     marts = mart_assets.build_assets(raw_keys)
     return dg.Definitions(
         assets=[*raw, *marts],
+        asset_checks=MART_CHECKS,
         jobs=[
             dg.define_asset_job(INGEST_JOB, selection=dg.AssetSelection.groups("raw")),
             dg.define_asset_job(MARTS_JOB, selection=dg.AssetSelection.groups("marts")),

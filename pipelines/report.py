@@ -69,9 +69,7 @@ def collect_events(report: RunReport, result: dg.ExecuteInProcessResult) -> None
             meta = {k: _metadata_value(v) for k, v in mat.metadata.items()}
             report.materialized[mat.asset_key.to_user_string()] = meta
         elif event.event_type == dg.DagsterEventType.STEP_FAILURE:
-            error = event.step_failure_data.error
-            message = error.message.strip().splitlines()[-1] if error else "failed"
-            report.failures.append(f"{event.step_key}: {message}")
+            report.failures.append(f"{event.step_key}: {_root_cause(event.step_failure_data.error)}")
         elif event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
             data = event.event_specific_data
             report.checks.append(
@@ -83,6 +81,15 @@ def collect_events(report: RunReport, result: dg.ExecuteInProcessResult) -> None
                     description=data.description or "",
                 )
             )
+
+
+def _root_cause(error: Any) -> str:
+    """The innermost error's first line: what went wrong, not Dagster's wrapper."""
+    while error is not None and error.cause is not None:
+        error = error.cause
+    if error is None:
+        return "failed"
+    return error.message.strip().splitlines()[0]
 
 
 def _source_lines(materialized: dict[str, dict[str, Any]]) -> list[str]:

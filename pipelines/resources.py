@@ -10,6 +10,9 @@ from pipelines.config import Config, load_config
 from pipelines.warehouse import Warehouse, open_warehouse
 
 
+_SCHEMA_READY: set[str] = set()
+
+
 class Flopledger(dg.ConfigurableResource):
     """Where the config file is; everything else is read from it."""
 
@@ -19,8 +22,13 @@ class Flopledger(dg.ConfigurableResource):
         return load_config(self.config_path)
 
     def warehouse(self) -> Warehouse:
-        warehouse = open_warehouse(self.config().warehouse)
-        warehouse.ensure_schema()
+        """The configured warehouse, its raw tables created (once per process and warehouse)."""
+        config = self.config().warehouse
+        warehouse = open_warehouse(config)
+        key = config.model_dump_json()
+        if key not in _SCHEMA_READY or not warehouse.exists():
+            warehouse.ensure_schema()
+            _SCHEMA_READY.add(key)
         return warehouse
 
     def now(self) -> datetime:

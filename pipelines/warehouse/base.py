@@ -16,6 +16,10 @@ class Warehouse(ABC):
     """Tables in one schema; raw tables from `models/raw`, marts from `models/marts`."""
 
     @abstractmethod
+    def exists(self) -> bool:
+        """Whether the warehouse has been created."""
+
+    @abstractmethod
     def ensure_schema(self) -> None:
         """Create every raw table that is missing and (re)apply table and column comments."""
 

@@ -47,8 +47,12 @@ class DuckDBWarehouse(Warehouse):
         finally:
             con.close()
 
+    def exists(self) -> bool:
+        return self.path.exists()
+
     def ensure_schema(self) -> None:
         with self._connect() as con:
+            con.execute(models.functions_sql())
             for table in models.raw_tables():
                 con.execute(table.sql)
                 self._comment(con, table)

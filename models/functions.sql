@@ -1,0 +1,14 @@
+-- Helpers every model may use. Money is carried through the allocation as integer
+-- nano-units of the reporting currency (HUGEINT), so that shares are exact and the books
+-- close to the last digit; it goes back to DECIMAL(38, 9) only at the end.
+
+-- Integer division rounded toward minus infinity (DuckDB's // truncates toward zero).
+CREATE OR REPLACE MACRO floor_div(a, b) AS
+    (a // b) - CASE WHEN (a % b) <> 0 AND ((a < 0) <> (b < 0)) THEN 1 ELSE 0 END;
+
+-- DECIMAL(38, 9) money to integer nano-units, and back (both exact).
+CREATE OR REPLACE MACRO to_nanos(amount) AS CAST(amount * 1000000000 AS HUGEINT);
+CREATE OR REPLACE MACRO from_nanos(nanos) AS CAST(nanos AS DECIMAL(38, 0)) * CAST(0.000000001 AS DECIMAL(10, 9));
+
+-- Microseconds between two timestamps.
+CREATE OR REPLACE MACRO span_us(a, b) AS CAST(epoch_us(b) - epoch_us(a) AS HUGEINT);

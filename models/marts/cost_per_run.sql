@@ -1,0 +1,105 @@
+-- @table: One run (one attempt of a job): what it cost (its allocated share of every resource-hour it held, plus billing rows labelled with it), what it held, and what it produced. Money in USD.
+-- @depends: jobs, run_allocation, run_direct_costs, run_held_hours
+-- @col run_id: The run.
+-- @col job_id: The job it is an attempt of.
+-- @col attempt: Attempt number (1 = first).
+-- @col team: Owning team.
+-- @col project_id: Cloud project.
+-- @col workload_class: pretraining, post_training, rl_eval, online_inference, batch_inference or other.
+-- @col experiment_id: Experiment.
+-- @col model_name: Model.
+-- @col model_params: Model parameters (count).
+-- @col accelerator_type: Canonical accelerator type.
+-- @col accelerator_count: Accelerators requested.
+-- @col status: succeeded, failed, cancelled or running.
+-- @col submitted_at: Submission time (UTC).
+-- @col started_at: Start (UTC).
+-- @col ended_at: End (UTC); null while running.
+-- @col queue_seconds: started_at - submitted_at, seconds.
+-- @col accelerator_hours: Accelerator-hours the run held on billed resources.
+-- @col allocated_accelerator_hours: Paid accelerator-hours allocated to it (held, clipped to what was paid).
+-- @col resource_cost: Cost allocated from the resource-hours it held (USD).
+-- @col direct_cost: Cost of billing rows labelled with the run (USD).
+-- @col effective_cost: resource_cost + direct_cost (USD): what the run cost.
+-- @col list_cost: The same at list prices (USD).
+-- @col tokens_in: Tokens read.
+-- @col tokens_out: Tokens written.
+-- @col cost_per_million_tokens: effective_cost / ((tokens_in + tokens_out) / 1e6), USD, truncated to 9 places; null without tokens.
+-- @col cost_per_million_output_tokens: effective_cost / (tokens_out / 1e6) for inference runs, USD.
+-- @col clipped: True when some resource-hour it held was over-claimed (its share was clipped).
+-- @col busy_accelerator_hours: Accelerator-hours busy by telemetry (filled when telemetry is present).
+-- @col mean_utilisation_pct: Mean accelerator utilisation while held, percent (telemetry).
+-- @col telemetry_coverage: Share (0 to 1) of the run's accelerator-hours that had telemetry.
+-- @col energy_kwh: GPU energy while held, kWh (NVML).
+-- @col model_flops: Model FLOPs of the run (6 x params x tokens for training, 2 x params x tokens for inference, or the run's override).
+-- @col mfu_spec_pct: Model FLOPs utilisation against the accelerators' spec peak, percent.
+-- @col mfu_measured_pct: Model FLOPs utilisation against the slowest probe-measured peak of its nodes, percent.
+WITH allocated AS (
+    SELECT
+        run_id,
+        sum(allocated_nanos) AS allocated_nanos,
+        sum(allocated_list_nanos) AS allocated_list_nanos,
+        sum(allocated_accelerator_nanos) AS allocated_accelerator_nanos,
+        bool_or(clipped) AS clipped
+    FROM run_allocation
+    GROUP BY run_id
+),
+held AS (
+    SELECT run_id, sum(held_accelerator_nanos) AS held_nanos
+    FROM run_held_hours
+    GROUP BY run_id
+),
+costed AS (
+    SELECT
+        j.*,
+        coalesce(a.allocated_nanos, 0) AS resource_nanos,
+        coalesce(d.direct_nanos, 0) AS direct_nanos,
+        coalesce(a.allocated_nanos, 0) + coalesce(d.direct_nanos, 0) AS effective_nanos,
+        coalesce(a.allocated_list_nanos, 0) + coalesce(d.direct_list_nanos, 0) AS list_nanos,
+        coalesce(h.held_nanos, 0) AS held_nanos,
+        coalesce(a.allocated_accelerator_nanos, 0) AS allocated_accelerator_nanos,
+        coalesce(a.clipped, false) AS clipped,
+        CAST(coalesce(j.tokens_in, 0) + coalesce(j.tokens_out, 0) AS HUGEINT) AS tokens_total
+    FROM jobs AS j
+    LEFT JOIN allocated AS a USING (run_id)
+    LEFT JOIN run_direct_costs AS d USING (run_id)
+    LEFT JOIN held AS h USING (run_id)
+)
+SELECT
+    run_id,
+    job_id,
+    attempt,
+    team,
+    project_id,
+    workload_class,
+    experiment_id,
+    model_name,
+    model_params,
+    accelerator_type,
+    accelerator_count,
+    status,
+    submitted_at,
+    started_at,
+    ended_at,
+    CAST(epoch(started_at) - epoch(submitted_at) AS DOUBLE) AS queue_seconds,
+    CAST(held_nanos AS DOUBLE) / 3.6e12 AS accelerator_hours,
+    CAST(allocated_accelerator_nanos AS DOUBLE) / 3.6e12 AS allocated_accelerator_hours,
+    from_nanos(resource_nanos) AS resource_cost,
+    from_nanos(direct_nanos) AS direct_cost,
+    from_nanos(effective_nanos) AS effective_cost,
+    from_nanos(list_nanos) AS list_cost,
+    tokens_in,
+    tokens_out,
+    CASE WHEN tokens_total > 0 THEN from_nanos(effective_nanos * 1000000 // tokens_total) END AS cost_per_million_tokens,
+    CASE WHEN workload_class IN ('online_inference', 'batch_inference') AND coalesce(tokens_out, 0) > 0
+         THEN from_nanos(effective_nanos * 1000000 // CAST(tokens_out AS HUGEINT)) END AS cost_per_million_output_tokens,
+    clipped,
+    CAST(NULL AS DOUBLE) AS busy_accelerator_hours,
+    CAST(NULL AS DOUBLE) AS mean_utilisation_pct,
+    CAST(NULL AS DOUBLE) AS telemetry_coverage,
+    CAST(NULL AS DOUBLE) AS energy_kwh,
+    CAST(NULL AS DOUBLE) AS model_flops,
+    CAST(NULL AS DOUBLE) AS mfu_spec_pct,
+    CAST(NULL AS DOUBLE) AS mfu_measured_pct
+FROM costed
+ORDER BY run_id

@@ -1,0 +1,42 @@
+-- @table: One run, resource and UTC hour: the accelerator-seconds the run held there (from its placements). A run still running holds up to the end of the resource's last billed hour.
+-- @depends: job_placements, billing_line_items
+-- @col run_id: The run.
+-- @col project_id: Project of the billed resource the placement matched.
+-- @col resource_name: The resource.
+-- @col hour: UTC hour (start).
+-- @col held_accelerator_nanos: Accelerators x seconds held in the hour, x 1e9.
+WITH billed_resources AS (
+    SELECT project_id, resource_name, max(usage_end) AS last_billed_end
+    FROM billing_line_items
+    WHERE resource_name IS NOT NULL
+    GROUP BY project_id, resource_name
+),
+holds AS (
+    SELECT
+        p.run_id,
+        r.project_id,
+        p.resource_name,
+        p.accelerators,
+        p.start_at,
+        coalesce(p.end_at, date_trunc('hour', r.last_billed_end - INTERVAL 1 MICROSECOND) + INTERVAL 1 HOUR) AS end_at
+    FROM job_placements AS p
+    JOIN billed_resources AS r
+        ON r.resource_name = p.resource_name
+       AND (p.project_id IS NULL OR p.project_id = r.project_id)
+    WHERE p.start_at IS NOT NULL AND p.accelerators > 0
+),
+hours AS (
+    SELECT
+        *,
+        unnest(range(date_trunc('hour', start_at), end_at, INTERVAL 1 HOUR)) AS hour
+    FROM holds
+    WHERE end_at > start_at
+)
+SELECT
+    run_id,
+    project_id,
+    resource_name,
+    hour,
+    sum(CAST(accelerators AS HUGEINT) * span_us(greatest(start_at, hour), least(end_at, hour + INTERVAL 1 HOUR)) * 1000) AS held_accelerator_nanos
+FROM hours
+GROUP BY run_id, project_id, resource_name, hour

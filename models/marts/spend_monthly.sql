@@ -1,0 +1,28 @@
+-- @table: Spend per invoice month (what the invoice shows; finance reconciles against it), billing account, currency, project and team: in the billed currency and in USD.
+-- @depends: billing_line_items
+-- @col invoice_month: Invoice month, YYYYMM.
+-- @col billing_account_id: Billing account.
+-- @col currency: Currency the account is billed in.
+-- @col project_id: Project.
+-- @col team: Team label; __unallocated__ when missing.
+-- @col billed_cost_in_currency: Billed cost in the account's currency.
+-- @col credits_in_currency: Credits in the account's currency.
+-- @col effective_cost_in_currency: Billed + credits in the account's currency: the invoice's figure.
+-- @col billed_cost: Billed cost (USD).
+-- @col credits_total: Credits (USD).
+-- @col effective_cost: Billed + credits (USD).
+SELECT
+    invoice_month,
+    billing_account_id,
+    currency,
+    project_id,
+    coalesce(labels['team'], '__unallocated__') AS team,
+    sum(cost) AS billed_cost_in_currency,
+    sum(credits_total) AS credits_in_currency,
+    sum(cost + credits_total) AS effective_cost_in_currency,
+    sum(cost_usd) AS billed_cost,
+    sum(credits_total_usd) AS credits_total,
+    sum(cost_usd + credits_total_usd) AS effective_cost
+FROM billing_line_items
+GROUP BY ALL
+ORDER BY invoice_month, billing_account_id, project_id, team

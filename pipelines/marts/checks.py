@@ -1,0 +1,100 @@
+"""Asset checks on the marts: the books close, shares are sane, and what is odd is counted."""
+
+import dagster as dg
+
+from pipelines.resources import Flopledger
+
+ERROR, WARN = dg.AssetCheckSeverity.ERROR, dg.AssetCheckSeverity.WARN
+
+
+def _count(flopledger: Flopledger, sql: str) -> int:
+    return int(flopledger.warehouse().query(sql).to_pylist()[0]["n"])
+
+
+@dg.asset_check(asset="books", description="Every reconciliation difference is exactly zero.")
+def books_close(flopledger: Flopledger) -> dg.AssetCheckResult:
+    rows = flopledger.warehouse().query("SELECT check_name, difference FROM books").to_pylist()
+    off = {r["check_name"]: str(r["difference"]) for r in rows if r["difference"] != 0}
+    return dg.AssetCheckResult(
+        passed=not off,
+        severity=ERROR,
+        description="the books close" if not off else f"out by: {off}",
+        metadata={r["check_name"]: dg.MetadataValue.text(str(r["difference"])) for r in rows},
+    )
+
+
+@dg.asset_check(asset="idle_capacity", description="allocated + unallocated idle = cost, every resource-hour.")
+def resource_hours_close(flopledger: Flopledger) -> dg.AssetCheckResult:
+    n = _count(
+        flopledger,
+        "SELECT count(*) AS n FROM idle_capacity WHERE allocated_cost + unallocated_idle_cost <> effective_cost",
+    )
+    return dg.AssetCheckResult(passed=n == 0, severity=ERROR, description=f"{n} resource-hours do not close")
+
+
+@dg.asset_check(asset="run_allocation", description="No negative share, no allocation above cost.")
+def shares_are_sane(flopledger: Flopledger) -> dg.AssetCheckResult:
+    n = _count(
+        flopledger,
+        """SELECT count(*) AS n FROM run_allocation a JOIN resource_hour_pool p USING (project_id, resource_name, hour)
+           WHERE a.share < 0 OR a.share > 1 OR (p.effective_nanos >= 0 AND a.allocated_nanos < 0)""",
+    )
+    over = _count(
+        flopledger,
+        """SELECT count(*) AS n FROM resource_hour_pool p
+           JOIN (SELECT project_id, resource_name, hour, sum(allocated_nanos) AS a FROM run_allocation GROUP BY ALL) s
+           USING (project_id, resource_name, hour) WHERE p.effective_nanos >= 0 AND s.a > p.effective_nanos""",
+    )
+    return dg.AssetCheckResult(
+        passed=n == 0 and over == 0,
+        severity=ERROR,
+        description=f"{n} shares outside [0, 1]; {over} resource-hours allocated above their cost",
+    )
+
+
+@dg.asset_check(asset="cost_per_run", description="No run is allocated more accelerator-hours than it held.")
+def runs_within_what_they_held(flopledger: Flopledger) -> dg.AssetCheckResult:
+    n = _count(
+        flopledger,
+        "SELECT count(*) AS n FROM cost_per_run WHERE allocated_accelerator_hours > accelerator_hours + 1e-9",
+    )
+    return dg.AssetCheckResult(passed=n == 0, severity=ERROR, description=f"{n} runs above what they held")
+
+
+@dg.asset_check(asset="allocation_issues", description="Unknown run labels and clipped claims (reported).")
+def allocation_issues_counted(flopledger: Flopledger) -> dg.AssetCheckResult:
+    rows = flopledger.warehouse().query(
+        "SELECT kind, count(*) AS n FROM allocation_issues GROUP BY kind ORDER BY kind"
+    ).to_pylist()
+    counts = {r["kind"]: int(r["n"]) for r in rows}
+    text = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in counts.items()) or "none"
+    return dg.AssetCheckResult(
+        passed=not counts,
+        severity=WARN,
+        description=text,
+        metadata={k: dg.MetadataValue.int(v) for k, v in counts.items()},
+    )
+
+
+@dg.asset_check(asset="books", description="Quarantined input rows, per source (reported).")
+def quarantine_is_empty(flopledger: Flopledger) -> dg.AssetCheckResult:
+    rows = flopledger.warehouse().query(
+        "SELECT source, count(*) AS n FROM quarantine GROUP BY source ORDER BY source"
+    ).to_pylist()
+    counts = {r["source"]: int(r["n"]) for r in rows}
+    return dg.AssetCheckResult(
+        passed=not counts,
+        severity=WARN,
+        description=", ".join(f"{n} from {s}" for s, n in counts.items()) or "none",
+        metadata={k: dg.MetadataValue.int(v) for k, v in counts.items()},
+    )
+
+
+MART_CHECKS = [
+    books_close,
+    resource_hours_close,
+    shares_are_sane,
+    runs_within_what_they_held,
+    allocation_issues_counted,
+    quarantine_is_empty,
+]

@@ -1,0 +1,60 @@
+"""Spend by category and team, invoice months, storage, egress and team chargeback, by hand."""
+
+from decimal import Decimal as D
+
+from tests.conftest import billing_row, credit
+from tests.models.test_allocation import gpu, run
+
+
+def test_spend_categories_teams_and_chargeback(books):
+    storage = billing_row(
+        hour="2026-10-01 00", end_hour="2026-10-02 00", sku="Standard Storage US Multi-region", resource="ckpt",
+        cost="2.60", usage_seconds=None, labels={"team": "llm"},
+        service={"id": "95FF-2EF5-5EA1", "description": "Cloud Storage"},
+        usage={"amount": 1073741824 * 86400 * 100, "unit": "byte-seconds"},
+    )
+    egress = billing_row(
+        hour="2026-10-01 00", sku="Network Internet Egress from Americas to Americas", resource=None, cost="1.20",
+        labels={"team": "vision"}, usage={"amount": 10 * 1073741824, "unit": "bytes"},
+    )
+    tax = billing_row(hour="2026-10-01 00", sku="Tax", resource=None, cost="5", cost_type="tax", labels={})
+    billing = [
+        gpu("2026-10-01 00", 80, labels={"team": "llm"}, credits=[credit(-8)]),
+        gpu("2026-10-01 01", 80, labels={"team": "llm"}),
+        storage,
+        egress,
+        tax,
+    ]
+    runs = [
+        run("llm-1", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z", team="llm"),
+        run("vis-1", "2026-10-01T01:00:00Z", "2026-10-01T01:30:00Z", team="vision"),
+    ]
+    b = books.build(billing, runs)
+    spend = {
+        (r["team"], r["category"]): r["effective_cost"]
+        for r in b.rows("SELECT team, category, effective_cost FROM spend_daily")
+    }
+    # accelerator 80 - 8 + 80 = 152; storage 2.60; network 1.20 (vision); tax 5 (no team label).
+    assert spend == {
+        ("llm", "accelerator"): D("152"),
+        ("llm", "storage"): D("2.60"),
+        ("vision", "network"): D("1.20"),
+        ("__unallocated__", "tax"): D("5"),
+    }
+    # Storage: 100 GiB kept all day = 100 GiB mean; egress 10 GiB.
+    assert b.one("SELECT mean_stored_gib FROM storage_growth") == 100.0
+    assert b.one("SELECT egress_gib FROM egress_daily") == 10.0
+    # Chargeback for October: llm's run 72 (hour 00: 80 - 8), vision's run 40 (half of hour 01).
+    # Unallocated idle: hour 01's other half = 40; the bucket's 2.60 is not accelerator idle.
+    # Idle shared: llm 40 x 72/112 = 25.714285714 (floor), vision 40 x 40/112 = 14.285714285 (floor).
+    rows = {r["team"]: r for r in b.rows("SELECT * FROM team_chargeback")}
+    assert rows["llm"]["allocated_cost"] == D("72") and rows["vision"]["allocated_cost"] == D("40")
+    assert rows["llm"]["month_unallocated_idle_cost"] == D("40")
+    assert rows["llm"]["idle_cost_shared"] == D("25.714285714")
+    assert rows["vision"]["idle_cost_shared"] == D("14.285714285")
+    assert rows["vision"]["cost_with_idle_shared"] == D("54.285714285")
+    daily = b.rows("SELECT unallocated_idle_hours, unallocated_idle_cost, idle_cost_share FROM idle_capacity_daily")[0]
+    # 16 GPU-hours paid, 12 held -> 4 idle hours; idle 40 of 152 effective.
+    assert daily["unallocated_idle_hours"] == 4.0
+    assert daily["unallocated_idle_cost"] == D("40")
+    assert abs(daily["idle_cost_share"] - 40 / 152) < 1e-12
