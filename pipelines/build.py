@@ -12,8 +12,10 @@ from pipelines.marts import assets as mart_assets
 from pipelines.marts.checks import MART_CHECKS
 from pipelines.partitions import daily_partitions
 from pipelines.resources import Flopledger
-from pipelines.sources.gcp_billing import assets as gcp_billing
-from pipelines.sources.jobs import assets as jobs
+from pipelines.sources import gcp_billing, jobs
+
+# Each source package has build(partitions) -> dg.Definitions. Add a source here.
+SOURCES = [gcp_billing, jobs]
 
 REPO = Path(__file__).resolve().parent.parent
 INGEST_JOB = "ingest"
@@ -51,16 +53,25 @@ def _start_day(config_path: str) -> date:
     return datetime.now(UTC).date() - timedelta(days=90)
 
 
+def _source_definitions(partitions: dg.PartitionsDefinition) -> list[dg.Definitions]:
+    """One Definitions per source (assets, checks, schedules, sensors), from its package."""
+    return [module.build(partitions) for module in SOURCES]
+
+
 def build_definitions(
     config_path: str, start: date | None = None, end: date | None = None
 ) -> dg.Definitions:
     """All assets, checks, jobs and schedules, partitioned from `start` to `end` (today if None)."""
     partitions = daily_partitions(start or _start_day(config_path), end)
-    raw = [*gcp_billing.build_assets(partitions), *jobs.build_assets(partitions)]
-    raw_keys = {key.to_user_string() for a in raw for key in a.keys}
-    marts = mart_assets.build_assets(raw_keys)
-    return dg.Definitions(
-        assets=[*raw, *marts],
+    sources = dg.Definitions.merge(*_source_definitions(partitions))
+    raw_keys = {
+        key.to_user_string()
+        for a in sources.assets or []
+        if isinstance(a, dg.AssetsDefinition)
+        for key in a.keys
+    }
+    marts = dg.Definitions(
+        assets=mart_assets.build_assets(raw_keys),
         asset_checks=MART_CHECKS,
         jobs=[
             dg.define_asset_job(INGEST_JOB, selection=dg.AssetSelection.groups("raw")),
@@ -68,3 +79,4 @@ def build_definitions(
         ],
         resources={"flopledger": Flopledger(config_path=config_path)},
     )
+    return dg.Definitions.merge(sources, marts)
