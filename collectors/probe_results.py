@@ -1,0 +1,167 @@
+"""Probe results: the JSONL the probe CLI writes (`flopledger probe`), as `probe_results` rows.
+
+One line per (node, device, dtype, shape); see docs/probes.md for the schema and
+models/raw/probe_results.sql for the table. A line that is not JSON, misses a required
+field, has a value of the wrong type, or claims a speed it did not verify is quarantined
+with the reason. The same line read twice (overlapping files) is one row. No JAX here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from collectors.files import Unreadable, iter_ndjson
+from collectors.quarantine import Quarantined
+from collectors.timeparse import BadTimestamp, parse_timestamp
+
+SOURCE = "probe_results"
+
+PROBE_RESULTS_SCHEMA = pa.schema(
+    [
+        ("result_id", pa.string()),
+        ("measured_at", pa.timestamp("us")),
+        ("node", pa.string()),
+        ("device_index", pa.int64()),
+        ("device_kind", pa.string()),
+        ("accelerator_type", pa.string()),
+        ("backend", pa.string()),
+        ("dtype", pa.string()),
+        ("m", pa.int64()),
+        ("n", pa.int64()),
+        ("k", pa.int64()),
+        ("iterations", pa.int64()),
+        ("achieved_tflops", pa.float64()),
+        ("median_tflops", pa.float64()),
+        ("spread_pct", pa.float64()),
+        ("peak_tflops_spec", pa.float64()),
+        ("peak_source", pa.string()),
+        ("efficiency", pa.float64()),
+        ("window_s", pa.float64()),
+        ("energy_j", pa.float64()),
+        ("tflops_per_w", pa.float64()),
+        ("verified", pa.bool_()),
+        ("verify_error_ratio", pa.float64()),
+        ("failure", pa.string()),
+        ("jax_version", pa.string()),
+        ("probe_version", pa.string()),
+    ]
+)
+
+REQUIRED = frozenset(
+    {
+        "result_id",
+        "measured_at",
+        "node",
+        "device_index",
+        "backend",
+        "dtype",
+        "m",
+        "n",
+        "k",
+        "verified",
+        "probe_version",
+    }
+)
+
+
+class BadValue(ValueError):
+    """A field whose value cannot be stored in its column; the message says which and why."""
+
+
+def _int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, Decimal)) or value != int(value):
+        raise BadValue(f"{name} must be an integer, got {value!r}")
+    return int(value)
+
+
+def _float(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        raise BadValue(f"{name} must be a number, got {value!r}")
+    return float(value)
+
+
+def _str(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise BadValue(f"{name} must be a string, got {value!r}")
+    return value
+
+
+def _bool(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise BadValue(f"{name} must be true or false, got {value!r}")
+    return value
+
+
+def _timestamp(name: str, value: Any) -> Any:
+    try:
+        return parse_timestamp(value)
+    except BadTimestamp as exc:
+        raise BadValue(f"{name}: {exc}") from None
+
+
+_CONVERT: dict[pa.DataType, Callable[[str, Any], Any]] = {
+    pa.string(): _str,
+    pa.int64(): _int,
+    pa.float64(): _float,
+    pa.bool_(): _bool,
+    pa.timestamp("us"): _timestamp,
+}
+
+
+def parse_record(record: Any) -> dict[str, Any]:
+    """One JSON object as a typed row; BadValue says why it cannot be one."""
+    if not isinstance(record, dict):
+        raise BadValue("line is not a JSON object")
+    missing = sorted(name for name in REQUIRED if record.get(name) is None)
+    if missing:
+        raise BadValue(f"missing required field(s): {', '.join(missing)}")
+    row = {}
+    for field in PROBE_RESULTS_SCHEMA:
+        value = record.get(field.name)
+        row[field.name] = None if value is None else _CONVERT[field.type](field.name, value)
+    _check_consistent(row)
+    return row
+
+
+def _check_consistent(row: dict[str, Any]) -> None:
+    if min(row["m"], row["n"], row["k"]) <= 0:
+        raise BadValue("m, n and k must be positive")
+    if row["verified"] and row["achieved_tflops"] is None:
+        raise BadValue("verified result without achieved_tflops")
+    if not row["verified"] and row["achieved_tflops"] is not None:
+        raise BadValue("unverified result reports a speed (achieved_tflops must be null)")
+
+
+def _read_file(path: Path, rows: dict[str, dict[str, Any]], bad: list[Quarantined]) -> None:
+    for line, record, raw in iter_ndjson(path):
+        try:
+            if isinstance(record, Unreadable):
+                raise BadValue(str(record))
+            row = parse_record(record)
+        except BadValue as exc:
+            bad.append(Quarantined(SOURCE, str(path), line, str(exc), raw))
+            continue
+        seen = rows.setdefault(row["result_id"], row)
+        if seen != row:
+            bad.append(
+                Quarantined(
+                    SOURCE, str(path), line, "result_id seen before with different values", raw
+                )
+            )
+
+
+def read_probe_results(paths: list[Path]) -> tuple[pa.Table, list[Quarantined]]:
+    """Rows of every probe JSONL file (one row per result_id) and the lines that were refused."""
+    rows: dict[str, dict[str, Any]] = {}
+    bad: list[Quarantined] = []
+    for path in paths:
+        if not path.is_file():
+            bad.append(Quarantined(SOURCE, str(path), None, "file not found", ""))
+            continue
+        _read_file(path, rows, bad)
+    return pa.Table.from_pylist(list(rows.values()), schema=PROBE_RESULTS_SCHEMA), bad
