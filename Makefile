@@ -12,7 +12,7 @@ export UV_LINK_MODE := copy
 	.tools/bin/pip install --quiet --disable-pip-version-check uv==0.13.8
 
 .venv/.synced: .tools/bin/uv uv.lock pyproject.toml
-	.tools/bin/uv sync --frozen --python "$$(command -v $(PYTHON))"
+	.tools/bin/uv sync --frozen --compile-bytecode --python "$$(command -v $(PYTHON))"
 	touch $@
 
 setup: .venv/.synced

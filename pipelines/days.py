@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 from collectors.gcp_billing.days import usage_days
 from collectors.jobs.read import read_jobs_files
@@ -18,7 +18,16 @@ def _jobs(config: Config) -> set[date]:
     return {d for d in jobs["submitted_day"].to_pylist() if d is not None}
 
 
-DAY_FINDERS = {"gcp_billing": _billing, "jobs": _jobs}
+def _spool(config: Config) -> set[date]:
+    """Spool files are named by their first minute; a file may run into the next day."""
+    from pipelines.sources.nvml_spool.assets import spool_file_day
+
+    days = {spool_file_day(p) for p in config.source_files("nvml_spool")}
+    return {d for d in days if d is not None} | {d + timedelta(days=1) for d in days if d is not None}
+
+
+# TPU time series have no cheap day index: their days follow the bill and the jobs.
+DAY_FINDERS = {"gcp_billing": _billing, "jobs": _jobs, "nvml_spool": _spool}
 
 
 def input_days(config: Config) -> set[date]:

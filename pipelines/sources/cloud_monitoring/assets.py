@@ -1,0 +1,52 @@
+"""TPU time series into `tpu_samples`, one partition per UTC day."""
+
+from datetime import datetime, time, timedelta
+
+import dagster as dg
+
+from collectors.cloud_monitoring import collect_tpu_samples, read_saved_pages
+from pipelines.config import CloudMonitoringConfig
+from pipelines.partitions import window_days
+from pipelines.resources import Flopledger
+from pipelines.telemetry import load_minutes
+
+
+def _read(source: CloudMonitoringConfig, files: list, days: list) -> tuple:
+    """Saved pages when paths are configured; the API when a project is."""
+    if files:
+        return read_saved_pages(files, inventory=source.inventory)
+    start = datetime.combine(days[0], time())
+    end = datetime.combine(days[-1] + timedelta(days=1), time())
+    return collect_tpu_samples(
+        source.project_id,
+        start,
+        end,
+        endpoint=source.endpoint,
+        filter=source.filter,
+        inventory=source.inventory,
+        deadline_s=source.deadline_s,
+    )
+
+
+def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
+    @dg.asset(
+        name="tpu_samples",
+        group_name="raw",
+        partitions_def=partitions,
+        backfill_policy=dg.BackfillPolicy.single_run(),
+        kinds={"duckdb"},
+        description="One row per TPU chip per minute from Cloud Monitoring.",
+    )
+    def tpu_samples(context: dg.AssetExecutionContext, flopledger: Flopledger) -> dg.MaterializeResult:
+        config, warehouse = flopledger.config(), flopledger.warehouse()
+        source, days = config.sources.cloud_monitoring, window_days(context)
+        if source is None or not (source.paths or source.project_id):
+            return dg.MaterializeResult(metadata={"skipped": dg.MetadataValue.text("not configured")})
+        samples, quarantined, notes = _read(source, config.source_files("cloud_monitoring"), days)
+        for note in notes[:20]:
+            context.log.warning(f"cloud_monitoring: {note}")
+        metadata = load_minutes(warehouse, "tpu_samples", samples, quarantined, days)
+        metadata["unmapped_series"] = dg.MetadataValue.int(len(notes))
+        return dg.MaterializeResult(metadata=metadata)
+
+    return [tpu_samples]

@@ -1,0 +1,47 @@
+"""Spool files into `gpu_samples`, one partition per UTC day of the minutes."""
+
+import re
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+import dagster as dg
+
+from collectors.nvml.reader import read_spool
+from pipelines.partitions import window_days
+from pipelines.resources import Flopledger
+from pipelines.telemetry import load_minutes
+
+_FIRST_MINUTE = re.compile(r"_(\d{8})T\d{6}Z_")
+
+
+def spool_file_day(path: Path) -> date | None:
+    """The UTC day of a spool file's first minute, from its name (None if not named so)."""
+    match = _FIRST_MINUTE.search(path.name)
+    return datetime.strptime(match.group(1), "%Y%m%d").date() if match else None
+
+
+def files_for(files: list[Path], days: list[date]) -> list[Path]:
+    """Files that may hold minutes of `days` (a file starts at most a day before its last minute)."""
+    first, last = days[0] - timedelta(days=1), days[-1]
+    return [f for f in files if (d := spool_file_day(f)) is None or first <= d <= last]
+
+
+def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
+    @dg.asset(
+        name="gpu_samples",
+        group_name="raw",
+        partitions_def=partitions,
+        backfill_policy=dg.BackfillPolicy.single_run(),
+        kinds={"duckdb"},
+        description="One row per GPU per minute from the NVML agent's spool files.",
+    )
+    def gpu_samples(context: dg.AssetExecutionContext, flopledger: Flopledger) -> dg.MaterializeResult:
+        config, warehouse = flopledger.config(), flopledger.warehouse()
+        days = window_days(context)
+        paths = [*files_for(config.source_files("nvml_spool"), days), *config.remote_paths("nvml_spool")]
+        samples, quarantined = read_spool(paths)
+        metadata = load_minutes(warehouse, "gpu_samples", samples, quarantined, days)
+        context.log.info(f"nvml_spool: {len(paths)} file(s), {metadata['rows_loaded'].value} rows")
+        return dg.MaterializeResult(metadata=metadata)
+
+    return [gpu_samples]

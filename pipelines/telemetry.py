@@ -1,0 +1,62 @@
+"""Shared by the telemetry sources: load a day window of samples, and check freshness."""
+
+from datetime import date, timedelta
+
+import dagster as dg
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from collectors.quarantine import Quarantined
+from pipelines.loading import counts_metadata, store_quarantine
+from pipelines.resources import Flopledger
+from pipelines.warehouse import Warehouse
+
+
+def load_minutes(
+    warehouse: Warehouse, table: str, samples: pa.Table, quarantined: list[Quarantined], days: list[date]
+) -> dict[str, dg.MetadataValue]:
+    """Replace the window's days of a per-minute table with the samples of those days."""
+    first, last = days[0], days[-1]
+    minute_day = pc.cast(samples["minute"], pa.date32())
+    in_window = pc.and_(
+        pc.greater_equal(minute_day, pa.scalar(first, pa.date32())),
+        pc.less_equal(minute_day, pa.scalar(last, pa.date32())),
+    )
+    rows = samples.filter(in_window)
+    where = "minute >= ? AND minute < ?"
+    warehouse.replace_where(table, where, [first, last + timedelta(days=1)], rows)
+    store_quarantine(warehouse, quarantined)
+    return counts_metadata(
+        rows_read=rows.num_rows + len(quarantined),
+        rows_loaded=rows.num_rows,
+        rows_quarantined=len(quarantined),
+    )
+
+
+def freshness_check(asset: str, table: str, lag_hours: int = 2) -> dg.AssetChecksDefinition:
+    """WARN when the table's newest minute trails the bill's newest hour by more than `lag_hours`.
+
+    Measured against the bill, not the wall clock, so that a backfill of old data is judged
+    on its own terms; a live deployment that stops receiving telemetry shows up the same way."""
+
+    @dg.asset_check(asset=asset, name=f"{table}_fresh", description=f"{table} keeps up with the bill.")
+    def check(flopledger: Flopledger) -> dg.AssetCheckResult:
+        row = flopledger.warehouse().query(
+            f"""SELECT (SELECT max(minute) FROM {table}) AS newest,
+                       (SELECT max(usage_end) FROM billing_line_items) AS billed_until"""
+        ).to_pylist()[0]
+        newest, billed = row["newest"], row["billed_until"]
+        if newest is None:
+            return dg.AssetCheckResult(
+                passed=False, severity=dg.AssetCheckSeverity.WARN, description=f"{table} is empty"
+            )
+        lag = (billed - newest) if billed else timedelta(0)
+        stale = lag > timedelta(hours=lag_hours)
+        return dg.AssetCheckResult(
+            passed=not stale,
+            severity=dg.AssetCheckSeverity.WARN,
+            description=f"newest minute {newest}, bill until {billed}",
+            metadata={"newest_minute": dg.MetadataValue.text(str(newest))},
+        )
+
+    return check
