@@ -1,5 +1,5 @@
 -- @table: One run (one attempt of a job): what it cost (its allocated share of every resource-hour it held, plus billing rows labelled with it), what it held, and what it produced. Money in USD.
--- @depends: jobs, run_allocation, run_direct_costs, run_held_hours
+-- @depends: jobs, run_allocation, run_direct_costs, run_held_hours, run_utilisation
 -- @col run_id: The run.
 -- @col job_id: The job it is an attempt of.
 -- @col attempt: Attempt number (1 = first).
@@ -27,10 +27,13 @@
 -- @col cost_per_million_tokens: effective_cost / ((tokens_in + tokens_out) / 1e6), USD, truncated to 9 places; null without tokens.
 -- @col cost_per_million_output_tokens: effective_cost / (tokens_out / 1e6) for inference runs, USD.
 -- @col clipped: True when some resource-hour it held was over-claimed (its share was clipped).
--- @col busy_accelerator_hours: Accelerator-hours busy by telemetry (filled when telemetry is present).
--- @col mean_utilisation_pct: Mean accelerator utilisation while held, percent (telemetry).
--- @col telemetry_coverage: Share (0 to 1) of the run's accelerator-hours that had telemetry.
--- @col energy_kwh: GPU energy while held, kWh (NVML).
+-- @col busy_accelerator_hours: Held accelerator-hours that telemetry shows busy (null without telemetry).
+-- @col mean_utilisation_pct: busy / held accelerator-hours over the hours with telemetry, percent.
+-- @col telemetry_coverage: Share (0 to 1) of the run's held accelerator-hours that had telemetry.
+-- @col no_telemetry: True when less than 95% of the run's accelerator-hours had telemetry.
+-- @col allocated_idle_cost: Cost of the accelerators it held while they were not busy (USD; null without telemetry).
+-- @col energy_kwh: GPU energy while held, kWh (NVML; its cost share of each node-hour's energy).
+-- @col energy_kwh_per_million_tokens: energy_kwh / ((tokens_in + tokens_out) / 1e6).
 -- @col model_flops: Model FLOPs of the run (6 x params x tokens for training, 2 x params x tokens for inference, or the run's override).
 -- @col mfu_spec_pct: Model FLOPs utilisation against the accelerators' spec peak, percent.
 -- @col mfu_measured_pct: Model FLOPs utilisation against the slowest probe-measured peak of its nodes, percent.
@@ -49,6 +52,18 @@ held AS (
     FROM run_held_hours
     GROUP BY run_id
 ),
+telemetry AS (
+    SELECT
+        run_id,
+        sum(held_accelerator_seconds) AS held_s,
+        sum(covered_accelerator_seconds) AS covered_s,
+        sum(busy_accelerator_seconds) AS busy_s,
+        sum(CASE WHEN busy_accelerator_seconds IS NOT NULL THEN held_accelerator_seconds END) AS busy_basis_s,
+        sum(allocated_idle_nanos) AS allocated_idle_nanos,
+        sum(energy_j) AS energy_j
+    FROM run_utilisation
+    GROUP BY run_id
+),
 costed AS (
     SELECT
         j.*,
@@ -59,11 +74,13 @@ costed AS (
         coalesce(h.held_nanos, 0) AS held_nanos,
         coalesce(a.allocated_accelerator_nanos, 0) AS allocated_accelerator_nanos,
         coalesce(a.clipped, false) AS clipped,
+        t.held_s, t.covered_s, t.busy_s, t.busy_basis_s, t.allocated_idle_nanos, t.energy_j,
         CAST(coalesce(j.tokens_in, 0) + coalesce(j.tokens_out, 0) AS HUGEINT) AS tokens_total
     FROM jobs AS j
     LEFT JOIN allocated AS a USING (run_id)
     LEFT JOIN run_direct_costs AS d USING (run_id)
     LEFT JOIN held AS h USING (run_id)
+    LEFT JOIN telemetry AS t USING (run_id)
 )
 SELECT
     run_id,
@@ -94,10 +111,13 @@ SELECT
     CASE WHEN workload_class IN ('online_inference', 'batch_inference') AND coalesce(tokens_out, 0) > 0
          THEN from_nanos(effective_nanos * 1000000 // CAST(tokens_out AS HUGEINT)) END AS cost_per_million_output_tokens,
     clipped,
-    CAST(NULL AS DOUBLE) AS busy_accelerator_hours,
-    CAST(NULL AS DOUBLE) AS mean_utilisation_pct,
-    CAST(NULL AS DOUBLE) AS telemetry_coverage,
-    CAST(NULL AS DOUBLE) AS energy_kwh,
+    busy_s / 3600 AS busy_accelerator_hours,
+    100 * busy_s / nullif(busy_basis_s, 0) AS mean_utilisation_pct,
+    CASE WHEN held_s > 0 THEN covered_s / held_s END AS telemetry_coverage,
+    coalesce(covered_s / nullif(held_s, 0), 0) < 0.95 AS no_telemetry,
+    from_nanos(allocated_idle_nanos) AS allocated_idle_cost,
+    energy_j / 3.6e6 AS energy_kwh,
+    CASE WHEN tokens_total > 0 THEN energy_j / 3.6e6 / (CAST(tokens_total AS DOUBLE) / 1e6) END AS energy_kwh_per_million_tokens,
     CAST(NULL AS DOUBLE) AS model_flops,
     CAST(NULL AS DOUBLE) AS mfu_spec_pct,
     CAST(NULL AS DOUBLE) AS mfu_measured_pct

@@ -1,5 +1,5 @@
 -- @table: One accelerator resource and UTC hour: accelerator-hours paid, allocated to runs and busy, and the cost of what sat idle: unallocated idle (no run held it) and allocated idle (held but not busy). USD.
--- @depends: resource_hour_pool, run_allocation
+-- @depends: resource_hour_pool, run_allocation, run_utilisation, resource_hour_utilisation
 -- @col project_id: Project of the resource.
 -- @col resource_name: The VM or TPU node as billed.
 -- @col hour: UTC hour (start).
@@ -12,7 +12,8 @@
 -- @col allocated_cost: Cost allocated to runs (USD).
 -- @col unallocated_idle_cost: effective_cost - allocated_cost (USD): paid for, held by no run (includes rounding remainders).
 -- @col allocated_idle_cost: Allocated cost x (1 - busy fraction) (USD): held by runs but not busy (null without telemetry).
--- @col busy_source: Where the busy figure came from (null until telemetry).
+-- @col busy_source: Where the busy figure came from (null without telemetry).
+-- @col telemetry_coverage: Share (0 to 1) of the paid accelerator-seconds with telemetry.
 WITH allocated AS (
     SELECT
         project_id,
@@ -22,6 +23,11 @@ WITH allocated AS (
         sum(allocated_accelerator_nanos) AS allocated_accelerator_nanos
     FROM run_allocation
     GROUP BY ALL
+),
+allocated_idle AS (
+    SELECT project_id, resource_name, hour, sum(allocated_idle_nanos) AS allocated_idle_nanos
+    FROM run_utilisation
+    GROUP BY ALL
 )
 SELECT
     p.project_id,
@@ -30,14 +36,17 @@ SELECT
     p.accelerator_type,
     CAST(p.paid_accelerator_nanos AS DOUBLE) / 3.6e12 AS paid_accelerator_hours,
     CAST(coalesce(a.allocated_accelerator_nanos, 0) AS DOUBLE) / 3.6e12 AS allocated_accelerator_hours,
-    CAST(NULL AS DOUBLE) AS busy_accelerator_hours,
+    u.busy_accelerator_seconds / 3600 AS busy_accelerator_hours,
     CAST(p.paid_accelerator_nanos - coalesce(a.allocated_accelerator_nanos, 0) AS DOUBLE) / 3.6e12 AS unallocated_idle_hours,
     from_nanos(p.effective_nanos) AS effective_cost,
     from_nanos(coalesce(a.allocated_nanos, 0)) AS allocated_cost,
     from_nanos(p.effective_nanos - coalesce(a.allocated_nanos, 0)) AS unallocated_idle_cost,
-    CAST(NULL AS DECIMAL(38, 9)) AS allocated_idle_cost,
-    CAST(NULL AS VARCHAR) AS busy_source
+    from_nanos(i.allocated_idle_nanos) AS allocated_idle_cost,
+    u.busy_source,
+    u.telemetry_coverage
 FROM resource_hour_pool AS p
 LEFT JOIN allocated AS a USING (project_id, resource_name, hour)
+LEFT JOIN allocated_idle AS i USING (project_id, resource_name, hour)
+LEFT JOIN resource_hour_utilisation AS u USING (project_id, resource_name, hour)
 WHERE p.paid_accelerator_nanos > 0 OR p.accelerator_type IS NOT NULL
 ORDER BY p.project_id, p.resource_name, p.hour

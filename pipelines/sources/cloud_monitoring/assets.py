@@ -12,8 +12,8 @@ from pipelines.telemetry import load_minutes
 
 
 def _read(source: CloudMonitoringConfig, files: list, days: list) -> tuple:
-    """Saved pages when paths are configured; the API when a project is."""
-    if files:
+    """Saved pages when paths are configured (even if they match nothing yet); else the API."""
+    if source.paths:
         return read_saved_pages(files, inventory=source.inventory)
     start = datetime.combine(days[0], time())
     end = datetime.combine(days[-1] + timedelta(days=1), time())
