@@ -12,10 +12,10 @@ from pipelines.marts import assets as mart_assets
 from pipelines.marts.checks import MART_CHECKS
 from pipelines.partitions import daily_partitions
 from pipelines.resources import Flopledger
-from pipelines.sources import cloud_monitoring, gcp_billing, jobs, nvml_spool
+from pipelines.sources import budgets, cloud_monitoring, gcp_billing, jobs, nvml_spool, probes
 
 # Each source package has build(partitions) -> dg.Definitions. Add a source here.
-SOURCES = [gcp_billing, jobs, nvml_spool, cloud_monitoring]
+SOURCES = [gcp_billing, jobs, nvml_spool, cloud_monitoring, budgets, probes]
 
 REPO = Path(__file__).resolve().parent.parent
 INGEST_JOB = "ingest"

@@ -26,8 +26,15 @@ def _spool(config: Config) -> set[date]:
     return {d for d in days if d is not None} | {d + timedelta(days=1) for d in days if d is not None}
 
 
+def _probes(config: Config) -> set[date]:
+    """Probe files are small and carry no day in their name: the days of their measurements."""
+    from pipelines.sources.probes.assets import probe_days
+
+    return probe_days(config.source_files("probes"))
+
+
 # TPU time series have no cheap day index: their days follow the bill and the jobs.
-DAY_FINDERS = {"gcp_billing": _billing, "jobs": _jobs, "nvml_spool": _spool}
+DAY_FINDERS = {"gcp_billing": _billing, "jobs": _jobs, "nvml_spool": _spool, "probes": _probes}
 
 
 def input_days(config: Config) -> set[date]:

@@ -1,6 +1,5 @@
-"""The headline figures a finance analyst reads after a run."""
-
-from __future__ import annotations
+"""The headline figures a finance analyst reads after a run: what was billed, what each
+run cost, what a million tokens cost, and what sat idle."""
 
 from decimal import Decimal
 
@@ -11,7 +10,14 @@ def _money(amount: Decimal | None, currency: str) -> str:
     return "-" if amount is None else f"{amount:,.2f} {currency}"
 
 
-def headline_lines(warehouse: Warehouse, currency: str) -> list[str]:
+def _table_exists(warehouse: Warehouse, name: str) -> bool:
+    rows = warehouse.query(
+        "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = ?", [name]
+    ).to_pylist()
+    return bool(rows[0]["n"])
+
+
+def _bill_lines(warehouse: Warehouse, currency: str) -> list[str]:
     totals = warehouse.query(
         """SELECT count(*) AS rows_, sum(cost_usd) AS billed,
                   sum(cost_usd + credits_total_usd) AS effective,
@@ -23,7 +29,71 @@ def headline_lines(warehouse: Warehouse, currency: str) -> list[str]:
     return [
         "",
         f"bill {totals['first_day']} .. {totals['last_day']} ({totals['rows_']:,} rows)",
-        f"  billed cost      {_money(totals['billed'], currency):>22}",
-        f"  credits          {_money(totals['effective'] - totals['billed'], currency):>22}",
-        f"  effective cost   {_money(totals['effective'], currency):>22}",
+        f"  {'billed cost':<28}{_money(totals['billed'], currency):>22}",
+        f"  {'credits':<28}{_money(totals['effective'] - totals['billed'], currency):>22}",
+        f"  {'effective cost':<28}{_money(totals['effective'], currency):>22}",
     ]
+
+
+def _where_it_went(warehouse: Warehouse, currency: str) -> list[str]:
+    row = warehouse.query(
+        """SELECT
+             (SELECT sum(effective_cost) FROM cost_per_run) AS runs,
+             (SELECT count(*) FROM cost_per_run) AS run_count,
+             (SELECT sum(unallocated_idle_cost) FROM idle_capacity) AS unallocated_idle,
+             (SELECT sum(allocated_idle_cost) FROM idle_capacity) AS allocated_idle,
+             (SELECT sum(paid_accelerator_hours) FROM idle_capacity) AS paid_hours,
+             (SELECT sum(unallocated_idle_hours) FROM idle_capacity) AS idle_hours,
+             (SELECT bool_and(difference = 0) FROM books) AS books_close"""
+    ).to_pylist()[0]
+    share = row["idle_hours"] / row["paid_hours"] if row["paid_hours"] else 0.0
+    lines = [
+        f"  {'allocated to ' + format(row['run_count'], ',') + ' runs':<28}{_money(row['runs'], currency):>22}",
+        f"  {'unallocated idle':<28}{_money(row['unallocated_idle'], currency):>22}"
+        f"   ({share:.0%} of {row['paid_hours'] or 0:,.0f} paid accelerator-hours held by no run)",
+    ]
+    if row["allocated_idle"] is not None:
+        lines.append(
+            f"  {'allocated idle':<28}{_money(row['allocated_idle'], currency):>22}   (held by runs, not busy)"
+        )
+    lines.append(f"  books close (allocated + idle + other = billed): {'yes' if row['books_close'] else 'NO'}")
+    return lines
+
+
+def _top_runs(warehouse: Warehouse, currency: str) -> list[str]:
+    rows = warehouse.query(
+        """SELECT run_id, team, workload_class, accelerator_hours, effective_cost, cost_per_million_tokens
+           FROM cost_per_run ORDER BY effective_cost DESC LIMIT 5"""
+    ).to_pylist()
+    lines = ["", f"top runs by cost ({currency})", f"  {'run':<28}{'team':<14}{'class':<18}{'acc-hours':>10}{'cost':>14}{'per M tok':>11}"]
+    for r in rows:
+        per_mtok = "-" if r["cost_per_million_tokens"] is None else f"{r['cost_per_million_tokens']:,.4f}"
+        lines.append(
+            f"  {r['run_id'][:27]:<28}{(r['team'] or '-')[:13]:<14}{r['workload_class'][:17]:<18}"
+            f"{r['accelerator_hours']:>10,.1f}{r['effective_cost']:>14,.2f}{per_mtok:>11}"
+        )
+    return lines
+
+
+def _per_token(warehouse: Warehouse, currency: str) -> list[str]:
+    rows = warehouse.query(
+        """SELECT model_name, workload_class, sum(tokens_in) + sum(coalesce(tokens_out, 0)) AS tokens,
+                  from_nanos(to_nanos(sum(effective_cost)) * 1000000
+                             // CAST(sum(tokens_in) + sum(coalesce(tokens_out, 0)) AS HUGEINT)) AS per_mtok
+           FROM cost_per_million_tokens GROUP BY ALL ORDER BY model_name, workload_class LIMIT 12"""
+    ).to_pylist()
+    if not rows:
+        return []
+    lines = ["", f"cost per million tokens ({currency})", f"  {'model':<22}{'class':<20}{'tokens':>16}{'per M tok':>12}"]
+    for r in rows:
+        lines.append(f"  {(r['model_name'] or '-')[:21]:<22}{r['workload_class']:<20}{r['tokens']:>16,}{r['per_mtok']:>12,.4f}")
+    return lines
+
+
+def headline_lines(warehouse: Warehouse, currency: str) -> list[str]:
+    lines = _bill_lines(warehouse, currency)
+    if len(lines) > 2 and _table_exists(warehouse, "books"):
+        lines += _where_it_went(warehouse, currency)
+        lines += _top_runs(warehouse, currency)
+        lines += _per_token(warehouse, currency)
+    return lines

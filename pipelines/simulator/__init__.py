@@ -27,7 +27,8 @@ from pipelines.simulator.telemetry import index_placements, write_gpu_day, write
 from pipelines.simulator.truth import Truth
 
 DEFAULT_START = date(2026, 10, 1)
-OWNED = ("billing", "jobs", "spool", "monitoring", "truth", "flopledger.yaml", "warehouse.duckdb")
+OWNED = ("billing", "jobs", "spool", "monitoring", "truth", "flopledger.yaml", "warehouse.duckdb",
+         "warehouse.snapshot.duckdb")
 
 
 @dataclass
@@ -111,7 +112,7 @@ def simulate(
     writer.flush()
     has_slurm = _write_jobs(out, runs, start, days)
     totals = truth.write(out / "truth")
-    args = f"--out {out_dir} --gpus {gpus} --tpu-chips {tpu_chips} --days {days} --seed {seed} --start {start}"
+    args = f"--gpus {gpus} --tpu-chips {tpu_chips} --days {days} --seed {seed} --start {start}"
     config = out / "flopledger.yaml"
     config.write_text(config_text(fleet, has_slurm, telemetry, args + ("" if telemetry else " --no-telemetry")))
     return SimulationResult(out, config, len(runs), writer.rows_written, len(writer.files), gpu_rows, points,

@@ -11,7 +11,15 @@ from typing import Any
 
 from pipelines.simulator.clock import DAY_US, HOUR_US, US, hour_overlaps
 from pipelines.simulator.fleet import Bucket, Fleet, Project, TpuSlice, Vm
-from pipelines.simulator.prices import ACCELERATOR_SKUS, CUD_RATE, GIB, SKUS, SUD_RATE, TAX_RATE, round_cost
+from pipelines.simulator.prices import (
+    ACCELERATOR_SKUS,
+    CUD_RATE,
+    GIB,
+    SKUS,
+    SUD_RATE,
+    TAX_RATE,
+    round_cost,
+)
 from pipelines.simulator.rows import Charge, Where, credit, make_row, usage_cost
 from pipelines.simulator.schedule import Run
 

@@ -15,7 +15,7 @@ class F(NamedTuple):
     name: str
     type: str  # STRING, FLOAT, NUMERIC, TIMESTAMP, BOOLEAN, RECORD
     mode: str  # NULLABLE or REPEATED
-    fields: tuple["F", ...] = ()
+    fields: tuple[F, ...] = ()
 
 
 EXPORT_FIELDS: tuple[F, ...] = (

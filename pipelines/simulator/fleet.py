@@ -169,7 +169,7 @@ def _slices(chips: int, start_us: int, end_us: int) -> list[TpuSlice]:
 def _buckets(projects: tuple[Project, ...]) -> list[Bucket]:
     found = [Bucket(f"{p.project_id}-checkpoints", p, p.team, 20_000 + 5_000 * i, 800 + 200 * i)
              for i, p in enumerate(projects)]
-    found.append(Bucket("acme-shared-datasets", PROJECTS[1], None, 150_000, 0))
+    found.append(Bucket("acme-shared-datasets", PROJECTS[1], None, 90_000, 0))
     return found
 
 

@@ -93,11 +93,11 @@ class Cell:
 def _cells(fleet: Fleet) -> list[Cell]:
     cells: list[Cell] = []
     steady = [v for v in fleet.vms if v.created_us == fleet.start_us and v.deleted_us == fleet.end_us]
-    groups: dict[tuple[str, str, bool], list[Vm]] = {}
+    groups: dict[tuple[str, str, bool], list[Vm]] = {}  # multi-host runs stay in one machine type and account
     for vm in steady:
-        groups.setdefault((vm.machine.name, vm.project.project_id, vm.slurm), []).append(vm)
+        groups.setdefault((vm.machine.name, vm.project.account.currency, vm.slurm), []).append(vm)
     for vms in groups.values():
-        pairs = len(vms) // 2 // 2 * 2  # about half of each group's VMs run multi-host, in pairs
+        pairs = 2 * max(1, len(vms) // 4) if len(vms) >= 2 else 0  # VMs that run multi-host, in pairs
         for i in range(0, pairs, 2):
             cells.append(Cell(vms[i].name, vms[i:i + 2], fleet.start_us, fleet.end_us, vms[i].slurm, False))
         for vm in vms[pairs:]:

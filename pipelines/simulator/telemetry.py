@@ -17,7 +17,6 @@ import pyarrow as pa
 from collectors.cloud_monitoring.pages import write_pages
 from collectors.nvml.schema import GPU_SAMPLES_SCHEMA
 from collectors.nvml.spool import write_spool_file
-
 from pipelines.simulator.clock import DAY_US, MINUTE_US, to_naive
 from pipelines.simulator.fleet import TpuSlice, Vm
 from pipelines.simulator.schedule import Run

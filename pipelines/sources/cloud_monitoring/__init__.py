@@ -9,5 +9,5 @@ from pipelines.telemetry import freshness_check
 def build(partitions: dg.PartitionsDefinition) -> dg.Definitions:
     return dg.Definitions(
         assets=assets.build_assets(partitions),
-        asset_checks=[freshness_check("tpu_samples", "tpu_samples")],
+        asset_checks=[freshness_check("tpu_samples", "tpu_samples", "cloud_monitoring")],
     )

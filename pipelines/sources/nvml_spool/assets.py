@@ -37,6 +37,8 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
     )
     def gpu_samples(context: dg.AssetExecutionContext, flopledger: Flopledger) -> dg.MaterializeResult:
         config, warehouse = flopledger.config(), flopledger.warehouse()
+        if config.sources.nvml_spool is None:
+            return dg.MaterializeResult(metadata={"skipped": dg.MetadataValue.text("not configured")})
         days = window_days(context)
         paths = [*files_for(config.source_files("nvml_spool"), days), *config.remote_paths("nvml_spool")]
         samples, quarantined = read_spool(paths)

@@ -1,0 +1,92 @@
+"""Probe JSONL into `probe_results` (one partition per UTC day of `measured_at`), and the
+spec-sheet peaks into `accelerator_specs` for the MFU marts."""
+
+from datetime import date, timedelta
+from pathlib import Path
+
+import dagster as dg
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from collectors.probe_results import read_probe_results
+from collectors.quarantine import Quarantined
+from pipelines.loading import counts_metadata, store_quarantine
+from pipelines.partitions import window_days
+from pipelines.resources import Flopledger
+from pipelines.warehouse import Warehouse
+from probes.specs import spec_rows
+
+
+def probe_days(paths: list[Path]) -> set[date]:
+    """The UTC days the probe files hold measurements of (probe files carry no day in their name)."""
+    results, _ = read_probe_results(paths)
+    return {d for d in pc.cast(results["measured_at"], pa.date32()).to_pylist() if d is not None}
+
+
+def load_days(
+    warehouse: Warehouse, results: pa.Table, quarantined: list[Quarantined], days: list[date]
+) -> dict[str, dg.MetadataValue]:
+    """Replace the window's days of `probe_results` with the results measured on those days."""
+    first, last = days[0], days[-1]
+    day = pc.cast(results["measured_at"], pa.date32())
+    in_window = pc.and_(
+        pc.greater_equal(day, pa.scalar(first, pa.date32())),
+        pc.less_equal(day, pa.scalar(last, pa.date32())),
+    )
+    rows = results.filter(in_window)
+    where = "measured_at >= ? AND measured_at < ?"
+    warehouse.replace_where("probe_results", where, [first, last + timedelta(days=1)], rows)
+    store_quarantine(warehouse, quarantined)
+    return counts_metadata(
+        rows_read=results.num_rows + len(quarantined),
+        rows_loaded=rows.num_rows,
+        rows_quarantined=len(quarantined),
+        rows_failed=int(pc.sum(pc.invert(rows["verified"])).as_py() or 0),
+    )
+
+
+def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
+    @dg.asset(
+        name="probe_results",
+        group_name="raw",
+        partitions_def=partitions,
+        backfill_policy=dg.BackfillPolicy.single_run(),
+        kinds={"duckdb"},
+        description="One row per probe measurement (node, device, dtype, shape) from the probe CLI's JSONL.",
+    )
+    def probe_results(context: dg.AssetExecutionContext, flopledger: Flopledger) -> dg.MaterializeResult:
+        config = flopledger.config()
+        if config.sources.probes is None:
+            return dg.MaterializeResult(metadata={"skipped": dg.MetadataValue.text("not configured")})
+        paths = config.source_files("probes")
+        results, quarantined = read_probe_results(paths)
+        metadata = load_days(flopledger.warehouse(), results, quarantined, window_days(context))
+        context.log.info(f"probes: {len(paths)} file(s), {metadata['rows_loaded'].value} rows")
+        return dg.MaterializeResult(metadata=metadata)
+
+    return [probe_results]
+
+
+def spec_table() -> pa.Table:
+    """probes.specs' peak table as `accelerator_specs` rows."""
+    rows = spec_rows()
+    return pa.table(
+        {
+            "accelerator_type": [r["accelerator_type"] for r in rows],
+            "dtype": [r["dtype"] for r in rows],
+            "peak_tflops_spec": pa.array([r["peak_tflops"] for r in rows], pa.float64()),
+            "source": [r["source"] for r in rows],
+        }
+    )
+
+
+@dg.asset(
+    name="accelerator_specs",
+    group_name="marts",
+    kinds={"duckdb"},
+    description="Peak dense TFLOP/s per accelerator type and dtype, from the spec sheets (probes/specs.py).",
+)
+def accelerator_specs(flopledger: Flopledger) -> dg.MaterializeResult:
+    table = spec_table()
+    flopledger.warehouse().replace_where("accelerator_specs", "true", None, table)
+    return dg.MaterializeResult(metadata=counts_metadata(rows_loaded=table.num_rows))
