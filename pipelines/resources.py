@@ -9,7 +9,6 @@ import dagster as dg
 from pipelines.config import Config, load_config
 from pipelines.warehouse import Warehouse, open_warehouse
 
-
 _SCHEMA_READY: set[str] = set()
 
 

@@ -11,11 +11,10 @@ from pathlib import Path
 
 import dagster as dg
 
+from pipelines.build import INGEST_JOB, MARTS_JOB, build_definitions
 from pipelines.config import Config
 from pipelines.days import input_days
-from pipelines.build import INGEST_JOB, MARTS_JOB, build_definitions
 from pipelines.report import RunReport, collect_events
-
 
 # Dagster's console logger at WARNING: the CLI prints its own progress and report.
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}

@@ -13,7 +13,6 @@ from collectors.gcp_billing.fields import KNOWN_TOP_LEVEL
 from collectors.money import BadNumber, money, to_decimal, to_usd
 from collectors.timeparse import BadTimestamp, parse_timestamp
 
-
 RATE_PLACES = Decimal("1e-18")
 
 
