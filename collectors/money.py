@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
 
 NANO = Decimal("0.000000001")
+# DECIMAL(38, 9) holds 38 significant digits; Python's default context holds 28.
+WIDE = Context(prec=60)
+MAX_MONEY = Decimal(10) ** 29
 
 
 class BadNumber(ValueError):
@@ -34,8 +37,12 @@ def to_decimal(value: object) -> Decimal | None:
 
 
 def money(value: Decimal | None) -> Decimal | None:
-    """Round to DECIMAL(38, 9): 9 places, half to even."""
-    return None if value is None else value.quantize(NANO, rounding=ROUND_HALF_EVEN)
+    """Round to DECIMAL(38, 9): 9 places, half to even. Past DECIMAL(38, 9)'s range: BadNumber."""
+    if value is None:
+        return None
+    if abs(value) >= MAX_MONEY:
+        raise BadNumber(f"{value} does not fit DECIMAL(38, 9)")
+    return value.quantize(NANO, rounding=ROUND_HALF_EVEN, context=WIDE)
 
 
 def to_usd(amount: Decimal | None, rate: Decimal | None) -> Decimal | None:
@@ -44,4 +51,4 @@ def to_usd(amount: Decimal | None, rate: Decimal | None) -> Decimal | None:
         return None
     if rate is None or rate == 1:
         return money(amount)
-    return money(amount / rate)
+    return money(WIDE.divide(amount, rate))
