@@ -44,18 +44,22 @@ def _where_it_went(warehouse: Warehouse, currency: str) -> list[str]:
              (SELECT sum(allocated_idle_cost) FROM idle_capacity) AS allocated_idle,
              (SELECT sum(paid_accelerator_hours) FROM idle_capacity) AS paid_hours,
              (SELECT sum(unallocated_idle_hours) FROM idle_capacity) AS idle_hours,
-             (SELECT bool_and(difference = 0) FROM books) AS books_close"""
+             (SELECT bool_and(difference = 0) FROM books) AS books_close,
+             (SELECT sum(cost_usd + credits_total_usd) FROM billing_line_items) AS effective"""
     ).to_pylist()[0]
     share = row["idle_hours"] / row["paid_hours"] if row["paid_hours"] else 0.0
-    lines = [
-        f"  {'allocated to ' + format(row['run_count'], ',') + ' runs':<28}{_money(row['runs'], currency):>22}",
-        f"  {'unallocated idle':<28}{_money(row['unallocated_idle'], currency):>22}"
-        f"   ({share:.0%} of {row['paid_hours'] or 0:,.0f} paid accelerator-hours held by no run)",
-    ]
+    other = row["effective"] - (row["runs"] or 0) - (row["unallocated_idle"] or 0)
+    lines = [f"  {'allocated to ' + format(row['run_count'], ',') + ' runs':<28}{_money(row['runs'], currency):>22}"]
     if row["allocated_idle"] is not None:
         lines.append(
-            f"  {'allocated idle':<28}{_money(row['allocated_idle'], currency):>22}   (held by runs, not busy)"
+            f"  {'  of which allocated idle':<28}{_money(row['allocated_idle'], currency):>22}"
+            "   (held by runs, not busy)"
         )
+    lines += [
+        f"  {'unallocated idle':<28}{_money(row['unallocated_idle'], currency):>22}"
+        f"   ({share:.0%} of {row['paid_hours'] or 0:,.0f} paid accelerator-hours held by no run)",
+        f"  {'other shared cost':<28}{_money(other, currency):>22}   (storage, network, tax: no run held them)",
+    ]
     lines.append(f"  books close (allocated + idle + other = billed): {'yes' if row['books_close'] else 'NO'}")
     return lines
 
