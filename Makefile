@@ -5,7 +5,7 @@ PYTHON ?= python3.11
 export UV_PYTHON_DOWNLOADS := never
 export UV_LINK_MODE := copy
 
-.PHONY: setup demo test lint dagster gpu-check clean
+.PHONY: setup demo test browser lint dagster gpu-check clean
 
 .tools/bin/uv:
 	$(PYTHON) -m venv .tools
@@ -20,7 +20,12 @@ setup: .venv/.synced
 demo: setup
 	.venv/bin/flopledger demo
 
-test: setup
+# The browser test needs Debian's Chromium; installed here when we are root (CI is).
+browser:
+	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
+
+test: setup browser
 	.venv/bin/python -m pytest
 
 lint: setup
@@ -29,6 +34,9 @@ lint: setup
 
 dagster: setup
 	.venv/bin/dagster dev -w workspace.yaml
+
+gpu-check: setup
+	bash scripts/gpu_check.sh
 
 clean:
 	rm -rf .venv .tools demo warehouse*.duckdb
