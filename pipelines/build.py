@@ -11,6 +11,7 @@ import dagster as dg
 from pipelines.marts import assets as mart_assets
 from pipelines.marts.checks import MART_CHECKS
 from pipelines.partitions import daily_partitions
+from pipelines.progress import progress_logger
 from pipelines.resources import Flopledger
 from pipelines.sources import budgets, cloud_monitoring, gcp_billing, jobs, nvml_spool, probes
 
@@ -78,5 +79,6 @@ def build_definitions(
             dg.define_asset_job(MARTS_JOB, selection=dg.AssetSelection.groups("marts")),
         ],
         resources={"flopledger": Flopledger(config_path=config_path)},
+        loggers={"progress": progress_logger},
     )
     return dg.Definitions.merge(sources, marts)

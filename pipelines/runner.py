@@ -16,8 +16,8 @@ from pipelines.config import Config
 from pipelines.days import input_days
 from pipelines.report import RunReport, collect_events
 
-# Dagster's console logger at WARNING: the CLI prints its own progress and report.
-QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+# One concise line per step instead of Dagster's console log; the report comes at the end.
+QUIET = {"loggers": {"progress": {}}}
 
 
 def _progress(message: str) -> None:
