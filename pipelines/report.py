@@ -7,6 +7,7 @@ from typing import Any
 
 import dagster as dg
 
+from pipelines.budgets.report import alert_lines
 from pipelines.config import Config
 from pipelines.headline import headline_lines
 from pipelines.warehouse import Warehouse, open_warehouse
@@ -48,6 +49,7 @@ class RunReport:
         if self.succeeded or self.materialized:
             lines += headline_lines(self.warehouse(), self.config.reporting_currency)
         lines += _check_lines(self.checks)
+        lines += alert_lines(self.warehouse()) if self.succeeded or self.materialized else []  # budgets: open alerts
         if self.failures:
             lines += ["", "FAILED:"] + [f"  {f}" for f in self.failures]
         lines.append("")

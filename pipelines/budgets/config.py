@@ -172,12 +172,15 @@ def _unique(names: list[str], key: str) -> None:
 
 
 def _error_line(path: Path, err: ValidationError) -> str:
-    first = err.errors()[0]
+    """The first problem (an unknown key first), in one line; channel values are never echoed."""
+    errors = err.errors()
+    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     key = ".".join(str(part) for part in first["loc"]) or "(top level)"
     if first["type"] == "extra_forbidden":
-        return f"{path}: {key}: unknown key"
+        hint = " (put the URL in an environment variable and name it with url_env)" if key.endswith(".url") else ""
+        return f"{path}: {key}: unknown key{hint}"
     message = first["msg"].removeprefix("Value error, ")
-    if first["type"] in ("value_error", "assertion_error"):
+    if first["type"] in ("value_error", "assertion_error") or key.startswith("channels"):
         return f"{path}: {key}: {message}"
     return f"{path}: {key}: {message} (got {first.get('input')!r})"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from pipelines.budgets.alerts import Alert
 from pipelines.budgets.config import BudgetsFile
@@ -38,7 +38,7 @@ def rule_alerts(warehouse: Warehouse, budgets: BudgetsFile, now: datetime) -> li
     alerts: list[Alert] = []
     for rule in budgets.rules.spend_change:
         spend = scoped_daily_spend(warehouse, rule.scope, rule.group_by)
-        alerts += spend_change_alerts(rule, spend, day.fromordinal(day.toordinal() - 1), first)
+        alerts += spend_change_alerts(rule, spend, day - timedelta(days=1), first)
     for eff in budgets.rules.efficiency:
         alerts += efficiency_alerts(eff, measure(warehouse, eff, day), day)
     return alerts + health_alerts(warehouse, budgets.rules.health, now)
