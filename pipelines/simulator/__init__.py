@@ -14,9 +14,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from pipelines.budgets.demo import write_demo_budgets
 from pipelines.simulator.billing import day_rows
 from pipelines.simulator.clock import DAY_US, day_start_us
 from pipelines.simulator.extracts import ExportWriter
@@ -28,7 +30,7 @@ from pipelines.simulator.truth import Truth
 
 DEFAULT_START = date(2026, 10, 1)
 OWNED = ("billing", "jobs", "spool", "monitoring", "truth", "flopledger.yaml", "warehouse.duckdb",
-         "warehouse.snapshot.duckdb")
+         "warehouse.snapshot.duckdb", "budgets.yaml")
 
 
 @dataclass
@@ -62,6 +64,7 @@ def config_text(fleet: Fleet, has_slurm: bool, telemetry: bool, args: str) -> st
         "  kind: duckdb",
         "  path: warehouse.duckdb",
         "reporting_currency: USD",
+        "budgets: budgets.yaml",
         "sources:",
         "  gcp_billing:",
         '    paths: ["billing/**/*.ndjson", "billing/**/*.parquet"]',
@@ -79,6 +82,14 @@ def _telemetry_day(out: Path, fleet: Fleet, held: dict, day_us: int, seed: int) 
     gpu_rows = sum(write_gpu_day(out / "spool", vm, day_us, held.get(vm.name, []), seed) for vm in fleet.vms)
     points = sum(write_tpu_day(out / "monitoring", s, day_us, held.get(s.name, []), seed) for s in fleet.slices)
     return gpu_rows, points
+
+
+def _write_budgets(out: Path, truth: Truth, start: date, days: int) -> None:
+    """budgets.yaml scaled to what this fleet spends: some budgets cross a threshold."""
+    daily = {
+        team: Decimal(nanos) / Decimal(10**9) / days for team, nanos in truth.effective_by_team.items()
+    }
+    write_demo_budgets(out, daily_spend_by_team=daily, start=start, days=days)
 
 
 def _stderr(message: str) -> None:
@@ -112,6 +123,7 @@ def simulate(
     writer.flush()
     has_slurm = _write_jobs(out, runs, start, days)
     totals = truth.write(out / "truth")
+    _write_budgets(out, truth, start, days)
     args = f"--gpus {gpus} --tpu-chips {tpu_chips} --days {days} --seed {seed} --start {start}"
     config = out / "flopledger.yaml"
     config.write_text(config_text(fleet, has_slurm, telemetry, args + ("" if telemetry else " --no-telemetry")))

@@ -98,6 +98,7 @@ class Truth:
         self.billed = self.credits = 0
         self.rows = 0
         self.rows_per_account: dict[str, int] = defaultdict(int)
+        self.effective_by_team: dict[str, int] = defaultdict(int)
 
     def add(self, row: dict[str, Any]) -> None:
         rate = Decimal(row["currency_conversion_rate"])
@@ -107,6 +108,9 @@ class Truth:
         self.credits += credits
         self.rows += 1
         self.rows_per_account[row["billing_account_id"]] += 1
+        team = next((item["value"] for item in row["labels"] if item["key"] == "team"), None)
+        if team is not None:
+            self.effective_by_team[team] += cost + credits
         run_id = next((item["value"] for item in row["labels"] if item["key"] == self.label_key), None)
         if run_id in self.runs:
             self.direct[run_id] += cost + credits
