@@ -1,0 +1,76 @@
+"""The shared filters in the sidebar, kept in the URL (`st.query_params`) and session state."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pandas as pd
+import streamlit as st
+
+from dashboards import data
+from dashboards.filters import DIMENSIONS, Filters, from_url, to_url
+
+STATE_KEY = "filters"
+
+
+def options() -> dict[str, list[str]]:
+    """The values each filter offers, from the snapshot."""
+    frame = data.query("options")
+    return {dim: frame.loc[frame["dimension"] == dim, "value"].tolist() for dim in DIMENSIONS}
+
+
+def bounds() -> tuple[date, date]:
+    """First and last UTC day with data (today when the warehouse is empty)."""
+    row = data.query("bounds").iloc[0]
+    if pd.isna(row["first_day"]) or pd.isna(row["last_day"]):
+        today = date.today()
+        return today, today
+    return pd.Timestamp(row["first_day"]).date(), pd.Timestamp(row["last_day"]).date()
+
+
+def _seed_from_url(opts: dict[str, list[str]], lo: date, hi: date) -> None:
+    url = {key: st.query_params.get_all(key) for key in st.query_params}
+    seeded = from_url(url, opts, lo, hi)
+    st.session_state["f_dates"] = (seeded.start, seeded.end)
+    for dim in DIMENSIONS:
+        st.session_state[f"f_{dim}"] = list(seeded.chosen(dim))
+
+
+def _sanitise_state(opts: dict[str, list[str]], lo: date, hi: date) -> None:
+    """Keep session values valid when a new snapshot changes the options or bounds."""
+    days = tuple(st.session_state.get("f_dates") or (lo, hi))
+    start, end = (days[0], days[-1]) if days else (lo, hi)
+    start, end = min(max(start, lo), hi), min(max(end, lo), hi)
+    st.session_state["f_dates"] = (min(start, end), max(start, end))
+    for dim in DIMENSIONS:
+        known = set(opts[dim])
+        st.session_state[f"f_{dim}"] = [v for v in st.session_state.get(f"f_{dim}", []) if v in known]
+
+
+def _widgets(opts: dict[str, list[str]], lo: date, hi: date) -> Filters:
+    side = st.sidebar
+    side.header("Filters")
+    days = side.date_input("Dates (UTC)", key="f_dates", min_value=lo, max_value=hi)
+    start, end = (days[0], days[-1]) if isinstance(days, tuple) and days else (lo, hi)
+    chosen = {
+        dim: tuple(side.multiselect(label, opts[dim], key=f"f_{dim}", placeholder="All"))
+        for dim, label in DIMENSIONS.items()
+    }
+    return Filters(start, end, **chosen)
+
+
+def render() -> Filters:
+    """Draw the filters, mirror them into the URL, and keep them for the page."""
+    opts, (lo, hi) = options(), bounds()
+    if "f_dates" not in st.session_state:
+        _seed_from_url(opts, lo, hi)
+    _sanitise_state(opts, lo, hi)
+    filters = _widgets(opts, lo, hi)
+    st.query_params.from_dict(to_url(filters, lo, hi))
+    st.session_state[STATE_KEY] = filters
+    return filters
+
+
+def current() -> Filters:
+    """The filters drawn by the app's entry script in this run."""
+    return st.session_state[STATE_KEY]

@@ -1,0 +1,13 @@
+-- Alerts, newest first (alerts). Params: none.
+SELECT
+    a.raised_at,
+    a.severity,
+    a.kind,
+    a.subject,
+    a.title,
+    a.message,
+    a.notified_at,
+    a.alert_id
+FROM alerts AS a
+ORDER BY a.raised_at DESC, a.alert_id
+LIMIT 5000

@@ -1,0 +1,10 @@
+-- First and last UTC day with data: the default date range. Params: none.
+WITH days AS (
+    SELECT CAST(coalesce(started_at, submitted_at) AS DATE) AS day FROM cost_per_run
+    UNION ALL
+    SELECT day FROM spend_daily
+    UNION ALL
+    SELECT day FROM idle_capacity_daily
+)
+SELECT min(day) AS first_day, max(day) AS last_day
+FROM days

@@ -1,0 +1,5 @@
+-- Tables in the warehouse's default schema (which optional marts exist yet). Params: none.
+SELECT table_name
+FROM information_schema.tables
+WHERE table_schema = 'main' AND table_catalog = current_database()
+ORDER BY table_name

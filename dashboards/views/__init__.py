@@ -1,0 +1,1 @@
+"""One view module per page: `render(filters)` draws the page from named queries."""

@@ -1,0 +1,72 @@
+"""Overview: spend to date, projection, budgets, top teams and runs, idle cost share, trend."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboards import charts, data
+from dashboards.components import money, percent, scope_note, table, usd_column
+from dashboards.filters import Filters
+from dashboards.views.budgets import show_budgets
+
+TOP_N = 10
+
+
+def projection(month_to_date: float, daily_rate: float, days_left: int) -> float:
+    """Month-end run-rate projection: month to date + trailing 7-day mean x days left."""
+    return month_to_date + daily_rate * days_left
+
+
+def idle_share(idle: dict) -> float | None:
+    """(Unallocated + allocated idle cost) / effective cost of the accelerator resource-hours."""
+    if not idle["effective_usd"]:
+        return None
+    allocated_idle = idle["allocated_idle_usd"] if idle["rows_with_telemetry"] else 0.0
+    return (idle["unallocated_idle_usd"] + allocated_idle) / idle["effective_usd"]
+
+
+def _headline(f: Filters) -> None:
+    spend = data.query("spend_totals", f.params()).iloc[0]
+    runs = data.query("run_totals", f.params()).iloc[0]
+    idle = data.query("idle_totals", f.params()).iloc[0].to_dict()
+    rate = data.query("spend_run_rate", f.params()).iloc[0]
+    cols = st.columns(5)
+    cols[0].metric("Spend to date (USD)", money(spend["effective_usd"]),
+                   help="Effective cost (billed + credits) in the date range, from spend_daily.")
+    cols[1].metric("Credits (USD)", money(spend["credits_usd"]))
+    cols[2].metric("Month projection (USD)",
+                   money(projection(rate["month_to_date_usd"], rate["daily_rate_usd"], rate["days_left"])),
+                   help="Month to date at the last day shown + the trailing 7-day daily mean x days left.")
+    cols[3].metric("Cost of runs (USD)", money(runs["effective_usd"]), help=f"{int(runs['runs']):,} runs")
+    cols[4].metric("Idle cost share", percent(idle_share(idle)),
+                   help="Unallocated idle (no run held it) + allocated idle (held, not busy; needs telemetry) "
+                        "as a share of accelerator resource cost.")
+    scope_note(f, {"team", "project"}, "Spend")
+    scope_note(f, {"project", "accelerator"}, "Idle capacity")
+
+
+def _top_teams(f: Filters) -> None:
+    frame = data.query("top_teams", [*f.params(), TOP_N])
+    st.altair_chart(charts.cost_bars(frame, "team", "Team", "Top teams by run cost"), width="stretch")
+
+
+def _top_runs(f: Filters) -> None:
+    frame = data.query("runs_table", [*f.params(), "", "effective_cost", True, TOP_N])
+    st.markdown("**Top runs by cost**")
+    shown = frame[["run_id", "team", "workload_class", "accelerator_type", "effective_usd"]]
+    table(shown, "top_runs", {"effective_usd": usd_column("Cost (USD)")})
+
+
+def render(f: Filters) -> None:
+    st.title("Overview")
+    _headline(f)
+    st.subheader("Budgets")
+    show_budgets(current_only=True)
+    left, right = st.columns(2)
+    with left:
+        _top_teams(f)
+    with right:
+        _top_runs(f)
+    trend = data.query("spend_trend", f.params())
+    st.altair_chart(charts.spend_trend(trend), width="stretch")
+    table(trend, "spend_daily", {"effective_usd": usd_column("Cost (USD)")})

@@ -1,0 +1,83 @@
+"""Cost per run: a sortable, searchable table and one run's detail."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from dashboards import charts, data
+from dashboards.components import empty_state, money, number, table, telemetry, usd_column
+from dashboards.filters import Filters
+
+ROW_LIMITS = (50, 100, 500, 1000, 5000)
+MAX_SEARCH = 200
+COLUMNS = {
+    "effective_usd": usd_column("Cost (USD)"),
+    "list_usd": usd_column("List cost (USD)"),
+    "usd_per_million_tokens": usd_column("USD per M tokens"),
+    "accelerator_hours": st.column_config.NumberColumn("Accelerator-hours", format="%.2f"),
+}
+
+
+def sort_key(chosen: str | None) -> str:
+    """The chosen sort key if whitelisted, else cost."""
+    return chosen if chosen in data.SORT_KEYS else "effective_cost"
+
+
+def needle(text: str | None) -> str:
+    """The search text as bound: trimmed, lower case, bounded."""
+    return (text or "").strip().lower()[:MAX_SEARCH]
+
+
+def _controls() -> tuple[str, str, bool, int]:
+    cols = st.columns([3, 2, 1, 1])
+    search = cols[0].text_input("Search run, job, model or experiment", key="run_search", max_chars=MAX_SEARCH)
+    key = cols[1].selectbox("Sort by", list(data.SORT_KEYS), format_func=data.SORT_KEYS.get, key="run_sort")
+    descending = cols[2].toggle("Highest first", value=True, key="run_desc")
+    limit = cols[3].selectbox("Rows", ROW_LIMITS, index=1, key="run_limit")
+    return needle(search), sort_key(key), bool(descending), int(limit)
+
+
+def _detail_metrics(run: dict[str, Any]) -> None:
+    cols = st.columns(4)
+    cols[0].metric("Run cost (USD)", money(run["effective_usd"]))
+    cols[1].metric("Accelerator-hours", number(run["accelerator_hours"], digits=2))
+    cols[2].metric("USD per million tokens", money(run["usd_per_million_tokens"]))
+    cols[3].metric("Queue time", number(run["queue_seconds"], " s", 0))
+    cols = st.columns(4)
+    cols[0].metric("Mean utilisation", telemetry(run["mean_utilisation_pct"], "%"))
+    cols[1].metric("Energy", telemetry(run["energy_kwh"], " kWh", 2))
+    cols[2].metric("MFU vs spec", telemetry(run["mfu_spec_pct"], "%"))
+    cols[3].metric("MFU vs measured peak", telemetry(run["mfu_measured_pct"], "%"))
+
+
+def _detail(run_ids: list[str]) -> None:
+    st.subheader("Run detail")
+    run_id = st.selectbox("Run", run_ids, key="run_pick")
+    if run_id is None:
+        return
+    found = data.query("run_detail", [run_id])
+    if found.empty:
+        return
+    _detail_metrics(found.iloc[0].to_dict())
+    hours = data.query("run_hours", [run_id])
+    if hours.empty:
+        empty_state("No resource-hours", "This run held no billed resource-hour (only labelled rows, if any).")
+        return
+    st.altair_chart(charts.run_hours(hours), width="stretch")
+    table(hours, f"run_{run_id}_hours", {"effective_usd": usd_column("Cost (USD)")})
+
+
+def render(f: Filters) -> None:
+    st.title("Cost per run")
+    search, key, descending, limit = _controls()
+    total = data.query("runs_count", [*f.params(), search]).iloc[0]
+    st.caption(f"{int(total['runs']):,} runs match, costing {money(total['effective_usd'])} "
+               f"(showing up to {limit:,}).")
+    runs = data.query("runs_table", [*f.params(), search, key, descending, limit])
+    if runs.empty:
+        empty_state("No runs", "No run matches these filters and search.")
+        return
+    table(runs, "cost_per_run", COLUMNS)
+    _detail(runs["run_id"].tolist())

@@ -1,0 +1,57 @@
+"""The plain parts: URL filters, chart specs (axis units, USD), the CLI command."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pandas as pd
+
+from dashboards import charts
+from dashboards.filters import Filters, from_url, to_url
+from pipelines.cli import build_parser
+from pipelines.commands.dashboard import streamlit_command
+
+LO, HI = date(2026, 10, 1), date(2026, 10, 31)
+OPTIONS = {"team": ["llm", "eu-llm"], "project": ["p"], "workload": ["pretraining"], "accelerator": ["H100-80GB"]}
+
+
+def test_filters_round_trip_through_the_url() -> None:
+    chosen = Filters(date(2026, 10, 3), date(2026, 10, 9), team=("llm", "eu-llm"), accelerator=("H100-80GB",))
+    url = to_url(chosen, LO, HI)
+    assert url == {"from": ["2026-10-03"], "to": ["2026-10-09"], "team": ["llm", "eu-llm"],
+                   "accelerator": ["H100-80GB"]}
+    assert from_url(url, OPTIONS, LO, HI) == chosen
+    assert to_url(Filters(LO, HI), LO, HI) == {}  # the default view keeps a clean URL
+
+
+def test_unknown_values_and_bad_dates_fall_back_to_the_default() -> None:
+    url = {"team": ["nobody", "llm"], "from": ["2026-13-01"], "to": ["2027-01-01"], "project": ["' OR 1=1 --"]}
+    assert from_url(url, OPTIONS, LO, HI) == Filters(LO, HI, team=("llm",))  # to clamped to the last day
+    assert from_url({"from": ["2026-10-20"], "to": ["2026-10-02"]}, OPTIONS, LO, HI) == Filters(LO, HI)
+
+
+def _axes(chart) -> dict[str, str]:
+    enc = chart.to_dict()["encoding"]
+    return {ch: enc[ch].get("title", "") for ch in ("x", "y") if ch in enc}
+
+
+def test_charts_say_their_units() -> None:
+    spend = pd.DataFrame({"day": pd.to_datetime(["2026-10-01"]), "category": ["accelerator"], "effective_usd": [1.0]})
+    assert _axes(charts.spend_trend(spend)) == {"x": "Day (UTC)", "y": "Effective cost (USD)"}
+    hours = pd.DataFrame({"hour": pd.to_datetime(["2026-10-01 03:00"]), "resource_name": ["a"], "effective_usd": [2.0]})
+    assert _axes(charts.run_hours(hours)) == {"x": "Hour (UTC)", "y": "Allocated cost (USD)"}
+    heat = pd.DataFrame({"weekday": [4], "hour_of_day": [3], "unallocated_idle_share": [0.5], "unallocated_idle_usd": [9.0]})
+    spec = charts.idle_heatmap(heat).to_dict()
+    assert spec["mark"]["type"] == "rect" and spec["encoding"]["x"]["title"] == "Hour of day (UTC)"
+    tokens = pd.DataFrame({"dimension_value": ["m"], "usd_per_million_tokens": [1.5]})
+    assert _axes(charts.tokens_bars(tokens, "Model"))["x"] == "USD per million tokens"
+
+
+def test_dashboard_command_binds_localhost_and_passes_the_config(tmp_path: Path) -> None:
+    args = build_parser().parse_args(["dashboard", "--config", "x.yaml"])
+    assert (args.host, args.port) == ("127.0.0.1", 8501)
+    argv = streamlit_command(tmp_path / "x.yaml", args.host, 9000)
+    assert argv[1:4] == ["-m", "streamlit", "run"] and argv[4].endswith("dashboards/app.py")
+    assert argv[argv.index("--server.address") + 1] == "127.0.0.1"
+    assert argv[-2:] == ["--config", str(tmp_path / "x.yaml")]
