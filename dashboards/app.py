@@ -9,7 +9,8 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboards import auth, sidebar
-from dashboards.data import NoWarehouse, QueryFailed
+from dashboards.data import NoWarehouse, QueryFailed, config_path
+from pipelines.config import ConfigError, load_config
 
 PAGES = [
     st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
@@ -21,9 +22,18 @@ PAGES = [
 ]
 
 
+def sign_in_required() -> bool:
+    """flopledger.yaml's `dashboard.sign_in` (a config that cannot be read: not required here;
+    the pages then say what is wrong)."""
+    try:
+        return load_config(config_path()).dashboard.sign_in
+    except ConfigError:
+        return False
+
+
 def main() -> None:
     st.set_page_config(page_title="flopledger", page_icon=":material/payments:", layout="wide")
-    auth.gate()
+    auth.gate(required=sign_in_required())
     page = st.navigation(PAGES)
     try:
         sidebar.render()

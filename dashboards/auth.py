@@ -27,10 +27,17 @@ def provider(auth: dict[str, Any]) -> str | None:
     return named[0] if named else None
 
 
-def gate() -> None:
-    """Stop the page for a signed-out user when sign-in is configured; no-op otherwise."""
+def gate(required: bool = False) -> None:
+    """Stop the page for a signed-out user when sign-in is configured; no-op otherwise.
+
+    `required` (flopledger.yaml `dashboard.sign_in: true`) fails closed: without an `[auth]`
+    table in the secrets, no page is shown."""
     auth = _auth_secrets()
     if auth is None:
+        if required:
+            st.error("flopledger.yaml sets dashboard.sign_in, but .streamlit/secrets.toml has no "
+                     "[auth] table: see docs/dashboards.md.")
+            st.stop()
         return
     if not st.user.is_logged_in:
         st.title("flopledger")

@@ -62,6 +62,13 @@ class SourcesConfig(_Strict):
     probes: SourceConfig | None = None
 
 
+class DashboardConfig(_Strict):
+    """`flopledger dashboard`: sign_in requires Streamlit's OIDC sign-in (st.login), configured
+    in `.streamlit/secrets.toml` beside this file; without it the app refuses to show data."""
+
+    sign_in: bool = False
+
+
 class AllocationConfig(_Strict):
     run_label_key: str = "run_id"
 
@@ -74,6 +81,7 @@ class Config(_Strict):
     price_book: str | None = None
     fx_rates: str | None = None
     allocation: AllocationConfig = Field(default_factory=AllocationConfig)
+    dashboard: DashboardConfig = Field(default_factory=DashboardConfig)
     sources: SourcesConfig = Field(default_factory=SourcesConfig)
     # Where the file was read from; not a key of the file.
     base_dir: str = Field(default=".", exclude=True)

@@ -55,3 +55,17 @@ def test_dashboard_command_binds_localhost_and_passes_the_config(tmp_path: Path)
     assert argv[1:4] == ["-m", "streamlit", "run"] and argv[4].endswith("dashboards/app.py")
     assert argv[argv.index("--server.address") + 1] == "127.0.0.1"
     assert argv[-2:] == ["--config", str(tmp_path / "x.yaml")]
+
+
+def test_sign_in_required_by_config_fails_closed(tmp_path, monkeypatch):
+    """dashboard.sign_in: true with no [auth] secrets: the app stops before any page."""
+    from streamlit.testing.v1 import AppTest
+
+    config = tmp_path / "flopledger.yaml"
+    config.write_text("warehouse: {path: w.duckdb}\ndashboard: {sign_in: true}\n")
+    monkeypatch.setenv("FLOPLEDGER_CONFIG", str(config))
+    app = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "dashboards" / "app.py"), default_timeout=60)
+    app.run()
+    assert not app.exception
+    assert any("dashboard.sign_in" in e.value for e in app.error)
+    assert not app.metric  # no figures shown
