@@ -113,6 +113,7 @@ warehouse: {kind: duckdb, path: w.duckdb}
 sources:
   gcp_billing: {paths: ["billing/*.ndjson", "billing/*.parquet"]}
   jobs: {paths: ["jobs/*.jsonl", "jobs/*.json"]}
+  probes: {paths: ["probes/*.jsonl"]}
 """,
     )
     return tmp_path

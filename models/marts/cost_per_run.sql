@@ -1,5 +1,5 @@
 -- @table: One run (one attempt of a job): what it cost (its allocated share of every resource-hour it held, plus billing rows labelled with it), what it held, and what it produced. Money in USD.
--- @depends: jobs, run_allocation, run_direct_costs, run_held_hours, run_utilisation
+-- @depends: jobs, run_allocation, run_direct_costs, run_held_hours, run_utilisation, run_mfu
 -- @col run_id: The run.
 -- @col job_id: The job it is an attempt of.
 -- @col attempt: Attempt number (1 = first).
@@ -74,6 +74,7 @@ costed AS (
         coalesce(h.held_nanos, 0) AS held_nanos,
         coalesce(a.allocated_accelerator_nanos, 0) AS allocated_accelerator_nanos,
         coalesce(a.clipped, false) AS clipped,
+        m.model_flops AS run_model_flops, m.mfu_spec_pct, m.mfu_measured_pct,
         t.held_s, t.covered_s, t.busy_s, t.busy_basis_s, t.allocated_idle_nanos, t.energy_j,
         CAST(coalesce(j.tokens_in, 0) + coalesce(j.tokens_out, 0) AS HUGEINT) AS tokens_total
     FROM jobs AS j
@@ -81,6 +82,7 @@ costed AS (
     LEFT JOIN run_direct_costs AS d USING (run_id)
     LEFT JOIN held AS h USING (run_id)
     LEFT JOIN telemetry AS t USING (run_id)
+    LEFT JOIN run_mfu AS m USING (run_id)
 )
 SELECT
     run_id,
@@ -118,8 +120,8 @@ SELECT
     from_nanos(allocated_idle_nanos) AS allocated_idle_cost,
     energy_j / 3.6e6 AS energy_kwh,
     CASE WHEN tokens_total > 0 THEN energy_j / 3.6e6 / (CAST(tokens_total AS DOUBLE) / 1e6) END AS energy_kwh_per_million_tokens,
-    CAST(NULL AS DOUBLE) AS model_flops,
-    CAST(NULL AS DOUBLE) AS mfu_spec_pct,
-    CAST(NULL AS DOUBLE) AS mfu_measured_pct
+    run_model_flops AS model_flops,
+    mfu_spec_pct,
+    mfu_measured_pct
 FROM costed
 ORDER BY run_id

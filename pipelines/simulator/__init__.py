@@ -20,6 +20,7 @@ from typing import Any
 
 from pipelines.budgets.demo import write_demo_budgets
 from pipelines.simulator.billing import day_rows
+from probes.simulated import simulated_probe_rows, write_probe_jsonl
 from pipelines.simulator.clock import DAY_US, day_start_us
 from pipelines.simulator.extracts import ExportWriter
 from pipelines.simulator.fleet import EUR, USD, Fleet, build_fleet
@@ -30,7 +31,7 @@ from pipelines.simulator.truth import Truth
 
 DEFAULT_START = date(2026, 10, 1)
 OWNED = ("billing", "jobs", "spool", "monitoring", "truth", "flopledger.yaml", "warehouse.duckdb",
-         "warehouse.snapshot.duckdb", "budgets.yaml")
+         "warehouse.snapshot.duckdb", "budgets.yaml", "probes")
 
 
 @dataclass
@@ -75,6 +76,8 @@ def config_text(fleet: Fleet, has_slurm: bool, telemetry: bool, args: str) -> st
         lines += ["  nvml_spool:", '    paths: ["spool/**/*.parquet"]']
     if telemetry and fleet.slices:
         lines += ["  cloud_monitoring:", '    paths: ["monitoring/**/*.json"]']
+    if telemetry and (fleet.vms or fleet.slices):
+        lines += ["  probes:", '    paths: ["probes/*.jsonl"]']
     return "\n".join(lines) + "\n"
 
 
@@ -90,6 +93,15 @@ def _write_budgets(out: Path, truth: Truth, start: date, days: int) -> None:
         team: Decimal(nanos) / Decimal(10**9) / days for team, nanos in truth.effective_by_team.items()
     }
     write_demo_budgets(out, daily_spend_by_team=daily, start=start, days=days)
+
+
+def _write_probes(out: Path, fleet: Fleet, start: date, days: int, seed: int) -> None:
+    """A daily bf16 probe sweep on every GPU VM and TPU node (one node's ceiling drops mid-way)."""
+    nodes = [(vm.name, vm.machine.accelerator_type) for vm in fleet.vms]
+    nodes += [(s.name, s.tpu.accelerator_type) for s in fleet.slices]
+    if nodes:
+        day_list = [start + timedelta(days=i) for i in range(days)]
+        write_probe_jsonl(out / "probes" / "probe_results.jsonl", simulated_probe_rows(nodes, day_list, seed))
 
 
 def _stderr(message: str) -> None:
@@ -124,6 +136,8 @@ def simulate(
     has_slurm = _write_jobs(out, runs, start, days)
     totals = truth.write(out / "truth")
     _write_budgets(out, truth, start, days)
+    if telemetry:
+        _write_probes(out, fleet, start, days, seed)
     args = f"--gpus {gpus} --tpu-chips {tpu_chips} --days {days} --seed {seed} --start {start}"
     config = out / "flopledger.yaml"
     config.write_text(config_text(fleet, has_slurm, telemetry, args + ("" if telemetry else " --no-telemetry")))

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from pipelines.simulator.clock import HOUR_US, MINUTE_US, US
 from pipelines.simulator.fleet import Fleet, TpuSlice, Vm
+from probes.specs import peak_tflops
 
 
 class Workload(NamedTuple):
@@ -39,8 +40,11 @@ SINGLE_WEIGHTS = (3, 3, 2, 3, 2, 1)
 MULTI_MIX = ("pretraining", "post_training")
 MODELS = (("llama-8b", 8_030_000_000), ("llama-70b", 70_600_000_000), ("mixtral-8x7b", 46_700_000_000),
           ("gemma-27b", 27_200_000_000), ("acme-moe-400b", 400_000_000_000))
-TOKENS_PER_ACCEL_S = {"pretraining": 3_000, "post_training": 1_500, "rl_eval": 800,
-                      "online_inference": 600, "batch_inference": 2_500, "other": 200}
+# Model FLOPs utilisation each workload reaches (a range): tokens follow from it, so that the
+# runs' MFU against spec comes out realistic (model FLOPs: 6 x params x tokens for training,
+# 2 x params x tokens for inference, as the run_mfu mart counts them).
+MFU_RANGE = {"pretraining": (0.35, 0.5), "post_training": (0.25, 0.4), "rl_eval": (0.08, 0.18),
+             "online_inference": (0.04, 0.12), "batch_inference": (0.2, 0.35), "other": (0.0, 0.0)}
 
 
 @dataclass
@@ -140,12 +144,18 @@ def _duration_us(rng: random.Random, workload: Workload, whole_seconds: bool) ->
     return us - us % US if whole_seconds else us
 
 
-def _tokens(rng: random.Random, workload: str, accel_s: float) -> tuple[int | None, int | None]:
-    total = int(accel_s * TOKENS_PER_ACCEL_S[workload] * rng.uniform(0.7, 1.3))
+def _tokens(
+    rng: random.Random, workload: str, accel_s: float, accelerator_type: str, params: int
+) -> tuple[int | None, int | None]:
+    """Tokens a run would process at a realistic MFU on its accelerators' bf16 spec peak."""
+    peak_flops = (peak_tflops(accelerator_type, "bf16") or 0.0) * 1e12
+    flops_per_token = (6 if WORKLOADS[workload].training else 2) * params
+    total = int(accel_s * peak_flops * rng.uniform(*MFU_RANGE[workload]) / flops_per_token)
     if WORKLOADS[workload].training:
         return total, None
     if workload in ("online_inference", "batch_inference", "rl_eval"):
-        return total, int(total * rng.uniform(0.1, 0.4))
+        out_share = rng.uniform(0.1, 0.4)
+        return total - int(total * out_share), int(total * out_share)
     return None, None
 
 
@@ -212,7 +222,9 @@ def _attempt(rng: random.Random, ids: _Ids, cell: Cell, job: _Job, attempt: int,
     resources = cell.resources
     count = job.devices_each * len(resources)
     held_s = ((end if end is not None else period[1]) - start) / US * count
-    tokens_in, tokens_out = _tokens(rng, job.workload, held_s if status != "failed" else 0.0)
+    tokens_in, tokens_out = _tokens(
+        rng, job.workload, held_s if status != "failed" else 0.0, _accel_type(cell.resources[0]), job.model[1]
+    )
     slurm_id = ids.slurm_id() if cell.slurm else None
     first = resources[0]
     return Run(

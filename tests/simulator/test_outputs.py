@@ -184,7 +184,8 @@ def test_telemetry_reads_back(tiny: SimulationResult) -> None:
 def test_config_names_only_what_was_written(tiny: SimulationResult, tmp_path: Path) -> None:
     config = yaml.safe_load(tiny.config_path.read_text())
     assert config["warehouse"]["path"] == "warehouse.duckdb"
-    assert set(config["sources"]) == {"gcp_billing", "jobs", "nvml_spool", "cloud_monitoring"}
+    assert set(config["sources"]) == {"gcp_billing", "jobs", "nvml_spool", "cloud_monitoring", "probes"}
+    assert config["budgets"] == "budgets.yaml" and (tiny.out_dir / "budgets.yaml").is_file()
     gpu_only = simulate(tmp_path / "gpu", gpus=16, tpu_chips=0, days=1, seed=2)
     sources = yaml.safe_load(gpu_only.config_path.read_text())["sources"]
     assert "cloud_monitoring" not in sources and not (gpu_only.out_dir / "monitoring").exists()

@@ -54,10 +54,14 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         kinds={"duckdb"},
         description="One row per probe measurement (node, device, dtype, shape) from the probe CLI's JSONL.",
     )
-    def probe_results(context: dg.AssetExecutionContext, flopledger: Flopledger) -> dg.MaterializeResult:
+    def probe_results(
+        context: dg.AssetExecutionContext, flopledger: Flopledger
+    ) -> dg.MaterializeResult:
         config = flopledger.config()
         if config.sources.probes is None:
-            return dg.MaterializeResult(metadata={"skipped": dg.MetadataValue.text("not configured")})
+            return dg.MaterializeResult(
+                metadata={"skipped": dg.MetadataValue.text("not configured")}
+            )
         paths = config.source_files("probes")
         results, quarantined = read_probe_results(paths)
         metadata = load_days(flopledger.warehouse(), results, quarantined, window_days(context))

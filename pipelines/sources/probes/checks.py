@@ -11,14 +11,18 @@ from pipelines.resources import Flopledger
     description="Every probe of the last 7 days (to the newest result) matched its reference.",
 )
 def probes_verified(flopledger: Flopledger) -> dg.AssetCheckResult:
-    rows = flopledger.warehouse().query(
-        """SELECT node, count(*) AS failed
+    rows = (
+        flopledger.warehouse()
+        .query(
+            """SELECT node, count(*) AS failed
            FROM probe_results
            WHERE NOT verified
              AND measured_at >= (SELECT max(measured_at) FROM probe_results) - INTERVAL 7 DAY
            GROUP BY node
            ORDER BY node"""
-    ).to_pylist()
+        )
+        .to_pylist()
+    )
     return dg.AssetCheckResult(
         passed=not rows,
         severity=dg.AssetCheckSeverity.WARN,

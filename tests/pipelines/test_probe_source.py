@@ -1,0 +1,71 @@
+"""The probes source: probe JSONL through the real pipeline into probe_results and the marts."""
+
+from datetime import date, timedelta
+
+import dagster as dg
+
+from pipelines.build import build_definitions
+from pipelines.config import load_config
+from pipelines.days import DAY_FINDERS
+from pipelines.runner import run_pipeline
+from probes.simulated import degraded_node, simulated_probe_rows, write_probe_jsonl
+from probes.specs import spec_rows
+from tests.conftest import REPO, billing_row, run_record
+from tests.models.conftest import Books
+
+NODES = [("a3-1", "H100-80GB"), ("a3u-1", "H200-141GB"), ("v5p-1", "TPU-v5p")]
+DAYS = [date(2026, 10, 1) + timedelta(days=i) for i in range(4)]
+
+
+def test_probe_assets_are_wired():
+    defs = build_definitions(str(REPO / "examples" / "flopledger.yaml"))
+    assert defs.resolve_assets_def("probe_results").partitions_def is not None
+    specs = defs.resolve_assets_def("accelerator_specs")
+    assert specs.group_names_by_key[dg.AssetKey("accelerator_specs")] == "marts"
+    assert dg.AssetKey("accelerator_specs") in defs.resolve_assets_def("run_mfu").dependency_keys
+
+
+def test_probe_days_are_the_days_measured(project_dir):
+    write_probe_jsonl(
+        project_dir / "probes" / "p.jsonl", simulated_probe_rows(NODES[:1], DAYS[1:3], seed=1)
+    )
+    config = load_config(project_dir / "flopledger.yaml")
+    assert DAY_FINDERS["probes"](config) == {date(2026, 10, 2), date(2026, 10, 3)}
+
+
+def test_simulated_probes_through_the_pipeline(project_dir):
+    # 3 nodes x 4 days x 14 shapes (the full accelerator sweep) = 168 rows, plus one line that is
+    # not JSON (quarantined). The simulator degrades one node from the middle day (10-03) on:
+    # 20% down against its best of the previous days -> flagged on 10-03 and on 10-04.
+    rows = simulated_probe_rows(NODES, DAYS, seed=5)
+    write_probe_jsonl(project_dir / "probes" / "sim.jsonl", rows)
+    (project_dir / "probes" / "torn.jsonl").write_text('{"result_id": "x", "measur\n')
+    billing = [billing_row(hour="2026-10-01 00", resource="a3-1")]
+    books = Books(project_dir).build(
+        billing, [run_record("r", placements=[{"resource_name": "a3-1", "accelerators": 8}])]
+    )
+    assert books.one("SELECT count(*) FROM probe_results") == 168
+    assert books.one("SELECT count(*) FROM quarantine WHERE source = 'probe_results'") == 1
+    assert books.one("SELECT count(*) FROM accelerator_specs") == len(spec_rows())
+    h100 = "SELECT peak_tflops_spec FROM accelerator_specs WHERE accelerator_type = 'H100-80GB' AND dtype = 'bf16'"
+    assert books.one(h100) == 989.4
+    node, first_low = degraded_node(NODES, DAYS, seed=5)
+    flagged = books.rows(
+        "SELECT node, day FROM accelerator_efficiency WHERE ceiling_dropped ORDER BY day"
+    )
+    assert [(r["node"], r["day"]) for r in flagged] == [
+        (node, first_low),
+        (node, first_low + timedelta(days=1)),
+    ]
+    # The MFU mart sees the H100 node's measured ceiling: 75-85% of spec.
+    measured = books.one(
+        "SELECT measured_peak_tflops / peak_tflops_spec FROM run_mfu WHERE run_id = 'r'"
+    )
+    assert 0.75 <= measured <= 0.85
+
+    # Re-ingest without 10-02's results: that day is replaced (emptied); the rest is not doubled.
+    kept = [r for r in rows if not r["measured_at"].startswith("2026-10-02")]
+    write_probe_jsonl(project_dir / "probes" / "sim.jsonl", kept)
+    config_path = project_dir / "flopledger.yaml"
+    assert run_pipeline(load_config(config_path), config_path).succeeded
+    assert books.one("SELECT count(*) FROM probe_results") == 168 - 3 * 14
