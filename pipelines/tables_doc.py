@@ -21,7 +21,7 @@ def table_sections(con: duckdb.DuckDBPyConnection) -> str:
     ).fetchall()
     kind = {name: ("raw" if name in RAW else "mart") for name, _ in tables}
     parts = []
-    for heading, wanted in (("Raw tables", "raw"), ("Marts and settings", "mart")):
+    for heading, wanted in (("Raw tables", "raw"), ("Marts, budgets and settings", "mart")):
         parts.append(f"## {heading}\n")
         for name, comment in tables:
             if kind[name] != wanted:
