@@ -4,7 +4,7 @@
 -- @col job_id: The job it is an attempt of.
 -- @col attempt: Attempt number (1 = first).
 -- @col team: Owning team.
--- @col project_id: Cloud project.
+-- @col project_id: Cloud project (from the jobs file; for Slurm runs, the project of the nodes they held).
 -- @col workload_class: pretraining, post_training, rl_eval, online_inference, batch_inference or other.
 -- @col experiment_id: Experiment.
 -- @col model_name: Model.
@@ -43,7 +43,8 @@ WITH allocated AS (
         sum(allocated_nanos) AS allocated_nanos,
         sum(allocated_list_nanos) AS allocated_list_nanos,
         sum(allocated_accelerator_nanos) AS allocated_accelerator_nanos,
-        bool_or(clipped) AS clipped
+        bool_or(clipped) AS clipped,
+        min(project_id) AS billed_project_id
     FROM run_allocation
     GROUP BY run_id
 ),
@@ -74,6 +75,7 @@ costed AS (
         coalesce(h.held_nanos, 0) AS held_nanos,
         coalesce(a.allocated_accelerator_nanos, 0) AS allocated_accelerator_nanos,
         coalesce(a.clipped, false) AS clipped,
+        a.billed_project_id,
         m.model_flops AS run_model_flops, m.mfu_spec_pct, m.mfu_measured_pct,
         t.held_s, t.covered_s, t.busy_s, t.busy_basis_s, t.allocated_idle_nanos, t.energy_j,
         CAST(coalesce(j.tokens_in, 0) + coalesce(j.tokens_out, 0) AS HUGEINT) AS tokens_total
@@ -89,7 +91,7 @@ SELECT
     job_id,
     attempt,
     team,
-    project_id,
+    coalesce(project_id, billed_project_id) AS project_id,
     workload_class,
     experiment_id,
     model_name,

@@ -38,6 +38,7 @@ def streamlit_command(config_path: Path, host: str, port: int) -> list[str]:
         "--server.runOnSave", "false",
         "--server.fileWatcherType", "none",
         "--browser.gatherUsageStats", "false",
+        "--client.toolbarMode", "viewer",
         "--", "--config", str(config_path),
     ]
 
