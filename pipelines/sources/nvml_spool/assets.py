@@ -1,12 +1,14 @@
 """Spool files into `gpu_samples`, one partition per UTC day of the minutes."""
 
 import re
+from collections import Counter
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import dagster as dg
 
 from collectors.nvml.reader import read_spool
+from pipelines.loading import counts_metadata
 from pipelines.partitions import window_days
 from pipelines.resources import Flopledger
 from pipelines.telemetry import load_minutes
@@ -39,11 +41,14 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         config, warehouse = flopledger.config(), flopledger.warehouse()
         if config.sources.nvml_spool is None:
             return dg.MaterializeResult(metadata={"skipped": dg.MetadataValue.text("not configured")})
-        days = window_days(context)
-        paths = [*files_for(config.source_files("nvml_spool"), days), *config.remote_paths("nvml_spool")]
-        samples, quarantined = read_spool(paths)
-        metadata = load_minutes(warehouse, "gpu_samples", samples, quarantined, days)
-        context.log.info(f"nvml_spool: {len(paths)} file(s), {metadata['rows_loaded'].value} rows")
-        return dg.MaterializeResult(metadata=metadata)
+        files, remote = config.source_files("nvml_spool"), config.remote_paths("nvml_spool")
+        totals: Counter[str] = Counter()
+        # A day at a time, so that memory holds one day of the fleet's minutes, not the window's.
+        for day in window_days(context):
+            samples, quarantined = read_spool([*files_for(files, [day]), *remote])
+            counts = load_minutes(warehouse, "gpu_samples", samples, quarantined, [day])
+            totals.update({k: v.value for k, v in counts.items()})
+            context.log.info(f"nvml_spool {day}: {counts['rows_loaded'].value:,} rows")
+        return dg.MaterializeResult(metadata=counts_metadata(**totals))
 
     return [gpu_samples]
