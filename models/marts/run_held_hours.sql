@@ -1,4 +1,4 @@
--- @table: One run, resource and UTC hour: the accelerator-seconds the run held there (from its placements). A run still running holds up to the end of the resource's last billed hour.
+-- @table: One run, resource and UTC hour: the accelerator-seconds the run held there (from its placements). A run still running holds up to the end of the resource's last billed hour. A placement without a project matches its resource name only when exactly one project bills that name (otherwise it is reported in allocation_issues, not guessed).
 -- @depends: job_placements, billing_line_items
 -- @col run_id: The run.
 -- @col project_id: Project of the billed resource the placement matched.
@@ -6,7 +6,11 @@
 -- @col hour: UTC hour (start).
 -- @col held_accelerator_nanos: Accelerators x seconds held in the hour, x 1e9.
 WITH billed_resources AS (
-    SELECT project_id, resource_name, max(usage_end) AS last_billed_end
+    SELECT
+        project_id,
+        resource_name,
+        max(usage_end) AS last_billed_end,
+        count(*) OVER (PARTITION BY resource_name) AS projects_with_name
     FROM billing_line_items
     WHERE resource_name IS NOT NULL
     GROUP BY project_id, resource_name
@@ -22,7 +26,7 @@ holds AS (
     FROM job_placements AS p
     JOIN billed_resources AS r
         ON r.resource_name = p.resource_name
-       AND (p.project_id IS NULL OR p.project_id = r.project_id)
+       AND (p.project_id = r.project_id OR (p.project_id IS NULL AND r.projects_with_name = 1))
     WHERE p.start_at IS NOT NULL AND p.accelerators > 0
 ),
 hours AS (

@@ -61,6 +61,34 @@ def runs_within_what_they_held(flopledger: Flopledger) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(passed=n == 0, severity=ERROR, description=f"{n} runs above what they held")
 
 
+@dg.asset_check(asset="idle_capacity", description="One row per resource-hour: nothing counted twice.")
+def resource_hours_unique(flopledger: Flopledger) -> dg.AssetCheckResult:
+    n = _count(
+        flopledger,
+        """SELECT count(*) AS n FROM (
+               SELECT project_id, resource_name, hour FROM idle_capacity GROUP BY ALL HAVING count(*) > 1)""",
+    )
+    return dg.AssetCheckResult(passed=n == 0, severity=ERROR, description=f"{n} resource-hours repeated")
+
+
+@dg.asset_check(asset="run_held_hours", description="No run holds more than its placements say.")
+def held_within_placements(flopledger: Flopledger) -> dg.AssetCheckResult:
+    n = _count(
+        flopledger,
+        """WITH last_billed AS (SELECT max(usage_end) AS t FROM billing_line_items),
+           nominal AS (
+               SELECT run_id, sum(CAST(accelerators AS HUGEINT) * span_us(start_at,
+                   coalesce(end_at, date_trunc('hour', (SELECT t FROM last_billed) - INTERVAL 1 MICROSECOND)
+                            + INTERVAL 1 HOUR)) * 1000) AS nanos
+               FROM job_placements WHERE start_at IS NOT NULL GROUP BY run_id),
+           held AS (SELECT run_id, sum(held_accelerator_nanos) AS nanos FROM run_held_hours GROUP BY run_id)
+           SELECT count(*) AS n FROM held JOIN nominal USING (run_id) WHERE held.nanos > nominal.nanos""",
+    )
+    return dg.AssetCheckResult(
+        passed=n == 0, severity=ERROR, description=f"{n} runs hold more than their placements"
+    )
+
+
 @dg.asset_check(asset="allocation_issues", description="Unknown run labels and clipped claims (reported).")
 def allocation_issues_counted(flopledger: Flopledger) -> dg.AssetCheckResult:
     rows = flopledger.warehouse().query(
@@ -95,6 +123,8 @@ MART_CHECKS = [
     resource_hours_close,
     shares_are_sane,
     runs_within_what_they_held,
+    resource_hours_unique,
+    held_within_placements,
     allocation_issues_counted,
     quarantine_is_empty,
 ]

@@ -215,3 +215,26 @@ def test_inference_cost_per_million_output_tokens(books):
     b = books.build([gpu("2026-10-01 00", 80)], runs)
     row = b.rows("SELECT cost_per_million_tokens, cost_per_million_output_tokens FROM cost_per_run")[0]
     assert row == {"cost_per_million_tokens": D("0.2"), "cost_per_million_output_tokens": D("0.8")}
+
+
+def test_a_placement_without_a_project_is_not_counted_in_two_projects(books):
+    # Slurm knows node names, not projects. node-1 is billed in proj-a (80) and proj-b (80): which
+    # one the run held is unknown, so nothing is allocated and the placement is reported.
+    # node-2 is billed only in proj-a (60): the run's placement there matches it.
+    billing = [
+        gpu("2026-10-01 00", 80, resource="node-1", project="proj-a"),
+        gpu("2026-10-01 00", 80, resource="node-1", project="proj-b"),
+        gpu("2026-10-01 00", 60, resource="node-2", project="proj-a"),
+    ]
+    slurm_like = run_record(
+        "s", project_id=None, submitted_at="2026-10-01T00:00:00Z", started_at="2026-10-01T00:00:00Z",
+        ended_at="2026-10-01T01:00:00Z",
+        placements=[{"resource_name": "node-1", "accelerators": 8}, {"resource_name": "node-2", "accelerators": 8}],
+    )
+    b = books.build(billing, [slurm_like])
+    assert b.run_cost("s") == D("60")
+    assert b.one("SELECT accelerator_hours FROM cost_per_run") == 8.0  # node-2 only
+    assert b.one("SELECT project_id FROM cost_per_run") == "proj-a"
+    issues = b.rows("SELECT kind, resource_name, detail FROM allocation_issues")
+    assert issues == [{"kind": "ambiguous_placement", "resource_name": "node-1",
+                       "detail": "run s holds node-1, billed in projects proj-a, proj-b"}]

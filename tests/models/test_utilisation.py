@@ -102,3 +102,19 @@ def test_without_telemetry_the_columns_say_so(books):
     row = b.rows("SELECT * FROM cost_per_run")[0]
     assert row["telemetry_coverage"] == 0.0 and row["no_telemetry"] is True
     assert row["busy_accelerator_hours"] is None and row["allocated_idle_cost"] is None
+
+
+def test_telemetry_that_learnt_its_project_mid_hour_counts_once(books):
+    # 30 minutes of samples without a project, then 30 with one, for one $80 resource-hour that a
+    # run held (8 GPUs) all hour: one idle_capacity row, busy 8 x 3,600 x 0.75 -> 0.75 -> idle 20.
+    (books.root / "flopledger.yaml").write_text(TELEMETRY_CONFIG)
+    rows = _gpu_minutes(datetime(2026, 10, 1), 8, 75.0, 700.0, 70.0)
+    for row in rows:
+        if row["minute"].minute < 30:
+            row["project_id"] = None
+    write_spool_file(books.root / "spool", rows)
+    b = books.build([gpu("2026-10-01 00", 80)], [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")])
+    idle = b.rows("SELECT * FROM idle_capacity")
+    assert len(idle) == 1
+    assert idle[0]["effective_cost"] == D("80") and idle[0]["allocated_idle_cost"] == D("20")
+    assert b.one("SELECT mean_utilisation_pct FROM cost_per_run") == 75.0
