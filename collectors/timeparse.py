@@ -14,7 +14,10 @@ def _from_epoch(seconds: float) -> datetime:
     # Epoch values past year 3000 in seconds are taken as microseconds (BigQuery REST writes both).
     if abs(seconds) > 32_503_680_000:
         seconds = seconds / 1_000_000
-    return datetime.fromtimestamp(seconds, tz=UTC).replace(tzinfo=None)
+    try:
+        return datetime.fromtimestamp(seconds, tz=UTC).replace(tzinfo=None)
+    except (ValueError, OverflowError, OSError):
+        raise BadTimestamp(f"{seconds!r} is not a time this side of year 9999") from None
 
 
 def parse_timestamp(value: object) -> datetime | None:
@@ -31,9 +34,11 @@ def parse_timestamp(value: object) -> datetime | None:
         raise BadTimestamp(f"{value!r} is not a timestamp")
     text = value.strip()
     try:
-        return _from_epoch(float(text))
+        number = float(text)
     except ValueError:
-        pass
+        number = None
+    if number is not None:
+        return _from_epoch(number)
     if text.endswith(" UTC"):
         text = text[:-4] + "+00:00"
     elif text.endswith("Z"):

@@ -37,7 +37,15 @@ def _parquet_days(path: Path) -> set[date]:
     except Exception:  # noqa: BLE001 - unreadable files are quarantined by the reader
         return set()
     if column.type == "string":
-        return {parse_timestamp(v).date() for v in column.to_pylist() if v}  # type: ignore[union-attr]
+        days = set()
+        for value in column.to_pylist():
+            try:
+                moment = parse_timestamp(value)
+            except BadTimestamp:
+                continue  # the reader quarantines the row
+            if moment is not None:
+                days.add(moment.date())
+        return days
     return {d for d in pc.unique(pc.cast(column, "date32")).to_pylist() if d is not None}
 
 

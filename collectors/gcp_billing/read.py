@@ -13,6 +13,7 @@ from collectors.files import Unreadable, iter_records, raw_text
 from collectors.gcp_billing.normalise import BadRow, normalise
 from collectors.gcp_billing.schema import BILLING_SCHEMA
 from collectors.money import BadNumber
+from collectors.timeparse import BadTimestamp
 from collectors.quarantine import Quarantined
 
 SOURCE = "gcp_billing"
@@ -71,7 +72,7 @@ def _row(record, raw: str, path: Path, line: int | None, ingested_at: datetime, 
     else:
         try:
             return normalise(record, str(path), line or 0, ingested_at)
-        except (BadRow, BadNumber) as exc:
+        except (BadRow, BadNumber, BadTimestamp) as exc:
             reason = str(exc)
     stats.quarantined.append(Quarantined(SOURCE, str(path), line, reason, raw_text(record, raw)))
     return None

@@ -47,7 +47,7 @@ def _sacct_records(path: Path) -> Iterator[tuple[int | None, Any, str, str]] | N
             raw = json.dumps(job, default=str)[:20_000]
             try:
                 yield i, sacct_run_record(job), raw, "slurm"
-            except (NotARun, TypeError, ValueError) as exc:
+            except (NotARun, TypeError, ValueError, AttributeError, KeyError) as exc:
                 yield i, Unreadable(f"sacct job {job.get('job_id')}: {exc}"), raw, "slurm"
 
     return records()

@@ -32,8 +32,10 @@ def _int(record: dict[str, Any], key: str) -> int | None:
         number = Decimal(str(value))
     except ArithmeticError:
         raise BadRecord(f"{key}: {value!r} is not a number") from None
-    if number != number.to_integral_value() or number < 0:
+    if not number.is_finite() or number != number.to_integral_value() or number < 0:
         raise BadRecord(f"{key}: {value!r} is not a whole number >= 0")
+    if number >= 2**63:
+        raise BadRecord(f"{key}: {value!r} is too large")
     return int(number)
 
 
@@ -89,8 +91,11 @@ def _accelerator(record: dict[str, Any]) -> str | None:
     return canonical
 
 
-def placement_id(run_id: str, resource: str, start: datetime | None, end: datetime | None) -> str:
-    key = f"{run_id}\x1f{resource}\x1f{start}\x1f{end}"
+def placement_id(
+    run_id: str, index: int, resource: str, start: datetime | None, end: datetime | None
+) -> str:
+    """Stable id of a run's `index`-th placement (a run may list one resource twice)."""
+    key = f"{run_id}\x1f{index}\x1f{resource}\x1f{start}\x1f{end}"
     return hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
@@ -116,7 +121,7 @@ def _placements(record: dict[str, Any], run: dict[str, Any]) -> list[dict[str, A
         resource = str(item["resource_name"])
         rows.append(
             {
-                "placement_id": placement_id(run["run_id"], resource, start, end),
+                "placement_id": placement_id(run["run_id"], i, resource, start, end),
                 "run_id": run["run_id"],
                 "project_id": _text(item, "project_id") or run["project_id"],
                 "resource_name": resource,

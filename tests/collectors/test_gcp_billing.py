@@ -178,3 +178,17 @@ def test_huge_usage_amounts_fit_and_too_huge_ones_are_quarantined(tmp_path):
     table, stats = read_billing_files([write_ndjson(tmp_path / "x.ndjson", [big, too_big])])
     assert table["usage_amount"].to_pylist() == [Decimal("9500000000000000000")]
     assert [q.reason for q in stats.quarantined] == ["1E+30 does not fit DECIMAL(38, 9)"]
+
+
+def test_bad_timestamps_are_quarantined_not_fatal(tmp_path):
+    rows = [
+        billing_row(export_time="garbage"),
+        billing_row(usage_start_time=1e20),
+        billing_row(usage_end_time="2026-13-45 99:00:00 UTC"),
+        billing_row(),
+    ]
+    table, stats = read_billing_files([write_ndjson(tmp_path / "x.ndjson", rows)])
+    assert table.num_rows == 1
+    reasons = [q.reason for q in stats.quarantined]
+    assert len(reasons) == 3
+    assert all("is not a" in r for r in reasons), reasons

@@ -135,3 +135,29 @@ def test_sacct_newer_versions_without_gpu_tres():
         job = read.jobs.to_pylist()[0]
         assert job["status"] in {"succeeded", "failed", "cancelled", "running"}
         assert job["accelerator_count"] == 0  # that test cluster does not track gres/gpu
+
+
+def test_absurd_numbers_and_odd_sacct_shapes_are_quarantined(tmp_path):
+    rows = [run_record("inf", tokens_in="Infinity"), run_record("huge", tokens_in=10**30), run_record("ok")]
+    read = read_jobs_files([write_ndjson(tmp_path / "runs.jsonl", rows)])
+    assert read.jobs["run_id"].to_pylist() == ["ok"]
+    assert [q.reason for q in read.quarantined] == [
+        "tokens_in: 'Infinity' is not a whole number >= 0",
+        f"tokens_in: {10**30} is too large",
+    ]
+    sacct = {"meta": {}, "errors": [], "jobs": [
+        {"job_id": 1, "state": {"current": ["COMPLETED"]}, "tres": {"allocated": ["gpu"]}, "time": {}},
+        {"job_id": 2, "state": {"current": "COMPLETED"}, "time": {"submission": {"set": True}}},
+    ]}
+    path = tmp_path / "sacct.json"
+    path.write_text(json.dumps(sacct))
+    read = read_jobs_files([path])
+    assert read.jobs.num_rows == 0 and len(read.quarantined) == 2
+    assert all(q.reason.startswith("sacct job") for q in read.quarantined)
+
+
+def test_a_run_may_list_one_resource_twice(tmp_path):
+    record = run_record("r", placements=[{"resource_name": "vm", "accelerators": 4}] * 2)
+    read = read_jobs_files([write_ndjson(tmp_path / "runs.jsonl", [record])])
+    ids = read.placements["placement_id"].to_pylist()
+    assert len(ids) == 2 and len(set(ids)) == 2
