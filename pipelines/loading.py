@@ -1,8 +1,11 @@
-"""Small helpers every raw asset uses: quarantine rows and per-source read counts."""
+"""Small helpers every raw asset uses: quarantine rows, per-source read counts, and replacing
+the days a source has rows for."""
 
-from __future__ import annotations
+from datetime import date
 
 import dagster as dg
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from collectors.quarantine import Quarantined, quarantine_table
 from pipelines.warehouse import Warehouse
@@ -17,3 +20,18 @@ def store_quarantine(warehouse: Warehouse, rows: list[Quarantined]) -> int:
 
 def counts_metadata(**counts: int) -> dict[str, dg.MetadataValue]:
     return {name: dg.MetadataValue.int(int(value)) for name, value in counts.items()}
+
+
+def replace_days(warehouse: Warehouse, table: str, day_of: str, rows: pa.Table, days: list[date]) -> pa.Table:
+    """Replace, in `table`, each day of `days` for which `rows` has rows; return those rows.
+
+    `day_of` names the column whose UTC day places a row (a timestamp or a date). A day the
+    inputs no longer hold (a rotated spool, Monitoring's retention, an archived jobs file) is
+    left as it was: a rerun never wipes history because its inputs moved on."""
+    row_days = pc.cast(rows[day_of], pa.date32())
+    rows = rows.filter(pc.is_in(row_days, value_set=pa.array(days, pa.date32())))
+    present = sorted(set(pc.cast(rows[day_of], pa.date32()).to_pylist()))
+    if present:
+        marks = ", ".join("?" for _ in present)  # one bound parameter per day, never their text
+        warehouse.replace_where(table, f"CAST({day_of} AS DATE) IN ({marks})", present, rows)
+    return rows

@@ -12,6 +12,7 @@ from pathlib import Path
 import dagster as dg
 
 from pipelines.build import INGEST_JOB, MARTS_JOB, build_definitions
+from pipelines.partitions import WINDOW_ONLY_TAG
 from pipelines.config import Config
 from pipelines.days import input_days
 from pipelines.report import RunReport, collect_events
@@ -71,6 +72,7 @@ def run_pipeline(
             tags={
                 "dagster/asset_partition_range_start": window.start.isoformat(),
                 "dagster/asset_partition_range_end": window.end.isoformat(),
+                **({WINDOW_ONLY_TAG: "true"} if start or end else {}),
             },
         )
         collect_events(report, result)

@@ -4,10 +4,9 @@ from datetime import date, timedelta
 
 import dagster as dg
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from collectors.quarantine import Quarantined
-from pipelines.loading import counts_metadata, store_quarantine
+from pipelines.loading import counts_metadata, replace_days, store_quarantine
 from pipelines.resources import Flopledger
 from pipelines.warehouse import Warehouse
 
@@ -15,16 +14,8 @@ from pipelines.warehouse import Warehouse
 def load_minutes(
     warehouse: Warehouse, table: str, samples: pa.Table, quarantined: list[Quarantined], days: list[date]
 ) -> dict[str, dg.MetadataValue]:
-    """Replace the window's days of a per-minute table with the samples of those days."""
-    first, last = days[0], days[-1]
-    minute_day = pc.cast(samples["minute"], pa.date32())
-    in_window = pc.and_(
-        pc.greater_equal(minute_day, pa.scalar(first, pa.date32())),
-        pc.less_equal(minute_day, pa.scalar(last, pa.date32())),
-    )
-    rows = samples.filter(in_window)
-    where = "minute >= ? AND minute < ?"
-    warehouse.replace_where(table, where, [first, last + timedelta(days=1)], rows)
+    """Replace the window's days that have samples, and store what was quarantined."""
+    rows = replace_days(warehouse, table, "minute", samples, days)
     store_quarantine(warehouse, quarantined)
     return counts_metadata(
         rows_read=rows.num_rows + len(quarantined),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from datetime import date
 
-from pipelines.config import load_config
+from pipelines.config import ConfigError, load_config
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,6 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from pipelines.runner import run_pipeline
 
+    if args.start and args.end and args.start > args.end:
+        raise ConfigError(f"--from {args.start} is after --to {args.end}")
     config = load_config(args.config)
     report = run_pipeline(config, args.config, args.start, args.end)
     report.print()

@@ -20,7 +20,6 @@ from typing import Any
 
 from pipelines.budgets.demo import write_demo_budgets
 from pipelines.simulator.billing import day_rows
-from probes.simulated import simulated_probe_rows, write_probe_jsonl
 from pipelines.simulator.clock import DAY_US, day_start_us
 from pipelines.simulator.extracts import ExportWriter
 from pipelines.simulator.fleet import EUR, USD, Fleet, build_fleet
@@ -28,6 +27,7 @@ from pipelines.simulator.jobfiles import write_jobs_jsonl, write_sacct
 from pipelines.simulator.schedule import Run, build_schedule
 from pipelines.simulator.telemetry import index_placements, write_gpu_day, write_tpu_day
 from pipelines.simulator.truth import Truth
+from probes.simulated import simulated_probe_rows, write_probe_jsonl
 
 DEFAULT_START = date(2026, 10, 1)
 OWNED = ("billing", "jobs", "spool", "monitoring", "truth", "flopledger.yaml", "warehouse.duckdb",

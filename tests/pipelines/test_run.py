@@ -1,6 +1,7 @@
 """`flopledger run` and `flopledger sql` end to end on hand-written inputs in the real formats."""
 
 import hashlib
+from datetime import date
 from decimal import Decimal
 
 import duckdb
@@ -139,3 +140,35 @@ def test_sql_is_read_only(project_dir, capsys):
     assert main(["sql", "--config", config, "DROP TABLE billing_line_items"]) == 1
     assert "read-only" in capsys.readouterr().err
     assert _scalar(project_dir / "w.duckdb", "SELECT count(*) FROM billing_line_items") == 4
+
+
+def test_a_scheduled_day_picks_up_late_rows_of_any_day(project_dir):
+    """A daily run for 2026-10-20 loads a credit for usage on 2026-10-01 that arrived late."""
+    from pipelines.build import INGEST_JOB, build_definitions
+
+    late = billing_row(hour="2026-10-01 00", cost=0, credits=[credit(-3)], export_time="2026-10-20 00:00:00 UTC")
+    write_ndjson(project_dir / "billing" / "late.ndjson", [late])
+    defs = build_definitions(str(project_dir / "flopledger.yaml"), start=date(2026, 10, 1), end=date(2026, 10, 20))
+    result = defs.resolve_job_def(INGEST_JOB).execute_in_process(partition_key="2026-10-20")
+    assert result.success
+    assert _scalar(project_dir / "w.duckdb", "SELECT sum(credits_total_usd) FROM billing_line_items") == -3
+
+
+def test_a_rerun_keeps_days_whose_inputs_have_moved_on(project_dir):
+    """Jobs of 2026-10-01 were archived out of the jobs folder: rerunning keeps them."""
+    config = str(project_dir / "flopledger.yaml")
+    write_ndjson(project_dir / "billing" / "x.ndjson", [billing_row(hour=f"2026-10-0{d} 00") for d in (1, 2)])
+    write_ndjson(project_dir / "jobs" / "a.jsonl", [run_record("old")])
+    assert main(["run", "--config", config]) == 0
+    (project_dir / "jobs" / "a.jsonl").unlink()
+    newer = run_record("new", submitted_at="2026-10-02T00:00:00Z", started_at="2026-10-02T00:00:00Z",
+                       ended_at="2026-10-02T01:00:00Z")
+    write_ndjson(project_dir / "jobs" / "b.jsonl", [newer])
+    assert main(["run", "--config", config]) == 0
+    assert _scalar(project_dir / "w.duckdb", "SELECT string_agg(run_id, ',' ORDER BY run_id) FROM jobs") == "new,old"
+
+
+def test_from_after_to_is_refused(project_dir, capsys):
+    code = main(["run", "--config", str(project_dir / "flopledger.yaml"), "--from", "2026-10-05", "--to", "2026-10-01"])
+    assert code == 2
+    assert "--from 2026-10-05 is after --to 2026-10-01" in capsys.readouterr().err

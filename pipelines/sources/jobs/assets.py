@@ -6,7 +6,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from collectors.jobs.read import read_jobs_files
-from pipelines.loading import counts_metadata, store_quarantine
+from pipelines.loading import counts_metadata, replace_days, store_quarantine
 from pipelines.partitions import window_days
 from pipelines.resources import Flopledger
 
@@ -24,16 +24,16 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
     )
     def jobs_ingest(context: dg.AssetExecutionContext, flopledger: Flopledger):
         config, warehouse = flopledger.config(), flopledger.warehouse()
-        days = window_days(context)
         read = read_jobs_files(config.source_files("jobs"))
-        in_window = pc.is_in(read.jobs["submitted_day"], value_set=_days_array(days))
-        jobs = read.jobs.filter(in_window)
+        jobs = replace_days(warehouse, "jobs", "submitted_day", read.jobs, window_days(context))
+        # Placements follow their runs: the same days, replaced together (even to none).
+        present = sorted(set(jobs["submitted_day"].to_pylist()))
         placements = read.placements.filter(
-            pc.is_in(read.placements["submitted_day"], value_set=_days_array(days))
+            pc.is_in(read.placements["submitted_day"], value_set=pa.array(present, pa.date32()))
         )
-        where, params = "submitted_day BETWEEN ? AND ?", [days[0], days[-1]]
-        warehouse.replace_where("jobs", where, params, jobs)
-        warehouse.replace_where("job_placements", where, params, placements)
+        if present:
+            marks = ", ".join("?" for _ in present)
+            warehouse.replace_where("job_placements", f"submitted_day IN ({marks})", present, placements)
         store_quarantine(warehouse, read.quarantined)
         counts = counts_metadata(
             rows_read=jobs.num_rows + len(read.quarantined),
@@ -48,7 +48,3 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         )
 
     return [jobs_ingest]
-
-
-def _days_array(days: list) -> pa.Array:
-    return pa.array(days, type=pa.date32())

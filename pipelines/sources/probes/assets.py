@@ -1,7 +1,7 @@
 """Probe JSONL into `probe_results` (one partition per UTC day of `measured_at`), and the
 spec-sheet peaks into `accelerator_specs` for the MFU marts."""
 
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
 
 import dagster as dg
@@ -10,7 +10,7 @@ import pyarrow.compute as pc
 
 from collectors.probe_results import read_probe_results
 from collectors.quarantine import Quarantined
-from pipelines.loading import counts_metadata, store_quarantine
+from pipelines.loading import counts_metadata, replace_days, store_quarantine
 from pipelines.partitions import window_days
 from pipelines.resources import Flopledger
 from pipelines.warehouse import Warehouse
@@ -26,16 +26,8 @@ def probe_days(paths: list[Path]) -> set[date]:
 def load_days(
     warehouse: Warehouse, results: pa.Table, quarantined: list[Quarantined], days: list[date]
 ) -> dict[str, dg.MetadataValue]:
-    """Replace the window's days of `probe_results` with the results measured on those days."""
-    first, last = days[0], days[-1]
-    day = pc.cast(results["measured_at"], pa.date32())
-    in_window = pc.and_(
-        pc.greater_equal(day, pa.scalar(first, pa.date32())),
-        pc.less_equal(day, pa.scalar(last, pa.date32())),
-    )
-    rows = results.filter(in_window)
-    where = "measured_at >= ? AND measured_at < ?"
-    warehouse.replace_where("probe_results", where, [first, last + timedelta(days=1)], rows)
+    """Replace the window's days that have results, and store what was quarantined."""
+    rows = replace_days(warehouse, "probe_results", "measured_at", results, days)
     store_quarantine(warehouse, quarantined)
     return counts_metadata(
         rows_read=results.num_rows + len(quarantined),
