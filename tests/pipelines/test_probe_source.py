@@ -63,9 +63,13 @@ def test_simulated_probes_through_the_pipeline(project_dir):
     )
     assert 0.75 <= measured <= 0.85
 
-    # Re-ingest without 10-02's results: that day is replaced (emptied); the rest is not doubled.
-    kept = [r for r in rows if not r["measured_at"].startswith("2026-10-02")]
+    # Re-ingest with 10-02's results dropped from the file and one node's 10-03 sweep missing:
+    # a day the inputs no longer hold is kept as it was (history is not wiped), a day they still
+    # hold is replaced by what they hold now (3 nodes x 14 shapes -> 2 x 14), nothing doubles.
+    node_3 = rows[-1]["node"]
+    kept = [r for r in rows if not r["measured_at"].startswith("2026-10-02")
+            and not (r["measured_at"].startswith("2026-10-03") and r["node"] == node_3)]
     write_probe_jsonl(project_dir / "probes" / "sim.jsonl", kept)
     config_path = project_dir / "flopledger.yaml"
     assert run_pipeline(load_config(config_path), config_path).succeeded
-    assert books.one("SELECT count(*) FROM probe_results") == 168 - 3 * 14
+    assert books.one("SELECT count(*) FROM probe_results") == 168 - 14
