@@ -50,3 +50,8 @@ def parse_timestamp(value: object) -> datetime | None:
     if parsed.tzinfo is None:
         return parsed
     return parsed.astimezone(UTC).replace(tzinfo=None)
+
+
+def naive_utc(moment: datetime) -> datetime:
+    """A datetime as naive UTC: aware times converted to UTC, naive ones taken as UTC already."""
+    return moment if moment.tzinfo is None else moment.astimezone(UTC).replace(tzinfo=None)

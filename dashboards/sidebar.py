@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 
 import pandas as pd
 import streamlit as st
@@ -23,7 +23,7 @@ def bounds() -> tuple[date, date]:
     """First and last UTC day with data (today when the warehouse is empty)."""
     row = data.query("bounds").iloc[0]
     if pd.isna(row["first_day"]) or pd.isna(row["last_day"]):
-        today = date.today()
+        today = datetime.now(UTC).date()
         return today, today
     return pd.Timestamp(row["first_day"]).date(), pd.Timestamp(row["last_day"]).date()
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from pipelines.jobs import INGEST_JOB, MARTS_JOB
 from pipelines.marts import assets as mart_assets
 from pipelines.marts.checks import MART_CHECKS
 from pipelines.partitions import daily_partitions
@@ -19,8 +20,6 @@ from pipelines.sources import budgets, cloud_monitoring, gcp_billing, jobs, nvml
 SOURCES = [gcp_billing, jobs, nvml_spool, cloud_monitoring, budgets, probes]
 
 REPO = Path(__file__).resolve().parent.parent
-INGEST_JOB = "ingest"
-MARTS_JOB = "marts"
 
 
 def default_config_path() -> str:

@@ -39,7 +39,7 @@ def _where_it_went(warehouse: Warehouse, currency: str) -> list[str]:
     row = warehouse.query(
         """SELECT
              (SELECT sum(effective_cost) FROM cost_per_run) AS runs,
-             (SELECT count(*) FROM cost_per_run) AS run_count,
+             (SELECT count(*) FROM cost_per_run WHERE effective_cost <> 0) AS run_count,
              (SELECT sum(unallocated_idle_cost) FROM idle_capacity) AS unallocated_idle,
              (SELECT sum(allocated_idle_cost) FROM idle_capacity) AS allocated_idle,
              (SELECT sum(paid_accelerator_hours) FROM idle_capacity) AS paid_hours,
@@ -60,7 +60,8 @@ def _where_it_went(warehouse: Warehouse, currency: str) -> list[str]:
         f"   ({share:.0%} of {row['paid_hours'] or 0:,.0f} paid accelerator-hours held by no run)",
         f"  {'other shared cost':<28}{_money(other, currency):>22}   (storage, network, tax: no run held them)",
     ]
-    lines.append(f"  books close (allocated + idle + other = billed): {'yes' if row['books_close'] else 'NO'}")
+    verdict = "yes" if row["books_close"] else "NO: see the books table"
+    lines.append(f"  books close (runs + idle + shared = effective cost, to the nano-dollar): {verdict}")
     return lines
 
 
@@ -81,16 +82,24 @@ def _top_runs(warehouse: Warehouse, currency: str) -> list[str]:
 
 def _per_token(warehouse: Warehouse, currency: str) -> list[str]:
     rows = warehouse.query(
-        """SELECT model_name, workload_class, sum(tokens_in) + sum(coalesce(tokens_out, 0)) AS tokens,
-                  from_nanos(to_nanos(sum(effective_cost)) * 1000000
-                             // CAST(sum(tokens_in) + sum(coalesce(tokens_out, 0)) AS HUGEINT)) AS per_mtok
-           FROM cost_per_million_tokens GROUP BY ALL ORDER BY model_name, workload_class LIMIT 12"""
+        """SELECT model_name, workload_class,
+                  coalesce(sum(tokens_in), 0) + coalesce(sum(tokens_out), 0) AS tokens,
+                  sum(effective_cost) AS cost
+           FROM cost_per_million_tokens GROUP BY ALL ORDER BY cost DESC LIMIT 12"""
     ).to_pylist()
     if not rows:
         return []
-    lines = ["", f"cost per million tokens ({currency})", f"  {'model':<22}{'class':<20}{'tokens':>16}{'per M tok':>12}"]
+    lines = [
+        "",
+        f"cost per million tokens ({currency}; the 12 biggest spends)",
+        f"  {'model':<22}{'class':<20}{'tokens':>16}{'cost':>14}{'per M tok':>12}",
+    ]
     for r in rows:
-        lines.append(f"  {(r['model_name'] or '-')[:21]:<22}{r['workload_class']:<20}{r['tokens']:>16,}{r['per_mtok']:>12,.4f}")
+        per_mtok = r["cost"] * 1_000_000 / r["tokens"] if r["tokens"] else None
+        lines.append(
+            f"  {(r['model_name'] or '-')[:21]:<22}{r['workload_class']:<20}{r['tokens']:>16,}"
+            f"{r['cost']:>14,.2f}{'-' if per_mtok is None else format(per_mtok, ',.4f'):>12}"
+        )
     return lines
 
 

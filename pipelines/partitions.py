@@ -11,7 +11,6 @@ from datetime import date, timedelta
 
 import dagster as dg
 
-
 # Run tag: keep every source to the run's partition days (an explicit backfill range).
 WINDOW_ONLY_TAG = "flopledger/window_only"
 

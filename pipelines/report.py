@@ -38,6 +38,11 @@ class RunReport:
     def failed_error_checks(self) -> list[CheckResult]:
         return [c for c in self.checks if not c.passed and c.severity == "ERROR"]
 
+    @property
+    def failed_books_checks(self) -> list[CheckResult]:
+        """Failed ERROR checks other than budgets': the numbers themselves are in doubt."""
+        return [c for c in self.failed_error_checks if c.asset != "budget_status"]
+
     def warehouse(self) -> Warehouse:
         return open_warehouse(self.config.warehouse)
 
@@ -56,6 +61,8 @@ class RunReport:
         lines.append(f"warehouse: {self.config.warehouse.path}")
         if self.snapshot:
             lines.append(f"snapshot for readers: {self.snapshot}")
+        else:
+            lines.append("snapshot NOT published: readers keep the last good one")
         return "\n".join(lines)
 
 

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import dagster as dg
 
-from pipelines.build import INGEST_JOB, MARTS_JOB, build_definitions
-from pipelines.partitions import WINDOW_ONLY_TAG
+from pipelines.build import build_definitions
 from pipelines.config import Config
 from pipelines.days import input_days
+from pipelines.jobs import INGEST_JOB, MARTS_JOB
+from pipelines.partitions import WINDOW_ONLY_TAG
 from pipelines.report import RunReport, collect_events
 
 # One concise line per step instead of Dagster's console log; the report comes at the end.
@@ -84,6 +85,6 @@ def run_pipeline(
     )
     collect_events(report, result)
     _progress(f"      done in {time.monotonic() - t0:.1f} s")
-    if report.succeeded:
+    if report.succeeded and not report.failed_books_checks:
         report.snapshot = report.warehouse().publish_snapshot()
     return report

@@ -13,8 +13,8 @@ from collectors.files import Unreadable, iter_records, raw_text
 from collectors.gcp_billing.normalise import BadRow, normalise
 from collectors.gcp_billing.schema import BILLING_SCHEMA
 from collectors.money import BadNumber
-from collectors.timeparse import BadTimestamp
 from collectors.quarantine import Quarantined
+from collectors.timeparse import BadTimestamp
 
 SOURCE = "gcp_billing"
 

@@ -7,16 +7,6 @@ import pyarrow as pa
 import models
 from pipelines.resources import Flopledger
 
-RAW_KEYS = (
-    "billing_line_items",
-    "jobs",
-    "job_placements",
-    "focus_costs_in",
-    "gpu_samples",
-    "tpu_samples",
-    "probe_results",
-)
-
 
 def _mart_asset(mart: models.Model, known: set[str]) -> dg.AssetsDefinition:
     deps = [d for d in mart.depends_on if d in known]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipelines.config import WarehouseConfig
+from pipelines.config import ConfigError, WarehouseConfig
 from pipelines.warehouse.base import Warehouse
 
 
@@ -11,6 +11,4 @@ def open_warehouse(config: WarehouseConfig) -> Warehouse:
         from pipelines.warehouse.duckdb import DuckDBWarehouse
 
         return DuckDBWarehouse(config.path)
-    raise NotImplementedError(
-        f"warehouse.kind: {config.kind!r} is configured but not implemented yet (use duckdb)"
-    )
+    raise ConfigError(f"warehouse.kind: {config.kind!r} is not implemented yet (use duckdb)")

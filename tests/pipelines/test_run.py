@@ -114,6 +114,8 @@ def test_empty_inputs_are_valid(project_dir, capsys):
         ("sources: {jobs: {paths: [missing.jsonl]}}\n", "missing.jsonl does not exist"),
         ("budgets: nowhere.yaml\n", "budgets: "),
         ("sources: {carrier_pigeon: {paths: []}}\n", "sources.carrier_pigeon: unknown key"),
+        ("reporting_currency: EUR\n", "reporting_currency: Input should be 'USD'"),
+        ("warehouse: {kind: bigquery, project: p, dataset: d}\n", "warehouse.kind: 'bigquery' is not implemented yet"),
     ],
 )
 def test_config_errors_are_one_line_and_exit_2(tmp_path, capsys, text, message):
@@ -144,7 +146,8 @@ def test_sql_is_read_only(project_dir, capsys):
 
 def test_a_scheduled_day_picks_up_late_rows_of_any_day(project_dir):
     """A daily run for 2026-10-20 loads a credit for usage on 2026-10-01 that arrived late."""
-    from pipelines.build import INGEST_JOB, build_definitions
+    from pipelines.build import build_definitions
+    from pipelines.jobs import INGEST_JOB
 
     late = billing_row(hour="2026-10-01 00", cost=0, credits=[credit(-3)], export_time="2026-10-20 00:00:00 UTC")
     write_ndjson(project_dir / "billing" / "late.ndjson", [late])

@@ -12,6 +12,7 @@ from datetime import datetime
 import dagster as dg
 import pyarrow as pa
 
+from collectors.timeparse import naive_utc
 from pipelines.budgets.alerts import store_alerts
 from pipelines.budgets.config import BudgetsFile, load_budgets
 from pipelines.budgets.evaluate import evaluate_budgets, raise_alerts
@@ -25,7 +26,7 @@ SPEND_MARTS = ["billing_line_items", "run_allocation", "run_direct_costs", "jobs
 
 def run_now(context: dg.AssetExecutionContext, flopledger: Flopledger) -> datetime:
     tag = context.run.tags.get(NOW_TAG)
-    return datetime.fromisoformat(tag).replace(tzinfo=None) if tag else flopledger.now()
+    return naive_utc(datetime.fromisoformat(tag)) if tag else flopledger.now()
 
 
 def _budget_rows(budgets: BudgetsFile, now: datetime) -> pa.Table:

@@ -8,15 +8,15 @@ from datetime import datetime, timedelta
 
 import dagster as dg
 
+from collectors.timeparse import naive_utc
+from pipelines.jobs import INGEST_JOB, MARTS_JOB
 from pipelines.sources.budgets.assets import NOW_TAG
 
-INGEST_JOB, MARTS_JOB = "ingest", "marts"  # defined in pipelines/build.py
-LATE_DAYS = 3  # billing rows arrive late: the daily ingest rereads the last days too
+LATE_DAYS = 3  # the daily ingest rebuilds the last days' telemetry and jobs; billing takes every unseen row
 
 
 def _now(context: dg.ScheduleEvaluationContext) -> datetime:
-    moment = context.scheduled_execution_time
-    return moment.astimezone().replace(tzinfo=None) if moment.tzinfo is None else moment.replace(tzinfo=None)
+    return naive_utc(context.scheduled_execution_time)
 
 
 def _range_tags(first: str, last: str, now: datetime) -> dict[str, str]:
