@@ -27,7 +27,6 @@ class BillingRead:
     rows_in_window: int = 0
     rows_outside_window: int = 0
     quarantined: list[Quarantined] = field(default_factory=list)
-    days: set[date] = field(default_factory=set)
 
     @property
     def rows_quarantined(self) -> int:
@@ -52,7 +51,6 @@ def iter_billing_batches(
             row = _row(record, raw, path, line, ingested_at, stats)
             if row is None:
                 continue
-            stats.days.add(row["usage_day"])
             if days is not None and row["usage_day"] not in days:
                 stats.rows_outside_window += 1
                 continue

@@ -22,7 +22,7 @@ def _split_top(expr: str) -> list[str]:
 
 
 def _expand_ranges(body: str) -> list[str]:
-    values = []
+    values: list[str] = []
     for item in body.split(","):
         match = _RANGE.match(item.strip())
         if not match:

@@ -43,7 +43,7 @@ def parse_gs_uri(uri: str) -> tuple[str, str]:
 
 def storage_client() -> Any:
     """A `google.cloud.storage.Client` (honours `STORAGE_EMULATOR_HOST`)."""
-    from google.cloud import storage
+    from google.cloud import storage  # type: ignore[attr-defined]
 
     return storage.Client()
 
