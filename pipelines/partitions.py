@@ -8,6 +8,7 @@ found in the inputs (the CLI builds the definitions for exactly the days it runs
 from __future__ import annotations
 
 from datetime import date, timedelta
+from typing import Any
 
 import dagster as dg
 
@@ -32,3 +33,16 @@ def window_days(context: dg.AssetExecutionContext) -> list[date]:
         days.append(day)
         day += timedelta(days=1)
     return days
+
+
+def daily_raw_asset(name: str, partitions: dg.PartitionsDefinition, description: str) -> Any:
+    """The decorator every raw source asset uses: daily partitions, materialised as one run
+    over a range (a backfill of a year is one run, not 365)."""
+    return dg.asset(
+        name=name,
+        group_name="raw",
+        partitions_def=partitions,
+        backfill_policy=dg.BackfillPolicy.single_run(),
+        kinds={"duckdb"},
+        description=description,
+    )

@@ -6,7 +6,7 @@ import dagster as dg
 
 from collectors.cloud_monitoring import collect_tpu_samples, read_saved_pages
 from pipelines.config import CloudMonitoringConfig
-from pipelines.partitions import window_days
+from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
 from pipelines.telemetry import load_minutes
 
@@ -29,14 +29,7 @@ def _read(source: CloudMonitoringConfig, files: list, days: list) -> tuple:
 
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
-    @dg.asset(
-        name="tpu_samples",
-        group_name="raw",
-        partitions_def=partitions,
-        backfill_policy=dg.BackfillPolicy.single_run(),
-        kinds={"duckdb"},
-        description="One row per TPU chip per minute from Cloud Monitoring.",
-    )
+    @daily_raw_asset("tpu_samples", partitions, "One row per TPU chip per minute from Cloud Monitoring.")
     def tpu_samples(context: dg.AssetExecutionContext, flopledger: Flopledger) -> dg.MaterializeResult:
         config, warehouse = flopledger.config(), flopledger.warehouse()
         source, days = config.sources.cloud_monitoring, window_days(context)

@@ -5,19 +5,12 @@ import dagster as dg
 
 from collectors.gcp_billing.read import BillingRead, iter_billing_batches
 from pipelines.loading import counts_metadata, store_quarantine
-from pipelines.partitions import WINDOW_ONLY_TAG, window_days
+from pipelines.partitions import WINDOW_ONLY_TAG, daily_raw_asset, window_days
 from pipelines.resources import Flopledger
 
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
-    @dg.asset(
-        name="billing_line_items",
-        group_name="raw",
-        partitions_def=partitions,
-        backfill_policy=dg.BackfillPolicy.single_run(),
-        kinds={"duckdb"},
-        description="GCP billing export rows (NDJSON and Parquet extracts), exact decimals.",
-    )
+    @daily_raw_asset("billing_line_items", partitions, "GCP billing export rows (NDJSON and Parquet extracts), exact decimals.")
     def billing_line_items(
         context: dg.AssetExecutionContext, flopledger: Flopledger
     ) -> dg.MaterializeResult:

@@ -9,7 +9,7 @@ import dagster as dg
 
 from collectors.nvml.reader import read_spool
 from pipelines.loading import counts_metadata
-from pipelines.partitions import window_days
+from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
 from pipelines.telemetry import load_minutes
 
@@ -29,14 +29,7 @@ def files_for(files: list[Path], days: list[date]) -> list[Path]:
 
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
-    @dg.asset(
-        name="gpu_samples",
-        group_name="raw",
-        partitions_def=partitions,
-        backfill_policy=dg.BackfillPolicy.single_run(),
-        kinds={"duckdb"},
-        description="One row per GPU per minute from the NVML agent's spool files.",
-    )
+    @daily_raw_asset("gpu_samples", partitions, "One row per GPU per minute from the NVML agent's spool files.")
     def gpu_samples(context: dg.AssetExecutionContext, flopledger: Flopledger) -> dg.MaterializeResult:
         config, warehouse = flopledger.config(), flopledger.warehouse()
         if config.sources.nvml_spool is None:

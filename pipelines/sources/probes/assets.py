@@ -11,7 +11,7 @@ import pyarrow.compute as pc
 from collectors.probe_results import read_probe_results
 from collectors.quarantine import Quarantined
 from pipelines.loading import counts_metadata, replace_days, store_quarantine
-from pipelines.partitions import window_days
+from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
 from pipelines.warehouse import Warehouse
 from probes.specs import spec_rows
@@ -38,14 +38,7 @@ def load_days(
 
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
-    @dg.asset(
-        name="probe_results",
-        group_name="raw",
-        partitions_def=partitions,
-        backfill_policy=dg.BackfillPolicy.single_run(),
-        kinds={"duckdb"},
-        description="One row per probe measurement (node, device, dtype, shape) from the probe CLI's JSONL.",
-    )
+    @daily_raw_asset("probe_results", partitions, "One row per probe measurement (node, device, dtype, shape) from the probe CLI's JSONL.")
     def probe_results(
         context: dg.AssetExecutionContext, flopledger: Flopledger
     ) -> dg.MaterializeResult:
