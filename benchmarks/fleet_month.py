@@ -55,13 +55,15 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=30)
     parser.add_argument("--no-telemetry", action="store_true")
     parser.add_argument("--out", type=Path, default=None, help="keep the fleet here (default: a temp dir)")
+    parser.add_argument("--reuse", action="store_true", help="the fleet in --out is already simulated")
     args = parser.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="fleet-month-"))
     sim = [FLOPLEDGER, "simulate", "--out", str(out), "--gpus", str(args.gpus), "--tpu-chips",
            str(args.tpu_chips), "--days", str(args.days)] + (["--no-telemetry"] if args.no_telemetry else [])
     rows = []
-    seconds, peak, _ = run_stage(sim)
-    rows.append(("simulate", seconds, peak, ""))
+    if not args.reuse:
+        seconds, peak, _ = run_stage(sim)
+        rows.append(("simulate", seconds, peak, ""))
     seconds, peak, err = run_stage([FLOPLEDGER, "run", "--config", str(out / "flopledger.yaml")])
     phases = re.findall(r"done in ([\d.]+) s", err)
     detail = f"ingest {phases[0]} s, marts {phases[1]} s" if len(phases) == 2 else ""
@@ -74,6 +76,11 @@ def main() -> None:
     for name, secs, kib, extra in rows:
         print(f"| {name} | {secs:.1f} | {secs / gpu_days * 1000:.2f} | {kib / 1024:.0f} | "
               f"{kib / max(args.gpus, 1):.0f} | {extra} |")
+    steps = sorted(((float(t), step) for step, t in re.findall(r"ok\s+(\S+) \(([\d.]+) s\)", err)), reverse=True)
+    print("\nslowest steps of `flopledger run` (seconds):\n")
+    print("| step | s |\n|---|---:|")
+    for secs, step in steps[:10]:
+        print(f"| {step} | {secs:.1f} |")
 
 
 if __name__ == "__main__":

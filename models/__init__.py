@@ -2,6 +2,9 @@
 
 `raw/` holds the contracts between collectors and models (CREATE TABLE statements);
 `marts/` holds what users read (one SELECT per table, written in DuckDB's dialect).
+Tables that are replaced a day at a time (telemetry, probes, jobs) carry their stable id
+without a PRIMARY KEY constraint: DuckDB's index can refuse a delete and re-insert of the
+same keys in one transaction on large tables; the day-by-day replace keeps ids unique.
 Each file starts with `-- @table:` (what one row means); columns are documented by a
 trailing `-- comment` in raw DDL and by `-- @col name: text` lines in marts. Those
 comments become the warehouse's own table and column comments.

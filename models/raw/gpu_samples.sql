@@ -1,6 +1,6 @@
 -- @table: One GPU for one UTC minute on one node, from the NVML agent's spool files (means and maxima over that minute's readings, counters as deltas).
 CREATE TABLE IF NOT EXISTS gpu_samples (
-    sample_id VARCHAR PRIMARY KEY,       -- Stable hash of node, GPU UUID and minute: reloading a spool file changes nothing.
+    sample_id VARCHAR NOT NULL,       -- Stable hash of node, GPU UUID and minute: reloading a spool file changes nothing.
     minute TIMESTAMP NOT NULL,           -- Start of the minute (UTC).
     node VARCHAR NOT NULL,               -- Node (host) name from the node-labels file, else the host name.
     project_id VARCHAR,                  -- Cloud project that bills the node; joins to billing.

@@ -1,6 +1,6 @@
 -- @table: Which run held which resource (VM or TPU node), how many of its accelerators, from when to when.
 CREATE TABLE IF NOT EXISTS job_placements (
-    placement_id VARCHAR PRIMARY KEY,  -- Hash of run, resource and window.
+    placement_id VARCHAR NOT NULL,  -- Hash of run, resource and window.
     run_id VARCHAR NOT NULL,           -- The run (jobs.run_id).
     project_id VARCHAR,                -- Project of the resource when known (null: match the resource name in any project).
     resource_name VARCHAR NOT NULL,    -- The resource as the bill names it (resource.name): VM or TPU node.

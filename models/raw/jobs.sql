@@ -1,6 +1,6 @@
 -- @table: One run: one attempt of a job (a retry is a run of its own), from the jobs file or Slurm's sacct --json.
 CREATE TABLE IF NOT EXISTS jobs (
-    run_id VARCHAR PRIMARY KEY,        -- Unique id of the run (attempt); billing rows labelled run_id=<this> go wholly to it.
+    run_id VARCHAR NOT NULL,        -- Unique id of the run (attempt); billing rows labelled run_id=<this> go wholly to it.
     job_id VARCHAR,                    -- The job the run is an attempt of.
     attempt INTEGER,                   -- 1 for the first attempt, 2 for the first retry, ...
     team VARCHAR,                      -- Team that owns the run (Slurm: the account).

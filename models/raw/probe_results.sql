@@ -1,6 +1,6 @@
 -- @table: One probe measurement: a verified matmul sweep point (one node, device, dtype and shape) with its achieved and spec-peak TFLOP/s, from the probe CLI's JSONL.
 CREATE TABLE IF NOT EXISTS probe_results (
-    result_id VARCHAR PRIMARY KEY,   -- Stable hash of node, measured_at, device_index, dtype, m, n, k: the same line ingested twice is one row.
+    result_id VARCHAR NOT NULL,   -- Stable hash of node, measured_at, device_index, dtype, m, n, k: the same line ingested twice is one row.
     measured_at TIMESTAMP NOT NULL,  -- When this shape's probe started (UTC).
     node VARCHAR NOT NULL,           -- Host the probe ran on (as the NVML agent and the bill name it).
     device_index BIGINT NOT NULL,    -- Index of the device among those JAX saw on the host (0-based).

@@ -1,6 +1,6 @@
 -- @table: One TPU chip (accelerator_id) in one UTC minute, from Cloud Monitoring: the five accelerator metrics pivoted into columns, null where a metric had no point.
 CREATE TABLE IF NOT EXISTS tpu_samples (
-    sample_id VARCHAR PRIMARY KEY,    -- Stable id: hash of project, zone, node/resource, worker, accelerator and resource type, then '-' and the minute (YYYYMMDDTHHMM); reloads replace, never duplicate.
+    sample_id VARCHAR NOT NULL,    -- Stable id: hash of project, zone, node/resource, worker, accelerator and resource type, then '-' and the minute (YYYYMMDDTHHMM); reloads replace, never duplicate.
     minute TIMESTAMP NOT NULL,        -- Start of the UTC minute the readings cover (an aligned point ending at 10:02:00 covers minute 10:01).
     project_id VARCHAR,               -- Billed project id; the project number (resource_container) for a GceTpuWorker series the inventory does not know.
     zone VARCHAR,                     -- Zone of the TPU node (tpu_worker zone, GceTpuWorker location, k8s_node location).
