@@ -94,73 +94,97 @@ def _extra(record: dict[str, Any]) -> str | None:
     return json.dumps(extra, sort_keys=True, default=str) if extra else None
 
 
+# Plain text fields: output column -> dotted path in the export record.
+TEXT_FIELDS = {
+    "billing_account_id": "billing_account_id",
+    "project_id": "project.id",
+    "project_number": "project.number",
+    "project_name": "project.name",
+    "service_id": "service.id",
+    "service_name": "service.description",
+    "sku_id": "sku.id",
+    "sku_description": "sku.description",
+    "resource_name": "resource.name",
+    "resource_global_name": "resource.global_name",
+    "location": "location.location",
+    "country": "location.country",
+    "region": "location.region",
+    "zone": "location.zone",
+    "usage_unit": "usage.unit",
+    "usage_pricing_unit": "usage.pricing_unit",
+    "currency": "currency",
+    "cost_type": "cost_type",
+    "adjustment_type": "adjustment_info.type",
+    "adjustment_mode": "adjustment_info.mode",
+    "invoice_month": "invoice.month",
+    "transaction_type": "transaction_type",
+}
+
+
+def _rate(record: dict[str, Any]) -> Decimal | None:
+    rate = _number(record, "currency_conversion_rate")
+    if rate is not None and rate <= 0:
+        raise BadRow(f"currency_conversion_rate must be positive, got {rate}")
+    return None if rate is None else rate.quantize(RATE_PLACES)
+
+
+def _money_fields(record: dict[str, Any]) -> dict[str, Any]:
+    """Cost, credits and list cost in the row's currency, and in USD (cost / rate)."""
+    cost = _number(record, "cost")
+    if cost is None:
+        raise BadRow("cost is missing")
+    rate = _rate(record)
+    credits = _credits(record)
+    credits_total = sum((c["amount"] for c in credits), Decimal(0))
+    cost_at_list = money(_number(record, "cost_at_list"))
+    return {
+        "cost": money(cost),
+        "credits_total": money(credits_total),
+        "credits": credits,
+        "cost_at_list": cost_at_list,
+        "currency_conversion_rate": rate,
+        "cost_usd": to_usd(cost, rate),
+        "credits_total_usd": to_usd(credits_total, rate),
+        "cost_at_list_usd": to_usd(cost_at_list, rate),
+    }
+
+
+def _usage_fields(record: dict[str, Any]) -> dict[str, Any]:
+    """Usage amounts, and the accelerator type and accelerator-seconds the SKU implies."""
+    amount = _number(record, "usage.amount")
+    info = classify_sku(_text(record, "sku.description"))
+    seconds = accelerator_seconds(info.accelerator_type, amount, _text(record, "usage.unit"))
+    return {
+        "usage_amount": money(amount),
+        "usage_amount_in_pricing_units": money(_number(record, "usage.amount_in_pricing_units")),
+        "accelerator_type": info.accelerator_type,
+        "accelerator_seconds": money(seconds),
+        "pricing_model": info.pricing_model,
+    }
+
+
 def normalise(record: Any, source: str, line: int, ingested_at: datetime) -> dict[str, Any]:
     """The `billing_line_items` row for one export record, or BadRow with the reason."""
     if not isinstance(record, dict):
         raise BadRow(f"expected a JSON object, got {type(record).__name__}")
     start, end = _window(record)
-    cost = _number(record, "cost")
-    if cost is None:
-        raise BadRow("cost is missing")
-    rate = _number(record, "currency_conversion_rate")
-    if rate is not None and rate <= 0:
-        raise BadRow(f"currency_conversion_rate must be positive, got {rate}")
-    if rate is not None:
-        rate = rate.quantize(RATE_PLACES)
-    credits = _credits(record)
-    credits_total = sum((c["amount"] for c in credits), Decimal(0))
-    cost_at_list = money(_number(record, "cost_at_list"))
-    sku = _text(record, "sku.description")
-    info = classify_sku(sku)
-    usage_amount = _number(record, "usage.amount")
-    usage_unit = _text(record, "usage.unit")
-    return {
+    money_fields, usage_fields = _money_fields(record), _usage_fields(record)  # validate first
+    row: dict[str, Any] = {
         "row_id": row_id(record),
         "usage_day": start.date(),
         "usage_start": start,
         "usage_end": end,
         "export_time": _time(record, "export_time"),
         "provider": "gcp",
-        "billing_account_id": _text(record, "billing_account_id"),
-        "project_id": _text(record, "project.id"),
-        "project_number": _text(record, "project.number"),
-        "project_name": _text(record, "project.name"),
-        "service_id": _text(record, "service.id"),
-        "service_name": _text(record, "service.description"),
-        "sku_id": _text(record, "sku.id"),
-        "sku_description": sku,
-        "resource_name": _text(record, "resource.name"),
-        "resource_global_name": _text(record, "resource.global_name"),
-        "location": _text(record, "location.location"),
-        "country": _text(record, "location.country"),
-        "region": _text(record, "location.region"),
-        "zone": _text(record, "location.zone"),
-        "usage_amount": money(usage_amount),
-        "usage_unit": usage_unit,
-        "usage_amount_in_pricing_units": money(_number(record, "usage.amount_in_pricing_units")),
-        "usage_pricing_unit": _text(record, "usage.pricing_unit"),
-        "cost": money(cost),
-        "credits_total": money(credits_total),
-        "credits": credits,
-        "cost_at_list": cost_at_list,
-        "currency": _text(record, "currency"),
-        "currency_conversion_rate": rate,
-        "cost_usd": to_usd(cost, rate),
-        "credits_total_usd": to_usd(credits_total, rate),
-        "cost_at_list_usd": to_usd(cost_at_list, rate),
-        "cost_type": _text(record, "cost_type"),
-        "adjustment_type": _text(record, "adjustment_info.type"),
-        "adjustment_mode": _text(record, "adjustment_info.mode"),
-        "invoice_month": _text(record, "invoice.month"),
-        "transaction_type": _text(record, "transaction_type"),
+        **{column: _text(record, path) for column, path in TEXT_FIELDS.items()},
+        **money_fields,
+        **usage_fields,
         "labels": _labels(record, "labels"),
         "system_labels": _labels(record, "system_labels"),
         "project_labels": _labels(record, "project.labels"),
-        "accelerator_type": info.accelerator_type,
-        "accelerator_seconds": money(accelerator_seconds(info.accelerator_type, usage_amount, usage_unit)),
-        "pricing_model": info.pricing_model,
         "extra_fields": _extra(record),
         "source": source,
         "source_line": line,
         "ingested_at": ingested_at,
     }
+    return row
