@@ -11,6 +11,12 @@ def _count(flopledger: Flopledger, sql: str) -> int:
     return int(flopledger.warehouse().query(sql).to_pylist()[0]["n"])
 
 
+def _none_found(flopledger: Flopledger, sql: str, what: str) -> dg.AssetCheckResult:
+    """ERROR unless `sql` (a `SELECT count(*) AS n ...`) counts nothing; `what` names the offenders."""
+    n = _count(flopledger, sql)
+    return dg.AssetCheckResult(passed=n == 0, severity=ERROR, description=f"{n} {what}")
+
+
 @dg.asset_check(asset="books", description="Every reconciliation difference is exactly zero.")
 def books_close(flopledger: Flopledger) -> dg.AssetCheckResult:
     rows = flopledger.warehouse().query("SELECT check_name, difference FROM books").to_pylist()
@@ -25,11 +31,11 @@ def books_close(flopledger: Flopledger) -> dg.AssetCheckResult:
 
 @dg.asset_check(asset="idle_capacity", description="allocated + unallocated idle = cost, every resource-hour.")
 def resource_hours_close(flopledger: Flopledger) -> dg.AssetCheckResult:
-    n = _count(
+    return _none_found(
         flopledger,
         "SELECT count(*) AS n FROM idle_capacity WHERE allocated_cost + unallocated_idle_cost <> effective_cost",
+        "resource-hours do not close",
     )
-    return dg.AssetCheckResult(passed=n == 0, severity=ERROR, description=f"{n} resource-hours do not close")
 
 
 @dg.asset_check(asset="run_allocation", description="No negative share, no allocation above cost.")
@@ -54,26 +60,26 @@ def shares_are_sane(flopledger: Flopledger) -> dg.AssetCheckResult:
 
 @dg.asset_check(asset="cost_per_run", description="No run is allocated more accelerator-hours than it held.")
 def runs_within_what_they_held(flopledger: Flopledger) -> dg.AssetCheckResult:
-    n = _count(
+    return _none_found(
         flopledger,
         "SELECT count(*) AS n FROM cost_per_run WHERE allocated_accelerator_hours > accelerator_hours + 1e-9",
+        "runs above what they held",
     )
-    return dg.AssetCheckResult(passed=n == 0, severity=ERROR, description=f"{n} runs above what they held")
 
 
 @dg.asset_check(asset="idle_capacity", description="One row per resource-hour: nothing counted twice.")
 def resource_hours_unique(flopledger: Flopledger) -> dg.AssetCheckResult:
-    n = _count(
+    return _none_found(
         flopledger,
         """SELECT count(*) AS n FROM (
                SELECT project_id, resource_name, hour FROM idle_capacity GROUP BY ALL HAVING count(*) > 1)""",
+        "resource-hours repeated",
     )
-    return dg.AssetCheckResult(passed=n == 0, severity=ERROR, description=f"{n} resource-hours repeated")
 
 
 @dg.asset_check(asset="run_held_hours", description="No run holds more than its placements say.")
 def held_within_placements(flopledger: Flopledger) -> dg.AssetCheckResult:
-    n = _count(
+    return _none_found(
         flopledger,
         """WITH last_billed AS (SELECT max(usage_end) AS t FROM billing_line_items),
            nominal AS (
@@ -83,9 +89,7 @@ def held_within_placements(flopledger: Flopledger) -> dg.AssetCheckResult:
                FROM job_placements WHERE start_at IS NOT NULL GROUP BY run_id),
            held AS (SELECT run_id, sum(held_accelerator_nanos) AS nanos FROM run_held_hours GROUP BY run_id)
            SELECT count(*) AS n FROM held JOIN nominal USING (run_id) WHERE held.nanos > nominal.nanos""",
-    )
-    return dg.AssetCheckResult(
-        passed=n == 0, severity=ERROR, description=f"{n} runs hold more than their placements"
+        "runs hold more than their placements",
     )
 
 
