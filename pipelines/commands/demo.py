@@ -29,4 +29,17 @@ def run(args: argparse.Namespace) -> int:
     truth = result.totals
     print(f"\nsimulator's own totals: effective {truth['effective_usd']} USD over {truth['distinct_rows']:,} rows "
           f"(ground truth in {result.out_dir / 'truth'})")
+    _next_steps(result.config_path)
     return 0 if report.succeeded else 1
+
+
+def _next_steps(config: Path) -> None:
+    """Where a newcomer goes from here: every run, the idle hours, the dashboards."""
+    sql = f".venv/bin/flopledger sql --config {config}"
+    print(
+        "\nnext:\n"
+        f'  every run:   {sql} "SELECT run_id, team, effective_cost, cost_per_million_tokens, '
+        'mean_utilisation_pct FROM cost_per_run ORDER BY effective_cost DESC"\n'
+        f'  idle by day: {sql} "SELECT * FROM idle_capacity_daily"\n'
+        f"  dashboards:  .venv/bin/flopledger dashboard --config {config}   (http://127.0.0.1:8501)"
+    )
