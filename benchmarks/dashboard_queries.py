@@ -24,7 +24,7 @@ import duckdb
 import models
 from dashboards import data
 from dashboards.timing import load_page
-from pipelines.warehouse.duckdb import DuckDBWarehouse
+from warehouse.duckdb import DuckDBWarehouse
 
 RESULTS = Path(__file__).resolve().parent / "results" / "dashboard_queries.md"
 NODES, GPUS_PER_NODE, HOURS, RUN_BLOCK_H = 128, 8, 8760, 48

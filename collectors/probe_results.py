@@ -9,11 +9,13 @@ with the reason. The same line read twice (overlapping files) is one row. No JAX
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from collectors.files import Unreadable, iter_ndjson
 from collectors.quarantine import Quarantined
@@ -165,3 +167,9 @@ def read_probe_results(paths: list[Path]) -> tuple[pa.Table, list[Quarantined]]:
             continue
         _read_file(path, rows, bad)
     return pa.Table.from_pylist(list(rows.values()), schema=PROBE_RESULTS_SCHEMA), bad
+
+
+def probe_days(paths: list[Path]) -> set[date]:
+    """The UTC days the probe files hold measurements of (probe files carry no day in their name)."""
+    results, _ = read_probe_results(paths)
+    return {d for d in pc.cast(results["measured_at"], pa.date32()).to_pylist() if d is not None}

@@ -10,7 +10,7 @@ import streamlit as st
 
 from dashboards import auth, sidebar
 from dashboards.data import NoWarehouse, QueryFailed, config_path
-from pipelines.config import ConfigError, load_config
+from settings import ConfigError, load_config
 
 PAGES = [
     st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),

@@ -30,8 +30,8 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from pipelines.config import load_config
-from pipelines.warehouse import Warehouse, open_warehouse
+from settings import load_config
+from warehouse import Warehouse, open_warehouse
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,9 @@ from datetime import date, timedelta
 
 from collectors.gcp_billing.days import usage_days
 from collectors.jobs.read import read_jobs_files
-from pipelines.config import Config
+from collectors.nvml.read import spool_file_day
+from collectors.probe_results import probe_days
+from settings import Config
 
 
 def _billing(config: Config) -> set[date]:
@@ -20,16 +22,12 @@ def _jobs(config: Config) -> set[date]:
 
 def _spool(config: Config) -> set[date]:
     """Spool files are named by their first minute; a file may run into the next day."""
-    from pipelines.sources.nvml_spool.assets import spool_file_day
-
     days = {spool_file_day(p) for p in config.source_files("nvml_spool")}
     return {d for d in days if d is not None} | {d + timedelta(days=1) for d in days if d is not None}
 
 
 def _probes(config: Config) -> set[date]:
     """Probe files are small and carry no day in their name: the days of their measurements."""
-    from pipelines.sources.probes.assets import probe_days
-
     return probe_days(config.source_files("probes"))
 
 

@@ -1,9 +1,79 @@
-"""The single Dagster entry point; `workspace.yaml` loads this module.
+"""The single Dagster entry point: every source's definitions merged into one `Definitions`.
 
-The config file is `$FLOPLEDGER_CONFIG`, else `./flopledger.yaml`, else the example in
-`examples/`.
+`workspace.yaml` loads `defs`, a lazy `@dg.definitions` function: importing this module
+builds nothing and touches no file. The config file is `$FLOPLEDGER_CONFIG`, else
+`./flopledger.yaml`, else the example in `examples/`.
 """
 
-from pipelines.build import build_definitions, default_config_path
+from __future__ import annotations
 
-defs = build_definitions(default_config_path())
+import os
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import dagster as dg
+
+from pipelines import alerts, schedules
+from pipelines.asset_jobs import asset_jobs
+from pipelines.marts import assets as mart_assets
+from pipelines.marts import checks as mart_checks
+from pipelines.partitions import daily_partitions
+from pipelines.progress import progress_logger
+from pipelines.resources import Flopledger
+from pipelines.sources import cloud_monitoring, gcp_billing, jobs, nvml_spool, probes
+from settings import ConfigError, load_config
+
+# Each source package has build(partitions) -> dg.Definitions. Add a source here.
+SOURCES = [gcp_billing, jobs, nvml_spool, cloud_monitoring, probes]
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Partitions start here when the config names no `history_start`.
+DEFAULT_HISTORY_DAYS = 90
+
+
+def default_config_path() -> str:
+    for candidate in (os.environ.get("FLOPLEDGER_CONFIG"), "flopledger.yaml"):
+        if candidate and Path(candidate).is_file():
+            return str(Path(candidate).resolve())
+    return str(REPO / "examples" / "flopledger.yaml")
+
+
+def start_day(config_path: str, today: date) -> date:
+    """`history_start` from the config, else DEFAULT_HISTORY_DAYS before `today`.
+
+    Read from the config alone: loading the workspace never opens the warehouse."""
+    try:
+        history_start = load_config(config_path).history_start
+    except ConfigError:
+        history_start = None
+    return history_start or today - timedelta(days=DEFAULT_HISTORY_DAYS)
+
+
+def build_definitions(
+    config_path: str, start: date | None = None, end: date | None = None
+) -> dg.Definitions:
+    """All assets, checks, jobs and schedules, partitioned from `start` to `end` (today if None)."""
+    today = datetime.now(UTC).date()
+    partitions = daily_partitions(start or start_day(config_path, today), end)
+    sources = dg.Definitions.merge(*(source.build(partitions) for source in SOURCES))
+    raw_keys = {
+        key.to_user_string()
+        for a in sources.assets or []
+        if isinstance(a, dg.AssetsDefinition)
+        for key in a.keys
+    }
+    rest = dg.Definitions(
+        assets=mart_assets.build_assets(raw_keys),
+        asset_checks=mart_checks.CHECKS,
+        jobs=asset_jobs(),
+        schedules=schedules.build_schedules(partitions),
+        resources={"flopledger": Flopledger(config_path=config_path)},
+        loggers={"progress": progress_logger},
+    )
+    return dg.Definitions.merge(sources, alerts.build(), rest)
+
+
+@dg.definitions
+def defs() -> dg.Definitions:
+    return build_definitions(default_config_path())

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from collectors.quarantine import Quarantined, quarantine_table
-from pipelines.warehouse import Warehouse
+from warehouse import Warehouse
 
 
 def store_quarantine(warehouse: Warehouse, rows: list[Quarantined]) -> int:
@@ -32,6 +32,18 @@ def replace_days(warehouse: Warehouse, table: str, day_of: str, rows: pa.Table, 
     rows = rows.filter(pc.is_in(row_days, value_set=pa.array(days, pa.date32())))
     present = sorted(set(pc.cast(rows[day_of], pa.date32()).to_pylist()))
     if present:
-        marks = ", ".join("?" for _ in present)  # one bound parameter per day, never their text
-        warehouse.replace_where(table, f"CAST({day_of} AS DATE) IN ({marks})", present, rows)
+        warehouse.replace_days(table, day_of, present, rows)
     return rows
+
+
+def load_minutes(
+    warehouse: Warehouse, table: str, samples: pa.Table, quarantined: list[Quarantined], days: list[date]
+) -> dict[str, dg.MetadataValue]:
+    """Replace the window's days that have samples, and store what was quarantined."""
+    rows = replace_days(warehouse, table, "minute", samples, days)
+    store_quarantine(warehouse, quarantined)
+    return counts_metadata(
+        rows_read=rows.num_rows + len(quarantined),
+        rows_loaded=rows.num_rows,
+        rows_quarantined=len(quarantined),
+    )

@@ -12,9 +12,6 @@ from typing import Any
 
 import dagster as dg
 
-# Run tag: keep every source to the run's partition days (an explicit backfill range).
-WINDOW_ONLY_TAG = "flopledger/window_only"
-
 
 def daily_partitions(start: date, end: date | None = None) -> dg.DailyPartitionsDefinition:
     """Days from `start` to `end` inclusive (or to today, when `end` is None)."""

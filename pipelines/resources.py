@@ -5,29 +5,27 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import dagster as dg
+from pydantic import PrivateAttr
 
-from pipelines.config import Config, load_config
-from pipelines.warehouse import Warehouse, open_warehouse
-
-_SCHEMA_READY: set[str] = set()
+from settings import Config, load_config
+from warehouse import Warehouse, open_warehouse
 
 
 class Flopledger(dg.ConfigurableResource):
     """Where the config file is; everything else is read from it."""
 
     config_path: str
+    _schema_ready: bool = PrivateAttr(default=False)
 
     def config(self) -> Config:
         return load_config(self.config_path)
 
     def warehouse(self) -> Warehouse:
-        """The configured warehouse, its raw tables created (once per process and warehouse)."""
-        config = self.config().warehouse
-        warehouse = open_warehouse(config)
-        key = config.model_dump_json()
-        if key not in _SCHEMA_READY or not warehouse.exists():
+        """The configured warehouse, its raw tables created (once per resource instance)."""
+        warehouse = open_warehouse(self.config().warehouse)
+        if not self._schema_ready or not warehouse.exists():
             warehouse.ensure_schema()
-            _SCHEMA_READY.add(key)
+            self._schema_ready = True
         return warehouse
 
     def now(self) -> datetime:

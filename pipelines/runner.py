@@ -11,12 +11,12 @@ from pathlib import Path
 
 import dagster as dg
 
-from pipelines.build import build_definitions
-from pipelines.config import Config
+from pipelines.definitions import build_definitions
+from settings import Config
 from pipelines.days import input_days
-from pipelines.jobs import INGEST_JOB, MARTS_JOB
-from pipelines.partitions import WINDOW_ONLY_TAG
-from pipelines.report import RunReport, collect_events
+from pipelines.asset_jobs import INGEST_JOB, MARTS_JOB
+from pipelines.run_tags import WINDOW_ONLY_TAG
+from cli.run_report import CheckResult, RunReport
 
 # One concise line per step instead of Dagster's console log; the report comes at the end.
 QUIET = {"loggers": {"progress": {}}}
@@ -48,6 +48,41 @@ def _window(config: Config, start: date | None, end: date | None) -> _Window | N
     if lo is None or hi is None:
         return None
     return _Window(lo, hi, found)
+
+
+def _metadata_value(value: Any) -> Any:
+    return getattr(value, "value", value)
+
+
+def collect_events(report: RunReport, result: dg.ExecuteInProcessResult) -> None:
+    """Fold one in-process run's materialisations, failures and check results into the report."""
+    for event in result.all_events:
+        if event.event_type == dg.DagsterEventType.ASSET_MATERIALIZATION:
+            mat = event.step_materialization_data.materialization
+            meta = {k: _metadata_value(v) for k, v in mat.metadata.items()}
+            report.materialized[mat.asset_key.to_user_string()] = meta
+        elif event.event_type == dg.DagsterEventType.STEP_FAILURE:
+            report.failures.append(f"{event.step_key}: {_root_cause(event.step_failure_data.error)}")
+        elif event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
+            data = event.event_specific_data
+            report.checks.append(
+                CheckResult(
+                    asset=data.asset_key.to_user_string(),
+                    name=data.check_name,
+                    passed=data.passed,
+                    severity=data.severity.value,
+                    description=data.description or "",
+                )
+            )
+
+
+def _root_cause(error: Any) -> str:
+    """The innermost error's first line: what went wrong, not Dagster's wrapper."""
+    while error is not None and error.cause is not None:
+        error = error.cause
+    if error is None:
+        return "failed"
+    return error.message.strip().splitlines()[0]
 
 
 def run_pipeline(

@@ -1,31 +1,27 @@
 """Optional energy meter: NVML's total-energy counter, through the project's one NVML module.
 
-`import pynvml` happens only in `collectors/nvml/nvml.py`; this hook imports that module
-lazily and expects `total_energy_mj(gpu_index: int) -> int | None` (millijoules since the
-driver loaded, None when unsupported). Without it (CPU, TPU, no driver, module not
-installed) energy is None: unknown, never 0.
+`import pynvml` happens only in `collectors/nvml/nvml.py`; a meter holds its own `Nvml`
+(initialised lazily, on its first reading) and reads `total_energy_mj` (millijoules since
+the driver loaded, None when unsupported). Without NVML (CPU, TPU, no driver) energy is
+None: unknown, never 0.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
+
+from collectors.nvml.nvml import Nvml, total_energy_mj
 
 EnergyMeter = Callable[[], float | None]  # cumulative joules since some origin, None if unknown
 
-NVML_MODULE = "collectors.nvml.nvml"
-NVML_FUNCTION = "total_energy_mj"
-
-
-def nvml_energy_meter(backend: str, gpu_index: int) -> EnergyMeter | None:
-    """A meter for one NVIDIA GPU, or None when NVML (or its module) is not there."""
+def nvml_energy_meter(
+    backend: str, gpu_index: int, nvml: Nvml | None = None
+) -> EnergyMeter | None:
+    """A meter for one NVIDIA GPU (None off GPUs); `nvml` is a simulated one in tests."""
     if backend != "gpu":
         return None
-    try:
-        read_mj = getattr(importlib.import_module(NVML_MODULE), NVML_FUNCTION)
-    except Exception:  # noqa: BLE001 - missing module, pynvml or driver: energy is unknown
-        return None
-    return lambda: _read_j(read_mj, gpu_index)
+    door = nvml if nvml is not None else Nvml()
+    return lambda: _read_j(lambda index: total_energy_mj(door, index), gpu_index)
 
 
 def _read_j(read_mj: Callable[[int], int | None], gpu_index: int) -> float | None:

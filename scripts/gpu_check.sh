@@ -23,14 +23,14 @@ END=$(( (END / 60 + 1) * 60 + 2 ))
 RUN_S=$(( END - NOW ))
 echo "gpu_check: running the agent for ${RUN_S}s (>= ${SECONDS_TO_RUN}s, ending after a minute boundary)"
 
-"$PY" -m pipelines.cli -v agent --spool "$SPOOL" --interval 1s --duration "${RUN_S}s"
+"$PY" -m cli.main -v agent --spool "$SPOOL" --interval 1s --duration "${RUN_S}s"
 
 "$PY" - "$SPOOL" <<'PYEOF'
 import sys
 
 import polars as pl
 
-from collectors.nvml.reader import read_spool
+from collectors.nvml.read import read_spool
 
 table, quarantined = read_spool([sys.argv[1]])
 rows = pl.from_arrow(table)

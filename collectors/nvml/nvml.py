@@ -157,24 +157,18 @@ def text(value: Any) -> str | None:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-_default_nvml: Nvml | None = None
-
-
-def total_energy_mj(gpu_index: int) -> int | None:
+def total_energy_mj(nvml: Nvml, gpu_index: int) -> int | None:
     """GPU `gpu_index`'s total-energy counter in millijoules (real NVML), None if unavailable.
 
     For the probes: read it before and after a workload; the difference is its energy.
     None when the bindings or driver are missing, the GPU is lost, or the counter is not
     supported (pre-Volta, some vGPUs).
     """
-    global _default_nvml
-    if _default_nvml is None:
-        _default_nvml = Nvml()
     try:
-        handle = _default_nvml.handle(gpu_index)
+        handle = nvml.handle(gpu_index)
         if handle is None:
             return None
-        value = _default_nvml.query("nvmlDeviceGetTotalEnergyConsumption", handle)
+        value = nvml.query("nvmlDeviceGetTotalEnergyConsumption", handle)
     except (NvmlUnavailable, GpuLost) as exc:
         log.debug("total_energy_mj(%d): %s", gpu_index, exc)
         return None

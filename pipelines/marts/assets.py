@@ -6,6 +6,7 @@ import pyarrow as pa
 
 import models
 from pipelines.resources import Flopledger
+from probes.specs import spec_rows
 
 
 def _mart_asset(mart: models.Model, known: set[str]) -> dg.AssetsDefinition:
@@ -38,10 +39,35 @@ def flopledger_settings(flopledger: Flopledger) -> dg.MaterializeResult:
         "reporting_currency": config.reporting_currency,
     }
     table = pa.table({"key": list(settings), "value": list(settings.values())})
-    flopledger.warehouse().replace_where("flopledger_settings", "true", None, table)
+    flopledger.warehouse().replace_all("flopledger_settings", table)
     return dg.MaterializeResult(metadata={k: dg.MetadataValue.text(v) for k, v in settings.items()})
 
 
+def spec_table() -> pa.Table:
+    """probes.specs' peak table as `accelerator_specs` rows."""
+    rows = spec_rows()
+    return pa.table(
+        {
+            "accelerator_type": [r["accelerator_type"] for r in rows],
+            "dtype": [r["dtype"] for r in rows],
+            "peak_tflops_spec": pa.array([r["peak_tflops"] for r in rows], pa.float64()),
+            "source": [r["source"] for r in rows],
+        }
+    )
+
+
+@dg.asset(
+    name="accelerator_specs",
+    group_name="marts",
+    kinds={"duckdb"},
+    description="Peak dense TFLOP/s per accelerator type and dtype, from the spec sheets (probes/specs.py).",
+)
+def accelerator_specs(flopledger: Flopledger) -> dg.MaterializeResult:
+    table = spec_table()
+    flopledger.warehouse().replace_all("accelerator_specs", table)
+    return dg.MaterializeResult(metadata={"rows": dg.MetadataValue.int(table.num_rows)})
+
+
 def build_assets(raw_keys: set[str]) -> list[dg.AssetsDefinition]:
-    known = raw_keys | {m.name for m in models.marts()} | {"flopledger_settings"}
-    return [flopledger_settings, *(_mart_asset(m, known) for m in models.marts())]
+    known = raw_keys | {m.name for m in models.marts()} | {"flopledger_settings", "accelerator_specs"}
+    return [flopledger_settings, accelerator_specs, *(_mart_asset(m, known) for m in models.marts())]

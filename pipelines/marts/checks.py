@@ -122,7 +122,7 @@ def quarantine_is_empty(flopledger: Flopledger) -> dg.AssetCheckResult:
     )
 
 
-MART_CHECKS = [
+CHECKS = [
     books_close,
     resource_hours_close,
     shares_are_sane,

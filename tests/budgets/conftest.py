@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.config import load_config
+from settings import load_config
 from pipelines.resources import Flopledger
 from pipelines.runner import run_pipeline
 from tests.conftest import billing_row, write_ndjson

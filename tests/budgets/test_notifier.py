@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import dagster as dg
 import pytest
 
-from pipelines.build import build_definitions
+from pipelines.definitions import build_definitions
 from pipelines.resources import Flopledger
 
 BUDGETS = """

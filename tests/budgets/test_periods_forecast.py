@@ -5,11 +5,11 @@ from decimal import Decimal as D
 
 import pytest
 
-from pipelines.budgets.config import BudgetConfigError, SpendChangeRule
-from pipelines.budgets.forecast import forecast_period
-from pipelines.budgets.fx import load_fx_rates, rate_on, to_usd
-from pipelines.budgets.periods import period_containing, periods_between
-from pipelines.budgets.rules import spend_change_alerts
+from budgets.budget_file import BudgetConfigError, SpendChangeRule
+from budgets.forecast import forecast_period
+from budgets.fx import load_fx_rates, rate_on, to_usd
+from budgets.periods import period_containing, periods_between
+from budgets.rules import spend_change_alerts
 
 
 @pytest.mark.parametrize(

@@ -5,13 +5,13 @@ from datetime import datetime
 import pyarrow as pa
 import pytest
 
-from pipelines.budgets.alerts import Alert, store_alerts
-from pipelines.budgets.config import EfficiencyRule, HealthRules
-from pipelines.budgets.efficiency import efficiency_alerts
-from pipelines.budgets.health import health_alerts
-from pipelines.cli import main
-from pipelines.config import load_config
-from pipelines.warehouse import open_warehouse
+from budgets.alerts import Alert, store_alerts
+from budgets.budget_file import EfficiencyRule, HealthRules
+from budgets.efficiency import efficiency_alerts
+from budgets.health import health_alerts
+from cli.main import main
+from settings import load_config
+from warehouse import open_warehouse
 
 NOW = datetime(2026, 10, 11, 6, 0)
 

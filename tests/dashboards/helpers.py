@@ -10,10 +10,10 @@ from typing import Any
 import duckdb
 from streamlit.testing.v1 import AppTest
 
-from pipelines.config import load_config
+from settings import load_config
 from pipelines.runner import run_pipeline
-from pipelines.simulator import simulate
-from pipelines.warehouse.duckdb import DuckDBWarehouse
+from simulator import simulate
+from warehouse.duckdb import DuckDBWarehouse
 
 APP = Path(__file__).resolve().parents[2] / "dashboards" / "app.py"
 START = date(2026, 10, 1)

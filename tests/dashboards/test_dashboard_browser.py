@@ -78,7 +78,7 @@ def _wait_healthy(url: str, proc: subprocess.Popen, timeout_s: float = 60) -> No
 def served(fleet_copy: Path) -> Iterator[str]:
     _add_probes_and_budgets(fleet_copy)
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "dashboard", "--config", str(fleet_copy),
+    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "dashboard", "--config", str(fleet_copy),
                              "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:

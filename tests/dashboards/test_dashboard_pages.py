@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipelines.config import load_config
-from pipelines.warehouse.duckdb import DuckDBWarehouse, connect
+from settings import load_config
+from warehouse.duckdb import DuckDBWarehouse, connect
 from tests.dashboards.helpers import Marts, infos, metric, money
 
 TEAM = "llm"

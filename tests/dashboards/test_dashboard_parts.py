@@ -9,8 +9,8 @@ import pandas as pd
 
 from dashboards import charts
 from dashboards.filters import Filters, from_url, to_url
-from pipelines.cli import build_parser
-from pipelines.commands.dashboard import streamlit_command
+from cli.main import build_parser
+from cli.commands.dashboard import streamlit_command
 
 LO, HI = date(2026, 10, 1), date(2026, 10, 31)
 OPTIONS = {"team": ["llm", "eu-llm"], "project": ["p"], "workload": ["pretraining"], "accelerator": ["H100-80GB"]}

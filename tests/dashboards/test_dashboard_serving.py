@@ -10,13 +10,13 @@ from pathlib import Path
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from pipelines.config import load_config
-from pipelines.warehouse.duckdb import DuckDBWarehouse
+from settings import load_config
+from warehouse.duckdb import DuckDBWarehouse
 from tests.dashboards.helpers import APP, PAGES
 
 REPUBLISH = """
 import sys
-from pipelines.warehouse.duckdb import DuckDBWarehouse
+from warehouse.duckdb import DuckDBWarehouse
 w = DuckDBWarehouse(sys.argv[1])
 for _ in range(15):
     w.publish_snapshot()
@@ -50,7 +50,7 @@ def test_every_page_load_succeeds_while_the_pipeline_writes(fleet_copy: Path, mo
     first = warehouse.snapshot_path.stat().st_ino
     failures: list[str] = []
     # a full `flopledger run` in its own process (it holds the warehouse's write lock) ...
-    run = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "run", "--config", str(fleet_copy)],
+    run = subprocess.Popen([sys.executable, "-m", "cli.main", "run", "--config", str(fleet_copy)],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     t0 = time.monotonic()
     loads = _serve_while(run, failures)

@@ -6,7 +6,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.config import load_config
+from settings import load_config
 from pipelines.runner import run_pipeline
 from tests.conftest import write_ndjson
 

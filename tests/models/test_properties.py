@@ -8,9 +8,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipelines.config import load_config
+from settings import load_config
 from pipelines.runner import run_pipeline
-from pipelines.simulator import simulate
+from simulator import simulate
 
 
 def _truth_held(out: Path) -> dict[str, float]:

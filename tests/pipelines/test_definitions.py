@@ -6,7 +6,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from pipelines.build import build_definitions
+from pipelines.definitions import build_definitions
 from tests.conftest import REPO
 
 

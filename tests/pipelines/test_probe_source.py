@@ -4,8 +4,8 @@ from datetime import date, timedelta
 
 import dagster as dg
 
-from pipelines.build import build_definitions
-from pipelines.config import load_config
+from pipelines.definitions import build_definitions
+from settings import load_config
 from pipelines.days import DAY_FINDERS
 from pipelines.runner import run_pipeline
 from probes.simulated import degraded_node, simulated_probe_rows, write_probe_jsonl

@@ -1,57 +1,58 @@
-"""The optional NVML energy hook: present, absent, failing."""
+"""The probes' NVML energy meter, read through the one NVML door (collectors/nvml/nvml.py)
+against the simulated NVML, and unknown (None, never 0) wherever NVML cannot answer."""
 
 from __future__ import annotations
 
 import sys
-import types
 
 import pytest
 
-from probes.energy import NVML_MODULE, energy_between_j, nvml_energy_meter
+from collectors.nvml.nvml import Nvml
+from collectors.nvml.simulated import LOSS_AFTER_S, SimulatedNvml
+from probes.energy import energy_between_j, nvml_energy_meter
 
 
-def _fake_nvml(read: object) -> types.ModuleType:
-    module = types.ModuleType(NVML_MODULE)
-    module.total_energy_mj = read  # type: ignore[attr-defined]
-    return module
+class Clock:
+    def __init__(self) -> None:
+        self.now_s = 0.0
+
+    def __call__(self) -> float:
+        return self.now_s
 
 
-def test_meter_reads_millijoules_as_joules(monkeypatch: pytest.MonkeyPatch) -> None:
-    counters = {3: iter([1_000_000, 1_250_500])}  # mJ on GPU 3: 1000 J then 1250.5 J
-    monkeypatch.setitem(sys.modules, NVML_MODULE, _fake_nvml(lambda i: next(counters[i])))
-    meter = nvml_energy_meter("gpu", 3)
+def test_meter_reads_the_energy_counter_in_joules() -> None:
+    clock = Clock()
+    meter = nvml_energy_meter("gpu", 1, Nvml(SimulatedNvml("idle", gpus=2, clock=clock)))
     assert meter is not None
-    before, after = meter(), meter()
-    assert (before, after) == (1000.0, 1250.5)
-    assert energy_between_j(before, after) == 250.5
+    before = meter()
+    clock.now_s = 20.0
+    after = meter()
+    # An idle H200 draws 77.67 W: 20 s = 1553.4 J (the counter is whole mJ: within 2 mJ).
+    assert before is not None and after is not None
+    assert energy_between_j(before, after) == pytest.approx(1553.4, abs=0.002)
 
 
-def test_no_meter_off_gpu_or_without_the_module(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_meter_off_gpu() -> None:
     assert nvml_energy_meter("cpu", 0) is None
     assert nvml_energy_meter("tpu", 0) is None
-    monkeypatch.setitem(
-        sys.modules, NVML_MODULE, types.ModuleType(NVML_MODULE)
-    )  # no total_energy_mj
-    assert nvml_energy_meter("gpu", 0) is None
 
 
-def test_unsupported_or_failing_counter_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(_: int) -> int:
-        raise RuntimeError("NVML_ERROR_GPU_IS_LOST")
+def test_unsupported_counter_lost_gpu_or_no_bindings_read_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    unsupported = nvml_energy_meter("gpu", 0, Nvml(SimulatedNvml("not_supported", gpus=1)))
+    assert unsupported is not None and unsupported() is None
 
-    monkeypatch.setitem(sys.modules, NVML_MODULE, _fake_nvml(broken))
-    meter = nvml_energy_meter("gpu", 0)
-    assert meter is not None and meter() is None
-    monkeypatch.setitem(sys.modules, NVML_MODULE, _fake_nvml(lambda _: None))
-    meter = nvml_energy_meter("gpu", 0)
-    assert meter is not None and meter() is None
+    clock = Clock()
+    lost = nvml_energy_meter("gpu", 3, Nvml(SimulatedNvml("gpu_lost", gpus=4, clock=clock)))
+    assert lost is not None and lost() is not None
+    clock.now_s = LOSS_AFTER_S
+    assert lost() is None  # the GPU fell off the bus: unknown, not 0
+
+    monkeypatch.setitem(sys.modules, "pynvml", None)  # no NVML bindings installed at all
+    missing = nvml_energy_meter("gpu", 0)
+    assert missing is not None and missing() is None
+
+
+def test_energy_between_readings() -> None:
+    assert energy_between_j(1000.0, 1250.5) == 250.5
     assert energy_between_j(None, 5.0) is None
     assert energy_between_j(10.0, 5.0) is None  # counter reset (driver reload): unknown
-
-
-def test_the_real_nvml_module_has_the_hook() -> None:
-    # The contract with collectors/nvml/nvml.py: total_energy_mj(gpu_index) -> int | None.
-    meter = nvml_energy_meter("gpu", 0)
-    assert meter is not None  # the module and function are there
-    reading = meter()  # None without an NVIDIA driver (unknown, not 0); joules on a GPU node
-    assert reading is None or reading >= 0

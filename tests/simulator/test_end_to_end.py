@@ -6,10 +6,10 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
-from pipelines.cli import main
-from pipelines.config import load_config
+from cli.main import main
+from settings import load_config
 from pipelines.runner import run_pipeline
-from pipelines.simulator import simulate
+from simulator import simulate
 
 
 def test_warehouse_totals_equal_truth_exactly(tmp_path: Path) -> None:

@@ -18,8 +18,8 @@ import yaml
 from collectors.cloud_monitoring.pages import read_saved_pages
 from collectors.gcp_billing.read import read_billing_files
 from collectors.jobs.read import read_jobs_files
-from collectors.nvml.reader import read_spool
-from pipelines.simulator import SimulationResult, simulate
+from collectors.nvml.read import read_spool
+from simulator import SimulationResult, simulate
 from tests.conftest import SHARED_DATA
 from tests.simulator.conftest import TINY, files_of
 

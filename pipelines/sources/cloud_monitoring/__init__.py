@@ -1,13 +1,12 @@
-"""TPU metrics from Cloud Monitoring (the API, or saved ListTimeSeriesResponse pages)."""
+"""TPU metrics from Cloud Monitoring (the API, or saved ListTimeSeriesResponse pages) into `tpu_samples`.
+
+Every source has the same files: `assets.py` (`build_assets(partitions)`) and `checks.py`
+(`build_checks()`). The jobs and schedules that run them are in `pipelines/`."""
 
 import dagster as dg
 
-from pipelines.sources.cloud_monitoring import assets
-from pipelines.telemetry import freshness_check
+from pipelines.sources.cloud_monitoring import assets, checks
 
 
 def build(partitions: dg.PartitionsDefinition) -> dg.Definitions:
-    return dg.Definitions(
-        assets=assets.build_assets(partitions),
-        asset_checks=[freshness_check("tpu_samples", "tpu_samples", "cloud_monitoring")],
-    )
+    return dg.Definitions(assets=assets.build_assets(partitions), asset_checks=checks.build_checks())

@@ -5,10 +5,10 @@ from datetime import datetime, time, timedelta
 import dagster as dg
 
 from collectors.cloud_monitoring import collect_tpu_samples, read_saved_pages
-from pipelines.config import CloudMonitoringConfig
+from settings import CloudMonitoringConfig
 from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
-from pipelines.telemetry import load_minutes
+from pipelines.loading import load_minutes
 
 
 def _read(source: CloudMonitoringConfig, files: list, days: list) -> tuple:

@@ -1,9 +1,12 @@
-"""The GCP billing export source."""
+"""The GCP billing export (NDJSON and Parquet extracts) into `billing_line_items`.
+
+Every source has the same files: `assets.py` (`build_assets(partitions)`) and `checks.py`
+(`build_checks()`). The jobs and schedules that run them are in `pipelines/`."""
 
 import dagster as dg
 
-from pipelines.sources.gcp_billing import assets
+from pipelines.sources.gcp_billing import assets, checks
 
 
 def build(partitions: dg.PartitionsDefinition) -> dg.Definitions:
-    return dg.Definitions(assets=assets.build_assets(partitions))
+    return dg.Definitions(assets=assets.build_assets(partitions), asset_checks=checks.build_checks())

@@ -5,7 +5,8 @@ import dagster as dg
 
 from collectors.gcp_billing.read import BillingRead, iter_billing_batches
 from pipelines.loading import counts_metadata, store_quarantine
-from pipelines.partitions import WINDOW_ONLY_TAG, daily_raw_asset, window_days
+from pipelines.partitions import daily_raw_asset, window_days
+from pipelines.run_tags import window_only
 from pipelines.resources import Flopledger
 
 
@@ -17,8 +18,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         config, warehouse = flopledger.config(), flopledger.warehouse()
         # Every row not seen before, whatever its usage day (late credits arrive weeks on);
         # only an explicit backfill range (`flopledger run --from/--to`) keeps to its days.
-        window_only = context.run.tags.get(WINDOW_ONLY_TAG) == "true"
-        days = set(window_days(context)) if window_only else None
+        days = set(window_days(context)) if window_only(context) else None
         stats = BillingRead()
         new = duplicates = 0
         files = config.source_files("gcp_billing")

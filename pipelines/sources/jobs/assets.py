@@ -32,8 +32,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             pc.is_in(read.placements["submitted_day"], value_set=pa.array(present, pa.date32()))
         )
         if present:
-            marks = ", ".join("?" for _ in present)
-            warehouse.replace_where("job_placements", f"submitted_day IN ({marks})", present, placements)
+            warehouse.replace_days("job_placements", "submitted_day", present, placements)
         store_quarantine(warehouse, read.quarantined)
         counts = counts_metadata(
             rows_read=jobs.num_rows + len(read.quarantined),

@@ -1,32 +1,14 @@
 """Spool files into `gpu_samples`, one partition per UTC day of the minutes."""
 
-import re
 from collections import Counter
-from datetime import date, datetime, timedelta
-from pathlib import Path
 
 import dagster as dg
 
-from collectors.nvml.reader import read_spool
+from collectors.nvml.read import files_for, read_spool
 from pipelines.loading import counts_metadata
 from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
-from pipelines.telemetry import load_minutes
-
-_FIRST_MINUTE = re.compile(r"_(\d{8})T\d{6}Z_")
-
-
-def spool_file_day(path: Path) -> date | None:
-    """The UTC day of a spool file's first minute, from its name (None if not named so)."""
-    match = _FIRST_MINUTE.search(path.name)
-    return datetime.strptime(match.group(1), "%Y%m%d").date() if match else None
-
-
-def files_for(files: list[Path], days: list[date]) -> list[Path]:
-    """Files that may hold minutes of `days` (a file starts at most a day before its last minute)."""
-    first, last = days[0] - timedelta(days=1), days[-1]
-    return [f for f in files if (d := spool_file_day(f)) is None or first <= d <= last]
-
+from pipelines.loading import load_minutes
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
     @daily_raw_asset("gpu_samples", partitions, "One row per GPU per minute from the NVML agent's spool files.")

@@ -1,4 +1,7 @@
-"""Probe results: the JSONL the probe CLI writes on each node, and the spec-sheet peaks."""
+"""Probe results (the JSONL the probe CLI writes on each node) into `probe_results`.
+
+Every source has the same files: `assets.py` (`build_assets(partitions)`) and `checks.py`
+(`build_checks()`). The jobs and schedules that run them are in `pipelines/`."""
 
 import dagster as dg
 
@@ -6,7 +9,4 @@ from pipelines.sources.probes import assets, checks
 
 
 def build(partitions: dg.PartitionsDefinition) -> dg.Definitions:
-    return dg.Definitions(
-        assets=[*assets.build_assets(partitions), assets.accelerator_specs],
-        asset_checks=[checks.probes_verified],
-    )
+    return dg.Definitions(assets=assets.build_assets(partitions), asset_checks=checks.build_checks())

@@ -1,8 +1,6 @@
-"""Probe JSONL into `probe_results` (one partition per UTC day of `measured_at`), and the
-spec-sheet peaks into `accelerator_specs` for the MFU marts."""
+"""Probe JSONL into `probe_results`, one partition per UTC day of `measured_at`."""
 
 from datetime import date
-from pathlib import Path
 
 import dagster as dg
 import pyarrow as pa
@@ -13,14 +11,7 @@ from collectors.quarantine import Quarantined
 from pipelines.loading import counts_metadata, replace_days, store_quarantine
 from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
-from pipelines.warehouse import Warehouse
-from probes.specs import spec_rows
-
-
-def probe_days(paths: list[Path]) -> set[date]:
-    """The UTC days the probe files hold measurements of (probe files carry no day in their name)."""
-    results, _ = read_probe_results(paths)
-    return {d for d in pc.cast(results["measured_at"], pa.date32()).to_pylist() if d is not None}
+from warehouse import Warehouse
 
 
 def load_days(
@@ -54,28 +45,3 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         return dg.MaterializeResult(metadata=metadata)
 
     return [probe_results]
-
-
-def spec_table() -> pa.Table:
-    """probes.specs' peak table as `accelerator_specs` rows."""
-    rows = spec_rows()
-    return pa.table(
-        {
-            "accelerator_type": [r["accelerator_type"] for r in rows],
-            "dtype": [r["dtype"] for r in rows],
-            "peak_tflops_spec": pa.array([r["peak_tflops"] for r in rows], pa.float64()),
-            "source": [r["source"] for r in rows],
-        }
-    )
-
-
-@dg.asset(
-    name="accelerator_specs",
-    group_name="marts",
-    kinds={"duckdb"},
-    description="Peak dense TFLOP/s per accelerator type and dtype, from the spec sheets (probes/specs.py).",
-)
-def accelerator_specs(flopledger: Flopledger) -> dg.MaterializeResult:
-    table = spec_table()
-    flopledger.warehouse().replace_where("accelerator_specs", "true", None, table)
-    return dg.MaterializeResult(metadata=counts_metadata(rows_loaded=table.num_rows))

@@ -31,3 +31,7 @@ def probes_verified(flopledger: Flopledger) -> dg.AssetCheckResult:
         else "failed probes on " + ", ".join(f"{r['node']} ({r['failed']})" for r in rows[:20]),
         metadata={"nodes_with_failures": dg.MetadataValue.int(len(rows))},
     )
+
+
+def build_checks() -> list[dg.AssetChecksDefinition]:
+    return [probes_verified]

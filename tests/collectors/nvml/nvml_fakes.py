@@ -11,7 +11,7 @@ import polars as pl
 from collectors.nvml.agent import Agent, AgentConfig, ManualClock
 from collectors.nvml.labels import NodeLabels
 from collectors.nvml.nvml import Nvml
-from collectors.nvml.reader import read_spool
+from collectors.nvml.read import read_spool
 from collectors.nvml.simulated import SimulatedNvml
 
 START = datetime(2026, 7, 14, 8, 0, 0, tzinfo=UTC)  # a minute boundary

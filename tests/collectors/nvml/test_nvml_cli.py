@@ -17,8 +17,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from collectors.nvml.reader import read_spool
-from pipelines.cli import main
+from collectors.nvml.read import read_spool
+from cli.main import main
 
 FLOPLEDGER = Path(sys.executable).parent / "flopledger"
 GPUS = 8
@@ -115,7 +115,7 @@ def test_missing_bindings_is_one_clear_error(
 
 def test_importing_the_agent_does_not_import_pynvml() -> None:
     code = (
-        "import sys, collectors.nvml.agent, collectors.nvml.reader, collectors.nvml.simulated,"
-        " pipelines.commands.agent; assert 'pynvml' not in sys.modules"
+        "import sys, collectors.nvml.agent, collectors.nvml.read, collectors.nvml.simulated,"
+        " cli.commands.agent; assert 'pynvml' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from collectors.nvml import nvml as nvml_module
 from collectors.nvml.nvml import GpuLost, Nvml, total_energy_mj
 from collectors.nvml.simulated import LOSS_AFTER_S, SimulatedNvml
 
@@ -44,15 +43,13 @@ def test_lost_gpu_raises_gpu_lost_and_old_driver_gives_none() -> None:
 
 def test_total_energy_mj(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = Clock()
-    monkeypatch.setattr(nvml_module, "_default_nvml", Nvml(SimulatedNvml("idle", 2, clock)))
-    first = total_energy_mj(1)
+    nvml = Nvml(SimulatedNvml("idle", 2, clock))
+    first = total_energy_mj(nvml, 1)
     clock.now_s = 10.0
     # H200 idle at 77.67 W for 10 s = 776.7 J = 776_700 mJ (int truncation: within 1 mJ)
-    assert first is not None and abs(total_energy_mj(1) - first - 776_700) <= 1  # type: ignore[operator]
+    assert first is not None and abs(total_energy_mj(nvml, 1) - first - 776_700) <= 1  # type: ignore[operator]
 
-    monkeypatch.setattr(nvml_module, "_default_nvml", Nvml(SimulatedNvml("not_supported", 2)))
-    assert total_energy_mj(0) is None
+    assert total_energy_mj(Nvml(SimulatedNvml("not_supported", 2)), 0) is None
 
     monkeypatch.setitem(__import__("sys").modules, "pynvml", None)  # no bindings at all
-    monkeypatch.setattr(nvml_module, "_default_nvml", None)
-    assert total_energy_mj(0) is None
+    assert total_energy_mj(Nvml(), 0) is None

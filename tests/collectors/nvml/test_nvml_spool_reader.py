@@ -13,7 +13,7 @@ import pytest
 from nvml_fakes import minute
 
 from collectors.nvml import spool as spool_module
-from collectors.nvml.reader import read_spool
+from collectors.nvml.read import read_spool
 from collectors.nvml.schema import GPU_SAMPLES_SCHEMA, rows_to_table
 from collectors.nvml.spool import Spool, SpoolLimits, write_parquet_atomic, write_spool_file
 from models import model

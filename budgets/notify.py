@@ -1,0 +1,122 @@
+"""Deliver alerts to webhooks exactly once.
+
+Each (alert, channel) pair is posted until it succeeds, then never again. Two records say
+it succeeded: the alerts table (`deliveries` per channel, `notified_at` once every channel
+has it) and the sensor's cursor. Either one is enough to skip a pair, so a restarted sensor
+(cursor kept, or table kept) and a rerun day (same alert ids, nothing new inserted) post
+nothing twice. A failed post is retried on a later tick after a backoff that doubles from
+`BACKOFF_S`. Webhook URLs are read from the environment and never logged or stored.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+import requests
+
+from budgets.alerts import open_alerts
+from budgets.budget_file import BudgetsFile, Channel
+from budgets.payloads import payload_for
+from warehouse import Warehouse
+
+log = logging.getLogger(__name__)
+
+BACKOFF_S = 60
+MAX_BACKOFF_S = 3600
+Post = Callable[[str, dict[str, Any]], str | None]
+
+
+def post_json(url: str, payload: dict[str, Any], timeout_s: float = 10.0) -> str | None:
+    """POST the payload; None on success, else a short reason that never contains the URL."""
+    try:
+        response = requests.post(url, json=payload, timeout=timeout_s)
+    except requests.RequestException as exc:
+        return exc.__class__.__name__
+    return None if response.ok else f"HTTP {response.status_code}"
+
+
+def backoff(attempts: int) -> timedelta:
+    return timedelta(seconds=min(BACKOFF_S * 2 ** max(attempts - 1, 0), MAX_BACKOFF_S))
+
+
+@dataclass
+class Outcome:
+    sent: list[str] = field(default_factory=list)  # "alert_id -> channel"
+    failed: list[str] = field(default_factory=list)
+    waiting: list[str] = field(default_factory=list)
+
+
+def channel_url(channel: Channel, env: Mapping[str, str]) -> str | None:
+    return env.get(channel.url_env) or None
+
+
+def _state(row: dict[str, Any], cursor: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per channel: the table's record merged with the cursor's (delivered wins; most attempts)."""
+    state = json.loads(row["deliveries"] or "{}")
+    for name, c in cursor.get(row["alert_id"], {}).items():
+        mine = state.setdefault(name, {})
+        mine["delivered_at"] = mine.get("delivered_at") or c.get("delivered_at")
+        if c.get("attempts", 0) > mine.get("attempts", 0):
+            mine.update(attempts=c["attempts"], next_attempt_at=c.get("next_attempt_at"), last_error=c.get("last_error"))
+    return state
+
+
+def _try(name: str, row: dict[str, Any], mine: dict[str, Any], url: str, kind: str, now: datetime, post: Post) -> bool:
+    error = post(url, payload_for(kind, row))
+    mine["attempts"] = mine.get("attempts", 0) + 1
+    if error is None:
+        mine.update(delivered_at=now.isoformat(), next_attempt_at=None, last_error=None)
+        return True
+    mine.update(next_attempt_at=(now + backoff(mine["attempts"])).isoformat(), last_error=error)
+    log.warning("alert %s -> %s: delivery failed (%s); retrying after %s", row["alert_id"], name, error,
+                mine["next_attempt_at"])
+    return False
+
+
+def _deliver_one(
+    row: dict[str, Any], state: dict[str, dict[str, Any]], budgets: BudgetsFile,
+    env: Mapping[str, str], now: datetime, post: Post, outcome: Outcome,
+) -> None:
+    for name in row["channels"] or []:
+        mine = state.setdefault(name, {})
+        label = f"{row['alert_id']} -> {name}"
+        if mine.get("delivered_at"):
+            continue
+        url = channel_url(budgets.channels[name], env) if name in budgets.channels else None
+        due = mine.get("next_attempt_at")
+        if url is None or (due and datetime.fromisoformat(due) > now):
+            outcome.waiting.append(label)
+            continue
+        (outcome.sent if _try(name, row, mine, url, budgets.channels[name].kind, now, post) else outcome.failed).append(label)
+
+
+def _save(warehouse: Warehouse, row: dict[str, Any], state: dict[str, Any], now: datetime) -> None:
+    done = all(state.get(c, {}).get("delivered_at") for c in row["channels"] or [])
+    try:
+        warehouse.execute(
+            "UPDATE alerts SET deliveries = ?, notified_at = ? WHERE alert_id = ?",
+            [json.dumps(state, sort_keys=True), now if done and row["channels"] else None, row["alert_id"]],
+        )
+    except Exception as exc:  # noqa: BLE001 - the cursor still holds it; the next tick writes it
+        log.warning("alerts table not updated for %s (%s); the cursor keeps it", row["alert_id"], exc.__class__.__name__)
+
+
+def deliver_pending(
+    warehouse: Warehouse, budgets: BudgetsFile, env: Mapping[str, str], now: datetime,
+    cursor: dict[str, Any], post: Post = post_json,
+) -> tuple[dict[str, Any], Outcome]:
+    """Post every open alert to each of its channels not yet delivered. Returns the new cursor."""
+    outcome, new_cursor = Outcome(), {}
+    for row in open_alerts(warehouse):
+        state = _state(row, cursor)
+        _deliver_one(row, state, budgets, env, now, post, outcome)
+        if state:
+            new_cursor[row["alert_id"]] = state
+        if json.dumps(state, sort_keys=True) != json.dumps(json.loads(row["deliveries"] or "{}"), sort_keys=True):
+            _save(warehouse, row, state, now)
+    return new_cursor, outcome

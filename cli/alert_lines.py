@@ -1,0 +1,26 @@
+"""Alerts in words, for `flopledger alerts` and the end of `flopledger run`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from budgets.alerts import open_alerts
+from warehouse import Warehouse
+
+
+def alert_line(alert: dict[str, Any]) -> str:
+    when = alert["raised_at"].strftime("%Y-%m-%d %H:%M") if alert.get("raised_at") else ""
+    return f"{alert['severity'].upper():<8} {when}  {alert['title']}\n{'':<10}{alert['message']}  [{alert['alert_id']}]"
+
+
+def alert_lines(warehouse: Warehouse) -> list[str]:
+    """Open alerts (not yet delivered to every channel) as report lines; none when there are none.
+
+    `flopledger run` can append these to its report: `lines += alert_lines(report.warehouse())`."""
+    try:
+        alerts = open_alerts(warehouse)
+    except Exception:  # noqa: BLE001 - an older warehouse without the alerts table has none to show
+        return []
+    if not alerts:
+        return []
+    return ["", f"open alerts: {len(alerts)}", *(f"  {alert_line(a)}" for a in alerts)]

@@ -1,0 +1,37 @@
+"""`flopledger alerts`: the open alerts (what the notifier would send), for a human on call.
+
+Exit code 0 whether or not alerts are open; 1 only when there is no warehouse to read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from budgets.alerts import all_alerts, open_alerts
+from cli.alert_lines import alert_line
+from settings import load_config
+from warehouse import open_warehouse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("alerts", help="list open alerts (what the notifier would send)")
+    parser.add_argument("--config", default="flopledger.yaml", help="path to flopledger.yaml")
+    parser.add_argument("--all", action="store_true", help="every alert ever raised, delivered or not")
+    parser.set_defaults(func=alerts)
+
+
+def alerts(args: argparse.Namespace) -> int:
+    warehouse = open_warehouse(load_config(args.config).warehouse)
+    if not warehouse.exists():
+        print("flopledger alerts: no warehouse yet (run `flopledger run` first)", file=sys.stderr)
+        return 1
+    rows = all_alerts(warehouse) if args.all else open_alerts(warehouse)
+    if not rows:
+        print("no open alerts" if not args.all else "no alerts raised")
+        return 0
+    print(f"{len(rows)} {'alert(s)' if args.all else 'open alert(s)'}:")
+    for row in rows:
+        sent = "" if row["notified_at"] is None else f"  (sent {row['notified_at']:%Y-%m-%d %H:%M})"
+        print(alert_line(row) + sent)
+    return 0

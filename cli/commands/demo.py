@@ -1,0 +1,45 @@
+"""`flopledger demo`: simulate a small fleet into ./demo and run the whole pipeline on it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+DEMO = {"gpus": 48, "tpu_chips": 24, "days": 5, "seed": 1}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("demo", help="simulate a small fleet and run the pipeline on it")
+    parser.add_argument("--out", default="demo", help="folder for the demo's inputs and warehouse (default ./demo)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from settings import load_config
+    from pipelines.runner import run_pipeline
+    from simulator import simulate
+
+    print(f"simulating {DEMO['gpus']} GPUs and {DEMO['tpu_chips']} TPU chips for {DEMO['days']} days "
+          f"into {args.out}/", file=sys.stderr, flush=True)
+    result = simulate(Path(args.out), **DEMO)
+    config = load_config(result.config_path)
+    report = run_pipeline(config, result.config_path)
+    report.print()
+    truth = result.totals
+    print(f"\nsimulator's own totals: effective {truth['effective_usd']} USD over {truth['distinct_rows']:,} rows "
+          f"(ground truth in {result.out_dir / 'truth'})")
+    _next_steps(result.config_path)
+    return 0 if report.succeeded else 1
+
+
+def _next_steps(config: Path) -> None:
+    """Where a newcomer goes from here: every run, the idle hours, the dashboards."""
+    sql = f".venv/bin/flopledger sql --config {config}"
+    print(
+        "\nnext:\n"
+        f'  every run:   {sql} "SELECT run_id, team, effective_cost, cost_per_million_tokens, '
+        'mean_utilisation_pct FROM cost_per_run ORDER BY effective_cost DESC"\n'
+        f'  idle by day: {sql} "SELECT * FROM idle_capacity_daily"\n'
+        f"  dashboards:  .venv/bin/flopledger dashboard --config {config}   (http://127.0.0.1:8501)"
+    )

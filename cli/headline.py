@@ -1,0 +1,112 @@
+"""The headline figures a finance analyst reads after a run: what was billed, what each
+run cost, what a million tokens cost, and what sat idle."""
+
+from decimal import Decimal
+
+from warehouse import Warehouse
+
+
+def _money(amount: Decimal | None, currency: str) -> str:
+    return "-" if amount is None else f"{amount:,.2f} {currency}"
+
+
+def _table_exists(warehouse: Warehouse, name: str) -> bool:
+    rows = warehouse.query(
+        "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = ?", [name]
+    ).to_pylist()
+    return bool(rows[0]["n"])
+
+
+def _bill_lines(warehouse: Warehouse, currency: str) -> list[str]:
+    totals = warehouse.query(
+        """SELECT count(*) AS rows_, sum(cost_usd) AS billed,
+                  sum(cost_usd + credits_total_usd) AS effective,
+                  min(usage_day) AS first_day, max(usage_day) AS last_day
+           FROM billing_line_items"""
+    ).to_pylist()[0]
+    if not totals["rows_"]:
+        return ["", "no billing rows in the warehouse yet"]
+    return [
+        "",
+        f"bill {totals['first_day']} .. {totals['last_day']} ({totals['rows_']:,} rows)",
+        f"  {'billed cost':<28}{_money(totals['billed'], currency):>22}",
+        f"  {'credits':<28}{_money(totals['effective'] - totals['billed'], currency):>22}",
+        f"  {'effective cost':<28}{_money(totals['effective'], currency):>22}",
+    ]
+
+
+def _where_it_went(warehouse: Warehouse, currency: str) -> list[str]:
+    row = warehouse.query(
+        """SELECT
+             (SELECT sum(effective_cost) FROM cost_per_run) AS runs,
+             (SELECT count(*) FROM cost_per_run WHERE effective_cost <> 0) AS run_count,
+             (SELECT sum(unallocated_idle_cost) FROM idle_capacity) AS unallocated_idle,
+             (SELECT sum(allocated_idle_cost) FROM idle_capacity) AS allocated_idle,
+             (SELECT sum(paid_accelerator_hours) FROM idle_capacity) AS paid_hours,
+             (SELECT sum(unallocated_idle_hours) FROM idle_capacity) AS idle_hours,
+             (SELECT bool_and(difference = 0) FROM books) AS books_close,
+             (SELECT sum(cost_usd + credits_total_usd) FROM billing_line_items) AS effective"""
+    ).to_pylist()[0]
+    share = row["idle_hours"] / row["paid_hours"] if row["paid_hours"] else 0.0
+    other = row["effective"] - (row["runs"] or 0) - (row["unallocated_idle"] or 0)
+    lines = [f"  {'allocated to ' + format(row['run_count'], ',') + ' runs':<28}{_money(row['runs'], currency):>22}"]
+    if row["allocated_idle"] is not None:
+        lines.append(
+            f"  {'  of which allocated idle':<28}{_money(row['allocated_idle'], currency):>22}"
+            "   (held by runs, not busy)"
+        )
+    lines += [
+        f"  {'unallocated idle':<28}{_money(row['unallocated_idle'], currency):>22}"
+        f"   ({share:.0%} of {row['paid_hours'] or 0:,.0f} paid accelerator-hours held by no run)",
+        f"  {'other shared cost':<28}{_money(other, currency):>22}   (storage, network, tax: no run held them)",
+    ]
+    verdict = "yes" if row["books_close"] else "NO: see the books table"
+    lines.append(f"  books close (runs + idle + shared = effective cost, to the nano-dollar): {verdict}")
+    return lines
+
+
+def _top_runs(warehouse: Warehouse, currency: str) -> list[str]:
+    rows = warehouse.query(
+        """SELECT run_id, team, workload_class, accelerator_hours, effective_cost, cost_per_million_tokens
+           FROM cost_per_run ORDER BY effective_cost DESC LIMIT 5"""
+    ).to_pylist()
+    lines = ["", f"top runs by cost ({currency})", f"  {'run':<28}{'team':<14}{'class':<18}{'acc-hours':>10}{'cost':>14}{'per M tok':>11}"]
+    for r in rows:
+        per_mtok = "-" if r["cost_per_million_tokens"] is None else f"{r['cost_per_million_tokens']:,.4f}"
+        lines.append(
+            f"  {r['run_id'][:27]:<28}{(r['team'] or '-')[:13]:<14}{r['workload_class'][:17]:<18}"
+            f"{r['accelerator_hours']:>10,.1f}{r['effective_cost']:>14,.2f}{per_mtok:>11}"
+        )
+    return lines
+
+
+def _per_token(warehouse: Warehouse, currency: str) -> list[str]:
+    rows = warehouse.query(
+        """SELECT model_name, workload_class,
+                  coalesce(sum(tokens_in), 0) + coalesce(sum(tokens_out), 0) AS tokens,
+                  sum(effective_cost) AS cost
+           FROM cost_per_million_tokens GROUP BY ALL ORDER BY cost DESC LIMIT 12"""
+    ).to_pylist()
+    if not rows:
+        return []
+    lines = [
+        "",
+        f"cost per million tokens ({currency}; the 12 biggest spends)",
+        f"  {'model':<22}{'class':<20}{'tokens':>16}{'cost':>14}{'per M tok':>12}",
+    ]
+    for r in rows:
+        per_mtok = r["cost"] * 1_000_000 / r["tokens"] if r["tokens"] else None
+        lines.append(
+            f"  {(r['model_name'] or '-')[:21]:<22}{r['workload_class']:<20}{r['tokens']:>16,}"
+            f"{r['cost']:>14,.2f}{'-' if per_mtok is None else format(per_mtok, ',.4f'):>12}"
+        )
+    return lines
+
+
+def headline_lines(warehouse: Warehouse, currency: str) -> list[str]:
+    lines = _bill_lines(warehouse, currency)
+    if len(lines) > 2 and _table_exists(warehouse, "books"):
+        lines += _where_it_went(warehouse, currency)
+        lines += _top_runs(warehouse, currency)
+        lines += _per_token(warehouse, currency)
+    return lines

@@ -1,0 +1,57 @@
+"""`flopledger`: one console script, one module per sub-command under `cli/commands/`.
+
+Each command module has `register(subparsers)`, which adds its parser and sets
+`func(args) -> int` (the exit code). Modules are imported lazily by name so that a quick
+command (`flopledger sql`) does not pay for Dagster or JAX.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+import warnings
+
+from settings import ConfigError
+
+COMMANDS = ("run", "sql", "simulate", "demo", "agent", "probe", "alerts", "dashboard")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="flopledger",
+        description="What your accelerators cost, what sat idle, and what they deliver.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log more")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"cli.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"cli.commands.{name}":
+                continue  # command not built yet
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    warnings.filterwarnings("ignore", message=".*is currently in beta.*")
+    warnings.filterwarnings("ignore", message=".*is currently in preview.*")
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return int(args.func(args))
+    except ConfigError as exc:
+        print(f"flopledger: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

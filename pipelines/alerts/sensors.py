@@ -1,0 +1,60 @@
+"""Sensors: post each new alert to its webhooks exactly once, and report failed runs.
+
+The alert sensor keeps per-(alert, channel) delivery state in its cursor and in the alerts
+table (budgets/notify.py). URLs come from environment variables at each tick.
+"""
+
+
+import json
+import os
+import time
+
+import dagster as dg
+
+from budgets.budget_file import load_budgets
+from budgets.notify import channel_url, deliver_pending, post_json
+from budgets.payloads import payload_for, run_failure_alert
+from pipelines.resources import Flopledger
+
+RUN_FAILURE_TRIES = 3
+
+
+@dg.sensor(name="alert_notifier", minimum_interval_seconds=60, default_status=dg.DefaultSensorStatus.RUNNING)
+def alert_notifier(context: dg.SensorEvaluationContext, flopledger: Flopledger) -> dg.SkipReason:
+    cursor = json.loads(context.cursor) if context.cursor else {}
+    budgets = load_budgets(flopledger.config().budgets)
+    new_cursor, outcome = deliver_pending(flopledger.warehouse(), budgets, os.environ, flopledger.now(), cursor)
+    context.update_cursor(json.dumps(new_cursor, sort_keys=True))
+    for label in outcome.failed:
+        context.log.warning(f"delivery failed, will retry: {label}")
+    return dg.SkipReason(f"sent {len(outcome.sent)}, failed {len(outcome.failed)}, waiting {len(outcome.waiting)}")
+
+
+def _post_with_retries(url: str, payload: dict) -> str | None:
+    error = None
+    for attempt in range(RUN_FAILURE_TRIES):
+        error = post_json(url, payload)
+        if error is None:
+            return None
+        time.sleep(2**attempt)
+    return error
+
+
+@dg.run_failure_sensor(name="run_failure_notifier", default_status=dg.DefaultSensorStatus.RUNNING)
+def run_failure_notifier(context: dg.RunFailureSensorContext, flopledger: Flopledger) -> None:
+    """Each failed run once (the run-failure sensor's own cursor), to every failure channel."""
+    budgets = load_budgets(flopledger.config().budgets)
+    message = (context.failure_event.message or "failed").splitlines()[0]
+    alert = run_failure_alert(context.dagster_run.job_name, context.dagster_run.run_id, message)
+    for name in budgets.failure_channels():
+        channel = budgets.channels[name]
+        url = channel_url(channel, os.environ)
+        if url is None:
+            context.log.warning(f"run failure not sent to {name}: ${channel.url_env} is not set")
+            continue
+        error = _post_with_retries(url, payload_for(channel.kind, alert))
+        if error:
+            context.log.warning(f"run failure not delivered to {name} ({error})")
+
+
+SENSORS = [alert_notifier, run_failure_notifier]

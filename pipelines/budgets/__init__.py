@@ -1,5 +1,0 @@
-"""Budgets and alerts: the budget file, period arithmetic, forecasts, alert rules and delivery.
-
-Pure logic lives here (no Dagster); `pipelines/sources/budgets/` wires it into assets,
-checks, schedules and sensors. See docs/budgets.md.
-"""

@@ -1,0 +1,23 @@
+"""Run tags flopledger sets and reads: the run's clock, and a backfill's strict window."""
+
+from datetime import datetime
+
+import dagster as dg
+
+from collectors.timeparse import naive_utc
+from pipelines.resources import Flopledger
+
+# The run's clock: a schedule sets it from its scheduled execution time (time is an input).
+NOW_TAG = "flopledger/now"
+# Keep every source to the run's partition days (an explicit backfill range).
+WINDOW_ONLY_TAG = "flopledger/window_only"
+
+
+def run_now(context: dg.AssetExecutionContext, flopledger: Flopledger) -> datetime:
+    """The `flopledger/now` tag when a schedule set it, else the resource's clock."""
+    tag = context.run.tags.get(NOW_TAG)
+    return naive_utc(datetime.fromisoformat(tag)) if tag else flopledger.now()
+
+
+def window_only(context: dg.AssetExecutionContext) -> bool:
+    return context.run.tags.get(WINDOW_ONLY_TAG) == "true"

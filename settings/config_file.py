@@ -1,0 +1,188 @@
+"""`flopledger.yaml`: the one configuration file.
+
+Relative paths are relative to the config file. Unknown keys, wrong types and plain
+paths that do not exist are refused with one line naming the key or path; a glob that
+matches nothing is only a warning (that source then gives zero rows).
+"""
+
+from __future__ import annotations
+
+import glob
+import logging
+import os
+from datetime import date
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+log = logging.getLogger(__name__)
+
+GLOB_CHARS = set("*?[")
+
+
+class ConfigError(Exception):
+    """A configuration problem, said in one line."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class WarehouseConfig(_Strict):
+    kind: Literal["duckdb", "bigquery"] = "duckdb"
+    path: str = "warehouse.duckdb"
+    project: str | None = None
+    dataset: str | None = None
+    location: str | None = None
+
+
+class SourceConfig(_Strict):
+    paths: list[str] = Field(default_factory=list)
+
+
+class CloudMonitoringConfig(SourceConfig):
+    """Read saved `ListTimeSeriesResponse` pages (`paths`) or call the API (`project_id`)."""
+
+    project_id: str | None = None
+    endpoint: str | None = None
+    filter: str | None = None
+    inventory: str | None = None
+    deadline_s: float = Field(default=30.0, strict=False)
+
+
+class SourcesConfig(_Strict):
+    gcp_billing: SourceConfig | None = None
+    focus: SourceConfig | None = None
+    jobs: SourceConfig | None = None
+    nvml_spool: SourceConfig | None = None
+    cloud_monitoring: CloudMonitoringConfig | None = None
+    probes: SourceConfig | None = None
+
+
+class DashboardConfig(_Strict):
+    """`flopledger dashboard`: sign_in requires Streamlit's OIDC sign-in (st.login), configured
+    in `.streamlit/secrets.toml` beside this file; without it the app refuses to show data."""
+
+    sign_in: bool = False
+
+
+class AllocationConfig(_Strict):
+    run_label_key: str = "run_id"
+
+
+class Config(_Strict):
+    warehouse: WarehouseConfig = Field(default_factory=WarehouseConfig)
+    # Marts report in USD (the export's conversion rates are USD-based); another reporting
+    # currency needs the fx_rates file applied to every mart, which is not built yet.
+    reporting_currency: Literal["USD"] = "USD"
+    history_start: date | None = Field(default=None, strict=False)
+    budgets: str | None = None
+    price_book: str | None = None
+    fx_rates: str | None = None
+    allocation: AllocationConfig = Field(default_factory=AllocationConfig)
+    dashboard: DashboardConfig = Field(default_factory=DashboardConfig)
+    sources: SourcesConfig = Field(default_factory=SourcesConfig)
+    # Where the file was read from; not a key of the file.
+    base_dir: str = Field(default=".", exclude=True)
+
+    def source_files(self, name: str) -> list[Path]:
+        """The files a source's globs match now, sorted and de-duplicated."""
+        source = getattr(self.sources, name)
+        if source is None:
+            return []
+        found: set[Path] = set()
+        for pattern in source.paths:
+            if pattern.startswith("gs://"):
+                continue  # remote paths are listed by the collector that reads them
+            found.update(_matching_files(pattern))
+        return sorted(found)
+
+    def remote_paths(self, name: str) -> list[str]:
+        source = getattr(self.sources, name)
+        return [p for p in (source.paths if source else []) if p.startswith("gs://")]
+
+
+def _matching_files(pattern: str) -> list[Path]:
+    return [Path(p) for p in glob.glob(pattern, recursive=True) if Path(p).is_file()]
+
+
+def _resolve(base: Path, value: str) -> str:
+    if value.startswith("gs://") or Path(value).is_absolute():
+        return value
+    return os.path.normpath(base / value)
+
+
+def _check_plain_path(key: str, value: str) -> None:
+    """A plain path must exist; a glob that matches nothing now is only a warning."""
+    if value.startswith("gs://"):
+        return
+    if GLOB_CHARS & set(value):
+        if not _matching_files(value):
+            log.warning("%s: %s matches no file", key, value)
+        return
+    if not Path(value).exists():
+        raise ConfigError(f"{key}: {value} does not exist")
+
+
+def _error_line(path: Path, err: ValidationError) -> str:
+    first = err.errors()[0]
+    key = ".".join(str(part) for part in first["loc"]) or "(top level)"
+    if first["type"] == "extra_forbidden":
+        return f"{path}: {key}: unknown key"
+    return f"{path}: {key}: {first['msg']} (got {first.get('input')!r})"
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and validate `flopledger.yaml`; every relative path made absolute."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: config file does not exist")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML ({exc.__class__.__name__})") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of keys at the top level")
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_error_line(path, exc)) from None
+    if config.warehouse.kind != "duckdb":
+        raise ConfigError(f"{path}: warehouse.kind: {config.warehouse.kind!r} is not implemented yet (use duckdb)")
+    if config.sources.focus is not None:
+        log.warning("sources.focus: FOCUS ingest is not built yet; those files are not read")
+    return _absolute(config, path.resolve().parent)
+
+
+def _absolute(config: Config, base: Path) -> Config:
+    """Make paths absolute against the config file's folder and check plain paths exist."""
+    sources = {}
+    for name in SourcesConfig.model_fields:
+        source = getattr(config.sources, name)
+        if source is None:
+            continue
+        paths = [_resolve(base, p) for p in source.paths]
+        for i, p in enumerate(paths):
+            _check_plain_path(f"sources.{name}.paths[{i}]", p)
+        update: dict[str, object] = {"paths": paths}
+        if isinstance(source, CloudMonitoringConfig) and source.inventory:
+            update["inventory"] = _resolve(base, source.inventory)
+            _check_plain_path(f"sources.{name}.inventory", str(update["inventory"]))
+        sources[name] = source.model_copy(update=update)
+    files = {}
+    for key in ("budgets", "price_book", "fx_rates"):
+        value = getattr(config, key)
+        if value is not None:
+            files[key] = _resolve(base, value)
+            _check_plain_path(key, files[key])
+    warehouse = config.warehouse.model_copy(update={"path": _resolve(base, config.warehouse.path)})
+    return config.model_copy(
+        update={
+            **files,
+            "warehouse": warehouse,
+            "sources": config.sources.model_copy(update=sources),
+            "base_dir": str(base),
+        }
+    )

@@ -1,0 +1,172 @@
+"""The deterministic fleet simulator: every input in its real format, and the ground truth.
+
+`simulate(...)` writes into one folder: billing extracts (NDJSON and Parquet), the jobs file
+and a `sacct --json` document, NVML spool files, Cloud Monitoring pages, `truth/` and a
+`flopledger.yaml` that points at them. Same arguments, same bytes. Usage days are generated
+and written one at a time, so memory does not grow with the number of days.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from budgets.demo import write_demo_budgets
+from simulator.billing import day_rows
+from simulator.clock import DAY_US, day_start_us
+from simulator.extracts import ExportWriter
+from simulator.fleet import EUR, USD, Fleet, build_fleet
+from simulator.jobfiles import write_jobs_jsonl, write_sacct
+from simulator.schedule import Run, build_schedule
+from simulator.telemetry import index_placements, write_gpu_day, write_tpu_day
+from simulator.truth import Truth
+from probes.simulated import simulated_probe_rows, write_probe_jsonl
+
+DEFAULT_START = date(2026, 10, 1)
+OWNED = ("billing", "jobs", "spool", "monitoring", "truth", "flopledger.yaml", "warehouse.duckdb",
+         "warehouse.snapshot.duckdb", "budgets.yaml", "probes")
+
+
+@dataclass
+class SimulationResult:
+    out_dir: Path
+    config_path: Path
+    runs: int
+    billing_rows: int
+    billing_files: int
+    gpu_rows: int = 0
+    tpu_points: int = 0
+    totals: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def _clear(out: Path) -> None:
+    """Remove what an earlier simulation wrote here (only the names it writes)."""
+    for name in OWNED:
+        path = out / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+
+
+def config_text(fleet: Fleet, has_slurm: bool, telemetry: bool, args: str) -> str:
+    """`flopledger.yaml` naming only the sources this simulation wrote (paths relative to it)."""
+    lines = [
+        f"# Written by `flopledger simulate {args}`.",
+        "warehouse:",
+        "  kind: duckdb",
+        "  path: warehouse.duckdb",
+        "reporting_currency: USD",
+        "budgets: budgets.yaml",
+        "sources:",
+        "  gcp_billing:",
+        '    paths: ["billing/**/*.ndjson", "billing/**/*.parquet"]',
+        "  jobs:",
+        '    paths: ["jobs/*.jsonl"' + (', "jobs/*.json"' if has_slurm else "") + "]",
+    ]
+    if telemetry and fleet.vms:
+        lines += ["  nvml_spool:", '    paths: ["spool/**/*.parquet"]']
+    if telemetry and fleet.slices:
+        lines += ["  cloud_monitoring:", '    paths: ["monitoring/**/*.json"]']
+    if telemetry and (fleet.vms or fleet.slices):
+        lines += ["  probes:", '    paths: ["probes/*.jsonl"]']
+    return "\n".join(lines) + "\n"
+
+
+def _telemetry_day(out: Path, fleet: Fleet, held: dict, day_us: int, seed: int) -> tuple[int, int]:
+    gpu_rows = sum(write_gpu_day(out / "spool", vm, day_us, held.get(vm.name, []), seed) for vm in fleet.vms)
+    points = sum(write_tpu_day(out / "monitoring", s, day_us, held.get(s.name, []), seed) for s in fleet.slices)
+    return gpu_rows, points
+
+
+def _write_budgets(out: Path, truth: Truth, start: date, days: int) -> None:
+    """budgets.yaml scaled to what this fleet spends: some budgets cross a threshold."""
+    daily = {
+        team: Decimal(nanos) / Decimal(10**9) / days for team, nanos in truth.effective_by_team.items()
+    }
+    write_demo_budgets(out, daily_spend_by_team=daily, start=start, days=days)
+
+
+def _write_probes(out: Path, fleet: Fleet, start: date, days: int, seed: int) -> None:
+    """A daily bf16 probe sweep on every GPU VM and TPU node (one node's ceiling drops mid-way)."""
+    nodes = [(vm.name, vm.machine.accelerator_type) for vm in fleet.vms]
+    nodes += [(s.name, s.tpu.accelerator_type) for s in fleet.slices]
+    if nodes:
+        day_list = [start + timedelta(days=i) for i in range(days)]
+        write_probe_jsonl(out / "probes" / "probe_results.jsonl", simulated_probe_rows(nodes, day_list, seed))
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def simulate(
+    out_dir: str | Path,
+    *,
+    gpus: int = 64,
+    tpu_chips: int = 32,
+    days: int = 7,
+    seed: int = 1,
+    start: date = DEFAULT_START,
+    telemetry: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> SimulationResult:
+    """Simulate `days` UTC days of a fleet from `start` into `out_dir` (its earlier output replaced)."""
+    if days < 1 or gpus < 0 or tpu_chips < 0:
+        raise ValueError("days must be >= 1, gpus and tpu_chips >= 0")
+    t0 = time.monotonic()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    _clear(out)
+    start_us = day_start_us(start)
+    fleet = build_fleet(gpus, tpu_chips, start_us, start_us + days * DAY_US, seed)
+    runs = build_schedule(fleet, seed)
+    truth = Truth(runs)
+    writer = ExportWriter(out / "billing", truth, [USD.account_id, EUR.account_id])
+    gpu_rows, points = _days(out, fleet, runs, writer, seed, start, days, telemetry, progress)
+    writer.flush()
+    has_slurm = _write_jobs(out, runs, start, days)
+    totals = truth.write(out / "truth")
+    _write_budgets(out, truth, start, days)
+    if telemetry:
+        _write_probes(out, fleet, start, days, seed)
+    args = f"--gpus {gpus} --tpu-chips {tpu_chips} --days {days} --seed {seed} --start {start}"
+    config = out / "flopledger.yaml"
+    config.write_text(config_text(fleet, has_slurm, telemetry, args + ("" if telemetry else " --no-telemetry")))
+    return SimulationResult(out, config, len(runs), writer.rows_written, len(writer.files), gpu_rows, points,
+                            totals, time.monotonic() - t0)
+
+
+def _days(out: Path, fleet: Fleet, runs: list[Run], writer: ExportWriter, seed: int, start: date, days: int,
+          telemetry: bool, progress: Callable[[str], None] | None) -> tuple[int, int]:
+    held = index_placements(runs, fleet.end_us) if telemetry else {}
+    gpu_rows = points = 0
+    for d in range(days):
+        day = start + timedelta(days=d)
+        rows = day_rows(fleet, runs, d, seed)
+        writer.add(rows)
+        writer.flush(through=day)
+        if telemetry:
+            g, p = _telemetry_day(out, fleet, held, fleet.start_us + d * DAY_US, seed)
+            gpu_rows, points = gpu_rows + g, points + p
+        if progress:
+            progress(f"day {d + 1}/{days} {day}: {len(rows):,} billing rows"
+                     + (f", {gpu_rows:,} GPU rows and {points:,} TPU points so far" if telemetry else ""))
+    return gpu_rows, points
+
+
+def _write_jobs(out: Path, runs: list[Run], start: date, days: int) -> bool:
+    write_jobs_jsonl(out / "jobs", runs)
+    end = start + timedelta(days=days)
+    return write_sacct(out / "jobs" / "sacct.json", runs, f"{start}T00:00:00", f"{end}T00:00:00") is not None
+
+
+__all__ = ["DEFAULT_START", "SimulationResult", "simulate"]

@@ -1,0 +1,25 @@
+"""The warehouse: one interface, chosen in one place (`open_warehouse`).
+
+The only package that imports `duckdb` (and, later, `google.cloud.bigquery`)."""
+
+from warehouse.base import (
+    ColumnInfo,
+    NoWarehouse,
+    Params,
+    QueryError,
+    Reader,
+    TableInfo,
+    Warehouse,
+)
+from warehouse.factory import open_warehouse
+
+__all__ = [
+    "ColumnInfo",
+    "NoWarehouse",
+    "Params",
+    "QueryError",
+    "Reader",
+    "TableInfo",
+    "Warehouse",
+    "open_warehouse",
+]

@@ -1,0 +1,121 @@
+"""What every warehouse implementation offers. Nothing outside `warehouse/` asks which
+implementation is active, and no caller hands it SQL text to splice into a statement:
+tables and columns are named by identifiers (checked), values are bound parameters."""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import pyarrow as pa
+
+# Positional (`?`) or named (`$name`) parameters.
+Params = Sequence[Any] | Mapping[str, Any] | None
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def identifier(name: str) -> str:
+    """`name` if it is a plain SQL identifier; anything else is refused, never quoted in."""
+    if not _IDENTIFIER.match(name):
+        raise ValueError(f"not a plain identifier: {name!r}")
+    return name
+
+
+class QueryError(Exception):
+    """A query the warehouse refused (bad SQL, a missing table, a read-only violation)."""
+
+
+class NoWarehouse(QueryError):
+    """Nothing has been built (or published) yet."""
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    table: str
+    column: str
+    data_type: str
+    comment: str
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    table: str
+    comment: str
+    columns: tuple[ColumnInfo, ...]
+
+
+class Reader(ABC):
+    """Read-only queries against the latest published snapshot: dashboards and `flopledger sql`.
+
+    A reader never takes the pipeline's write lock and never sees half a run."""
+
+    @abstractmethod
+    def version(self) -> str:
+        """Changes whenever a new snapshot is published: the key for caching results."""
+
+    @abstractmethod
+    def query(self, sql: str, params: Params = None) -> pa.Table:
+        """One read-only query with bound parameters. Raises QueryError (NoWarehouse if none)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release what the reader holds open."""
+
+
+class Warehouse(ABC):
+    """Tables in one schema; raw tables from `models/raw`, marts from `models/marts`."""
+
+    @abstractmethod
+    def exists(self) -> bool:
+        """Whether the warehouse has been created."""
+
+    @abstractmethod
+    def ensure_schema(self) -> None:
+        """Create every raw table that is missing and (re)apply table and column comments."""
+
+    @abstractmethod
+    def query(self, sql: str, params: Params = None) -> pa.Table:
+        """Run a read query with bound parameters; the result as Arrow."""
+
+    @abstractmethod
+    def execute(self, sql: str, params: Params = None) -> None:
+        """Run one statement with bound parameters."""
+
+    @abstractmethod
+    def replace_days(self, table: str, day_column: str, days: Sequence[date], data: pa.Table) -> int:
+        """In one transaction: delete the rows of `table` whose UTC day of `day_column` is one
+        of `days`, insert `data`. Returns rows inserted. This is how a partition is rebuilt:
+        rerunning it changes nothing."""
+
+    @abstractmethod
+    def replace_all(self, table: str, data: pa.Table) -> int:
+        """In one transaction: every row of `table` replaced by `data`. Returns rows inserted."""
+
+    @abstractmethod
+    def insert_new(self, table: str, data: pa.Table, key: str) -> int:
+        """Insert the rows of `data` whose `key` is not in `table` yet. Returns rows inserted."""
+
+    @abstractmethod
+    def build_mart(self, name: str) -> int:
+        """(Re)build one mart from its SQL file, with its comments. Returns its row count."""
+
+    @abstractmethod
+    def read_query(self, sql: str, params: Params = None) -> pa.Table:
+        """A read-only query against the latest published snapshot (the live tables if none yet)."""
+
+    @abstractmethod
+    def reader(self) -> Reader:
+        """A long-lived read-only reader of the published snapshot (dashboards keep one)."""
+
+    @abstractmethod
+    def publish_snapshot(self) -> str:
+        """Publish a consistent read-only copy for readers (dashboards, `flopledger sql`)."""
+
+    @abstractmethod
+    def catalogue(self) -> list[TableInfo]:
+        """Every table of the published snapshot with its columns and comments, by name."""

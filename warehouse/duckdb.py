@@ -1,0 +1,176 @@
+"""The embedded default: one DuckDB file.
+
+A connection is opened per operation and closed at once, so that the file's single
+writer lock is held only while work is done. Every connection runs in UTC.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+import models
+from warehouse.base import (
+    ColumnInfo,
+    NoWarehouse,
+    Params,
+    QueryError,
+    Reader,
+    TableInfo,
+    Warehouse,
+    identifier,
+)
+from warehouse.duckdb_reader import SnapshotReader
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def connect(path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection in UTC: the one place that opens the warehouse file."""
+    con = duckdb.connect(str(path), read_only=read_only)
+    con.execute("SET TimeZone = 'UTC'")
+    return con
+
+
+class DuckDBWarehouse(Warehouse):
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    @property
+    def snapshot_path(self) -> Path:
+        return self.path.with_name(self.path.stem + ".snapshot" + self.path.suffix)
+
+    @contextmanager
+    def _connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        con = connect(self.path)
+        try:
+            yield con
+        finally:
+            con.close()
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def ensure_schema(self) -> None:
+        with self._connect() as con:
+            con.execute(models.functions_sql())
+            for table in models.raw_tables():
+                con.execute(table.sql)
+                self._comment(con, table)
+
+    def _comment(self, con: duckdb.DuckDBPyConnection, model: models.Model) -> None:
+        con.execute(f"COMMENT ON TABLE {model.name} IS {_literal(model.table_comment)}")
+        existing = {
+            row[0]
+            for row in con.execute(
+                "SELECT column_name FROM duckdb_columns() WHERE table_name = ?", [model.name]
+            ).fetchall()
+        }
+        for column, text in model.column_comments.items():
+            if column in existing:
+                con.execute(f"COMMENT ON COLUMN {model.name}.{column} IS {_literal(text)}")
+
+    def query(self, sql: str, params: Params = None) -> pa.Table:
+        with self._connect() as con:
+            return con.sql(sql, params=params).to_arrow_table()
+
+    def execute(self, sql: str, params: Params = None) -> None:
+        with self._connect() as con:
+            con.execute(sql, params)
+
+    def replace_days(self, table: str, day_column: str, days: Sequence[date], data: pa.Table) -> int:
+        table, day_column = identifier(table), identifier(day_column)
+        with self._connect() as con:
+            con.execute("BEGIN")
+            con.execute(f"DELETE FROM {table} WHERE CAST({day_column} AS DATE) IN (SELECT unnest(?))", [list(days)])
+            con.register("incoming", data)
+            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming")
+            con.execute("COMMIT")
+        return data.num_rows
+
+    def replace_all(self, table: str, data: pa.Table) -> int:
+        table = identifier(table)
+        with self._connect() as con:
+            con.execute("BEGIN")
+            con.execute(f"DELETE FROM {table}")
+            con.register("incoming", data)
+            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming")
+            con.execute("COMMIT")
+        return data.num_rows
+
+    def insert_new(self, table: str, data: pa.Table, key: str) -> int:
+        table, key = identifier(table), identifier(key)
+        with self._connect() as con:
+            con.register("incoming", data)
+            before = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # type: ignore[index]
+            con.execute(
+                f"""INSERT INTO {table} BY NAME
+                SELECT * FROM incoming
+                WHERE {key} NOT IN (SELECT {key} FROM {table})
+                QUALIFY row_number() OVER (PARTITION BY {key}) = 1"""
+            )
+            after = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # type: ignore[index]
+        return int(after - before)
+
+    def build_mart(self, name: str) -> int:
+        mart = models.model(name)
+        with self._connect() as con:
+            con.execute(f"CREATE OR REPLACE TABLE {name} AS\n{mart.sql}")
+            self._comment(con, mart)
+            return int(con.execute(f"SELECT count(*) FROM {name}").fetchone()[0])  # type: ignore[index]
+
+    def read_query(self, sql: str, params: Params = None) -> pa.Table:
+        reader = self.reader()
+        try:
+            return reader.query(sql, params)
+        finally:
+            reader.close()
+
+    def reader(self) -> Reader:
+        return SnapshotReader(self.snapshot_path, self.path)
+
+    def publish_snapshot(self) -> str:
+        """Copy the closed file aside and swap it in atomically (rename).
+
+        Readers hold the old inode until they reopen, so a reader never sees a half copy
+        and never blocks the writer."""
+        tmp = self.snapshot_path.with_suffix(".tmp")
+        with self._connect() as con:
+            con.execute("CHECKPOINT")
+        shutil.copyfile(self.path, tmp)
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.snapshot_path)
+        return str(self.snapshot_path)
+
+    def catalogue(self) -> list[TableInfo]:
+        tables = self.read_query(
+            "SELECT table_name, coalesce(comment, '') AS comment FROM duckdb_tables() "
+            "WHERE NOT internal AND schema_name = 'main' ORDER BY table_name"
+        ).to_pylist()
+        columns = self.read_query(
+            "SELECT table_name, column_name, data_type, coalesce(comment, '') AS comment "
+            "FROM duckdb_columns() WHERE schema_name = 'main' ORDER BY table_name, column_index"
+        ).to_pylist()
+        return [
+            TableInfo(
+                t["table_name"],
+                t["comment"],
+                tuple(
+                    ColumnInfo(c["table_name"], c["column_name"], c["data_type"], c["comment"])
+                    for c in columns
+                    if c["table_name"] == t["table_name"]
+                ),
+            )
+            for t in tables
+        ]
