@@ -5,8 +5,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import grpc
 from google.auth.credentials import AnonymousCredentials, Credentials
 from google.cloud import monitoring_v3
@@ -14,14 +12,12 @@ from google.cloud.monitoring_v3.services.metric_service.transports import (
     MetricServiceGrpcTransport,
 )
 
-if TYPE_CHECKING:
-    from google.cloud.monitoring_v3 import MetricServiceClient
-
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]", "::1")
 
 ListTimeSeriesRequest = monitoring_v3.ListTimeSeriesRequest
 ListTimeSeriesResponse = monitoring_v3.ListTimeSeriesResponse
 Aggregation = monitoring_v3.Aggregation
+MetricServiceClient = monitoring_v3.MetricServiceClient
 TimeInterval = monitoring_v3.TimeInterval
 
 

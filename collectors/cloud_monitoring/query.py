@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from google.api_core import exceptions, retry, timeout
 from google.protobuf.json_format import MessageToDict
@@ -20,11 +20,9 @@ from collectors.cloud_monitoring.client import (
     Aggregation,
     ListTimeSeriesRequest,
     ListTimeSeriesResponse,
+    MetricServiceClient,
     TimeInterval,
 )
-
-if TYPE_CHECKING:
-    from google.cloud.monitoring_v3 import MetricServiceClient
 
 ALIGNMENT_PERIOD = timedelta(seconds=60)
 

@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from collectors.gcs import parse_gs_uri, storage_client
 from collectors.nvml.schema import (
     GPU_SAMPLES_SCHEMA,
     NON_NEGATIVE_COLUMNS,
@@ -83,8 +84,6 @@ def _local_files(text: str) -> list[tuple[str, Loader]]:
 
 
 def _gcs_files(uri: str, client: Any | None) -> list[tuple[str, Loader]]:
-    from collectors.nvml.upload import parse_gs_uri, storage_client
-
     bucket_name, prefix = parse_gs_uri(uri)
     client = client or storage_client()
     if prefix.endswith(SUFFIX):

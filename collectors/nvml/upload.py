@@ -5,8 +5,8 @@ the local file. A failure (network, permissions, missing bucket) is retried with
 exponential backoff per file; the file stays in the spool meanwhile. Objects are named
 `<prefix>/dt=<YYYY-MM-DD>/<file name>` so the daily loader lists one day.
 
-The client is the real `google-cloud-storage` one; `STORAGE_EMULATOR_HOST` points it at
-an emulator (tests use gcp-storage-emulator on 127.0.0.1).
+The client is the real `google-cloud-storage` one, from collectors/gcs.py;
+`STORAGE_EMULATOR_HOST` points it at an emulator (tests use gcp-storage-emulator on 127.0.0.1).
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from collectors.gcs import parse_gs_uri, storage_client
+
 log = logging.getLogger(__name__)
 
 _DATE_IN_NAME = re.compile(r"_(\d{4})(\d{2})(\d{2})T\d{6}Z_")
@@ -29,23 +31,6 @@ _DATE_IN_NAME = re.compile(r"_(\d{4})(\d{2})(\d{2})T\d{6}Z_")
 
 class UploadNotConfirmed(RuntimeError):
     """The bucket does not hold what was sent."""
-
-
-def parse_gs_uri(uri: str) -> tuple[str, str]:
-    """`gs://bucket/some/prefix` -> (`bucket`, `some/prefix`)."""
-    if not uri.startswith("gs://") or len(uri) <= 5:
-        raise ValueError(f"not a gs:// URI: {uri!r}")
-    bucket, _, prefix = uri[5:].partition("/")
-    if not bucket:
-        raise ValueError(f"no bucket in {uri!r}")
-    return bucket, prefix.strip("/")
-
-
-def storage_client() -> Any:
-    """A `google.cloud.storage.Client` (honours `STORAGE_EMULATOR_HOST`)."""
-    from google.cloud import storage  # type: ignore[attr-defined]
-
-    return storage.Client()
 
 
 def object_name(prefix: str, path: Path) -> str:
