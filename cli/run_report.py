@@ -2,66 +2,35 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from cli.alert_lines import alert_lines
-from settings import Config
+from pipelines.outcome import CheckResult, RunOutcome
 from cli.headline import headline_lines
-from warehouse import Warehouse, open_warehouse
+from warehouse import open_warehouse
 
 
-@dataclass
-class CheckResult:
-    asset: str
-    name: str
-    passed: bool
-    severity: str
-    description: str
+def print_report(outcome: RunOutcome) -> None:
+    print(render(outcome))
 
 
-@dataclass
-class RunReport:
-    config: Config
-    materialized: dict[str, dict[str, Any]] = field(default_factory=dict)
-    failures: list[str] = field(default_factory=list)
-    checks: list[CheckResult] = field(default_factory=list)
-    snapshot: str | None = None
-
-    @property
-    def succeeded(self) -> bool:
-        return not self.failures
-
-    @property
-    def failed_error_checks(self) -> list[CheckResult]:
-        return [c for c in self.checks if not c.passed and c.severity == "ERROR"]
-
-    @property
-    def failed_books_checks(self) -> list[CheckResult]:
-        """Failed ERROR checks other than budgets': the numbers themselves are in doubt."""
-        return [c for c in self.failed_error_checks if c.asset != "budget_status"]
-
-    def warehouse(self) -> Warehouse:
-        return open_warehouse(self.config.warehouse)
-
-    def print(self) -> None:
-        print(self.render())
-
-    def render(self) -> str:
-        lines = _source_lines(self.materialized)
-        if self.succeeded or self.materialized:
-            lines += headline_lines(self.warehouse(), self.config.reporting_currency)
-        lines += _check_lines(self.checks)
-        lines += alert_lines(self.warehouse()) if self.succeeded or self.materialized else []  # budgets: open alerts
-        if self.failures:
-            lines += ["", "FAILED:"] + [f"  {f}" for f in self.failures]
-        lines.append("")
-        lines.append(f"warehouse: {self.config.warehouse.path}")
-        if self.snapshot:
-            lines.append(f"snapshot for readers: {self.snapshot}")
-        else:
-            lines.append("snapshot NOT published: readers keep the last good one")
-        return "\n".join(lines)
+def render(outcome: RunOutcome) -> str:
+    """The report `flopledger run` prints, from the outcome and the warehouse it wrote."""
+    warehouse = open_warehouse(outcome.config.warehouse)
+    lines = _source_lines(outcome.materialized)
+    if outcome.succeeded or outcome.materialized:
+        lines += headline_lines(warehouse, outcome.config.reporting_currency)
+    lines += _check_lines(outcome.checks)
+    lines += alert_lines(warehouse) if outcome.succeeded or outcome.materialized else []  # budgets: open alerts
+    if outcome.failures:
+        lines += ["", "FAILED:"] + [f"  {f}" for f in outcome.failures]
+    lines.append("")
+    lines.append(f"warehouse: {outcome.config.warehouse.path}")
+    if outcome.snapshot:
+        lines.append(f"snapshot for readers: {outcome.snapshot}")
+    else:
+        lines.append("snapshot NOT published: readers keep the last good one")
+    return "\n".join(lines)
 
 
 def _source_lines(materialized: dict[str, dict[str, Any]]) -> list[str]:

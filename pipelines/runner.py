@@ -13,10 +13,11 @@ import dagster as dg
 
 from pipelines.definitions import build_definitions
 from settings import Config
+from warehouse import open_warehouse
 from pipelines.days import input_days
 from pipelines.asset_jobs import INGEST_JOB, MARTS_JOB
 from pipelines.run_tags import WINDOW_ONLY_TAG
-from cli.run_report import CheckResult, RunReport
+from pipelines.outcome import CheckResult, RunOutcome
 
 # One concise line per step instead of Dagster's console log; the report comes at the end.
 QUIET = {"loggers": {"progress": {}}}
@@ -54,7 +55,7 @@ def _metadata_value(value: Any) -> Any:
     return getattr(value, "value", value)
 
 
-def collect_events(report: RunReport, result: dg.ExecuteInProcessResult) -> None:
+def collect_events(report: RunOutcome, result: dg.ExecuteInProcessResult) -> None:
     """Fold one in-process run's materialisations, failures and check results into the report."""
     for event in result.all_events:
         if event.event_type == dg.DagsterEventType.ASSET_MATERIALIZATION:
@@ -87,10 +88,10 @@ def _root_cause(error: Any) -> str:
 
 def run_pipeline(
     config: Config, config_path: str | Path, start: date | None = None, end: date | None = None
-) -> RunReport:
+) -> RunOutcome:
     """Ingest the days found in the inputs (or [start, end]) in one run, then rebuild the marts."""
     _quiet_dagster()
-    report = RunReport(config=config)
+    report = RunOutcome(config=config)
     window = _window(config, start, end)
     defs = build_definitions(str(Path(config_path).resolve()), window.start if window else None,
                              window.end if window else None)
@@ -121,5 +122,5 @@ def run_pipeline(
     collect_events(report, result)
     _progress(f"      done in {time.monotonic() - t0:.1f} s")
     if report.succeeded and not report.failed_books_checks:
-        report.snapshot = report.warehouse().publish_snapshot()
+        report.snapshot = open_warehouse(config.warehouse).publish_snapshot()
     return report

@@ -17,6 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from settings import load_config
+    from cli.run_report import print_report
     from pipelines.runner import run_pipeline
     from simulator import simulate
 
@@ -25,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     result = simulate(Path(args.out), **DEMO)
     config = load_config(result.config_path)
     report = run_pipeline(config, result.config_path)
-    report.print()
+    print_report(report)
     truth = result.totals
     print(f"\nsimulator's own totals: effective {truth['effective_usd']} USD over {truth['distinct_rows']:,} rows "
           f"(ground truth in {result.out_dir / 'truth'})")

@@ -18,13 +18,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from cli.run_report import print_report
     from pipelines.runner import run_pipeline
 
     if args.start and args.end and args.start > args.end:
         raise ConfigError(f"--from {args.start} is after --to {args.end}")
     config = load_config(args.config)
     report = run_pipeline(config, args.config, args.start, args.end)
-    report.print()
+    print_report(report)
     if not report.succeeded:
         return 1
     if args.strict and report.failed_error_checks:

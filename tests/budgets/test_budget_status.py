@@ -10,6 +10,7 @@ from decimal import Decimal as D
 
 import pytest
 
+from cli.run_report import render
 from pipelines.resources import Flopledger
 from tests.budgets.conftest import NOW, Ledger, new_project
 
@@ -109,6 +110,6 @@ def test_rerun_raises_nothing_new_and_run_reports_the_checks(ledger, clock):
     assert not checks["budget_thresholds"].passed and checks["budget_thresholds"].severity == "WARN"
     assert not checks["budget_not_exceeded"].passed and checks["budget_not_exceeded"].severity == "ERROR"
     assert "llm-monthly 2026-10: forecast 155.0%" in checks["budget_not_exceeded"].description
-    printed = report.render()  # what `flopledger run` prints
+    printed = render(report)  # what `flopledger run` prints
     assert "open alerts: 5" in printed
     assert "WARNING  2026-10-11 06:00  Budget llm-monthly passed 50% for 2026-10" in printed
