@@ -1,0 +1,137 @@
+"""The house: which room may import which, one door per outside library, no module-level
+mutable state, and a workspace that loads without touching the warehouse.
+
+ruff's banned-api rules (pyproject.toml and each room's ruff.toml) say the same about
+outside libraries as the editor sees it; this test also pins the arrows between our own
+rooms (docs/architecture.md draws them) and names the single files that are doors.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import REPO
+
+ROOMS = (
+    "accelerators", "settings", "models", "collectors", "probes", "warehouse",
+    "budgets", "simulator", "cli", "pipelines", "dashboards",
+)  # fmt: skip
+
+# room -> the other rooms it may import (docs/architecture.md).
+MAY_IMPORT = {
+    "accelerators": set(),
+    "settings": set(),
+    "models": set(),
+    "collectors": {"accelerators"},
+    "probes": {"accelerators", "collectors"},
+    "warehouse": {"models", "settings"},
+    "budgets": {"collectors", "models", "settings", "warehouse"},
+    "simulator": {"accelerators", "budgets", "collectors", "models", "probes"},
+    "dashboards": {"models", "settings", "warehouse"},
+    "pipelines": set(ROOMS) - {"pipelines", "cli", "dashboards"},
+    "cli": set(ROOMS) - {"cli", "dashboards"},
+}
+
+# outside library -> where it may be imported (a folder/ or one file).
+DOORS = {
+    "duckdb": ("warehouse/",),
+    "dagster": ("pipelines/",),
+    "dagster_webserver": ("pipelines/",),
+    "streamlit": ("dashboards/",),
+    "jax": ("probes/",),
+    "pynvml": ("collectors/nvml/nvml.py",),
+    "requests": ("budgets/notify.py", "collectors/nvml/labels.py"),
+    "httpx": (),
+    "urllib.request": (),
+    "google.cloud": ("collectors/gcs.py", "collectors/cloud_monitoring/client.py"),
+}
+
+
+def _modules() -> list[Path]:
+    return sorted(p for room in ROOMS for p in (REPO / room).rglob("*.py"))
+
+
+def _imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+    return names
+
+
+def _within(name: str, library: str) -> bool:
+    return name == library or name.startswith(library + ".")
+
+
+def test_rooms_import_only_what_the_architecture_allows():
+    wrong = []
+    for path in _modules():
+        room = path.relative_to(REPO).parts[0]
+        for name in _imports(path):
+            top = name.split(".")[0]
+            if top in ROOMS and top != room and top not in MAY_IMPORT[room]:
+                wrong.append(f"{path.relative_to(REPO)} imports {name}")
+    assert wrong == []
+
+
+def test_each_outside_library_has_its_doors_only():
+    wrong = []
+    for path in _modules():
+        where = path.relative_to(REPO).as_posix()
+        for name in _imports(path):
+            for library, doors in DOORS.items():
+                if _within(name, library) and not any(where.startswith(d) for d in doors):
+                    wrong.append(f"{where} imports {name}")
+    assert sorted(set(wrong)) == []
+
+
+def _mutable_module_state(path: Path) -> list[str]:
+    found = []
+    tree = ast.parse(path.read_text(), str(path))
+    for node in tree.body:
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+        empty_literal = isinstance(value, ast.Dict | ast.List | ast.Set) and not (
+            getattr(value, "keys", None) or getattr(value, "elts", None)
+        )
+        empty_call = (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in {"set", "dict", "list", "defaultdict"}
+            and not value.args
+        )
+        if empty_literal or empty_call:
+            found.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    found += [
+        f"{path.relative_to(REPO)}:{n.lineno} global"
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Global)
+    ]
+    return found
+
+
+def test_no_module_level_mutable_state():
+    # An empty dict, list or set at module level exists to be filled at run time: state.
+    assert [hit for path in _modules() for hit in _mutable_module_state(path)] == []
+
+
+def test_the_workspace_loads_without_touching_the_warehouse(tmp_path):
+    config = tmp_path / "flopledger.yaml"
+    config.write_text("history_start: 2026-01-01\nwarehouse: {path: w.duckdb}\n")
+    code = (
+        "import pipelines.definitions as d\n"
+        "defs = d.defs()\n"
+        "print(len(list(defs.assets)))\n"
+    )
+    env = {**os.environ, "FLOPLEDGER_CONFIG": str(config)}
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout.strip()) > 20
+    assert list(tmp_path.iterdir()) == [config]  # no warehouse file, no lock, nothing written
