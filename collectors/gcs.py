@@ -28,7 +28,7 @@ def storage_client(
 ) -> Any:
     """A storage client: `endpoint` (else $STORAGE_EMULATOR_HOST) for a local emulator."""
     from google.auth.credentials import AnonymousCredentials
-    from google.cloud import storage  # type: ignore[attr-defined]
+    from google.cloud import storage
 
     endpoint = endpoint or os.environ.get(EMULATOR_ENV)
     if endpoint is None:

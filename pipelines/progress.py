@@ -29,11 +29,13 @@ class _ProgressHandler(logging.Handler):
             print(f"      {mark:<6} {step} ({seconds:.1f} s)", file=sys.stderr, flush=True)
 
 
-@dg.logger(description="One line per step on stderr, for the CLI.")
-def progress_logger(_init_context: dg.InitLoggerContext) -> logging.Logger:
+def _progress(_init_context: dg.InitLoggerContext) -> logging.Logger:
     logger = logging.getLogger("flopledger.progress")
     logger.setLevel(logging.DEBUG)
     logger.propagate = False
     if not logger.handlers:
         logger.addHandler(_ProgressHandler())
     return logger
+
+
+progress_logger = dg.LoggerDefinition(_progress, description="One line per step on stderr, for the CLI.")

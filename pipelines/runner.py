@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 
@@ -20,7 +21,7 @@ from pipelines.run_tags import WINDOW_ONLY_TAG
 from pipelines.outcome import CheckResult, RunOutcome
 
 # One concise line per step instead of Dagster's console log; the report comes at the end.
-QUIET = {"loggers": {"progress": {}}}
+QUIET: dict[str, Any] = {"loggers": {"progress": {}}}
 
 
 def _progress(message: str) -> None:
@@ -65,7 +66,7 @@ def collect_events(report: RunOutcome, result: dg.ExecuteInProcessResult) -> Non
         elif event.event_type == dg.DagsterEventType.STEP_FAILURE:
             report.failures.append(f"{event.step_key}: {_root_cause(event.step_failure_data.error)}")
         elif event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
-            data = event.event_specific_data
+            data = event.asset_check_evaluation_data
             report.checks.append(
                 CheckResult(
                     asset=data.asset_key.to_user_string(),

@@ -23,7 +23,9 @@ def run(args: argparse.Namespace) -> int:
 
     print(f"simulating {DEMO['gpus']} GPUs and {DEMO['tpu_chips']} TPU chips for {DEMO['days']} days "
           f"into {args.out}/", file=sys.stderr, flush=True)
-    result = simulate(Path(args.out), **DEMO)
+    result = simulate(
+        Path(args.out), gpus=DEMO["gpus"], tpu_chips=DEMO["tpu_chips"], days=DEMO["days"], seed=DEMO["seed"]
+    )
     config = load_config(result.config_path)
     report = run_pipeline(config, result.config_path)
     print_report(report)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+import pyarrow as pa
+
 from settings import load_config
 from warehouse import QueryError, open_warehouse
 
@@ -29,10 +31,10 @@ def sql(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print(table, fmt: str, max_rows: int) -> None:
+def _print(table: pa.Table, fmt: str, max_rows: int) -> None:
     import polars as pl
 
-    frame = pl.from_arrow(table)
+    frame = pl.DataFrame(table)
     if fmt == "csv":
         sys.stdout.write(frame.write_csv())
     elif fmt == "json":

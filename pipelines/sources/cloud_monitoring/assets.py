@@ -15,6 +15,8 @@ def _read(source: CloudMonitoringConfig, files: list, days: list) -> tuple:
     """Saved pages when paths are configured (even if they match nothing yet); else the API."""
     if source.paths:
         return read_saved_pages(files, inventory=source.inventory)
+    if source.project_id is None:
+        raise ValueError("sources.cloud_monitoring: give paths (saved pages) or project_id (the API)")
     start = datetime.combine(days[0], time())
     end = datetime.combine(days[-1] + timedelta(days=1), time())
     return collect_tpu_samples(
