@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -9,7 +10,13 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED_DATA = REPO.parent / "shared" / "data"
+FIXTURES = REPO / "tests" / "fixtures"  # reference files, origins in its README.md
+
+
+def sku_id(description: str) -> str:
+    """A stable SKU id shaped like Google's (`XXXX-XXXX-XXXX`, upper-case hex) for a description."""
+    digest = hashlib.sha256(description.encode()).hexdigest()[:12].upper()
+    return f"{digest[:4]}-{digest[4:8]}-{digest[8:]}"
 
 
 def billing_row(
@@ -36,7 +43,7 @@ def billing_row(
     row = {
         "billing_account_id": "01ABCD-234567-89EF01",
         "service": {"id": "6F81-5844-456A", "description": "Compute Engine"},
-        "sku": {"id": "SKU-" + str(abs(hash(sku)) % 10_000), "description": sku},
+        "sku": {"id": sku_id(sku), "description": sku},
         "usage_start_time": start,
         "usage_end_time": f"{end_hour}:00:00 UTC",
         "project": {"id": project, "number": "123456", "name": project, "labels": []},

@@ -10,9 +10,9 @@ import pytest
 
 from collectors.jobs.hostlist import expand_hostlist
 from collectors.jobs.read import read_jobs_files
-from tests.conftest import SHARED_DATA, run_record, write_ndjson
+from tests.conftest import FIXTURES, run_record, write_ndjson
 
-SACCT = SHARED_DATA / "formats" / "slurm_sacct_json"
+SACCT = FIXTURES / "slurm_sacct_json"
 
 
 def test_jsonl_run_and_its_placements(tmp_path):

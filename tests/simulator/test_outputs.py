@@ -20,10 +20,10 @@ from collectors.gcp_billing.read import read_billing_files
 from collectors.jobs.read import read_jobs_files
 from collectors.nvml.read import read_spool
 from simulator import SimulationResult, simulate
-from tests.conftest import SHARED_DATA
+from tests.conftest import FIXTURES
 from tests.simulator.conftest import TINY, files_of
 
-SCHEMA_JSON = SHARED_DATA / "formats" / "gcp_billing_export" / "gcp_billing_export_resource_v1.schema.json"
+SCHEMA_JSON = FIXTURES / "gcp_billing_export" / "gcp_billing_export_resource_v1.schema.json"
 BQ_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})? UTC$")
 
 

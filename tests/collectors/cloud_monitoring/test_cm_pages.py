@@ -16,7 +16,7 @@ from collectors.cloud_monitoring import TPU_SAMPLES_SCHEMA, read_saved_pages, wr
 from collectors.cloud_monitoring.inventory import InventoryError, load_inventory
 from models import model
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[2] / "fixtures" / "cloud_monitoring_timeseries"
 TPU_EXAMPLE = DATA / "example_timeSeries.list_tpu_duty_cycle.json"
 GKE_EXAMPLE = DATA / "example_timeSeries.list_gke_node_accelerator_duty_cycle.json"
 GCE = "tpu.googleapis.com/GceTpuWorker"
