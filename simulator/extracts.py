@@ -17,8 +17,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from collectors.gcp_billing.schema import EXPORT_FIELDS, EXPORT_PARQUET_SCHEMA, ExportField
 from simulator.clock import bq_text, day_of, to_datetime
-from simulator.export_schema import EXPORT_FIELDS, PARQUET_SCHEMA, F
 from simulator.truth import Truth
 
 Row = dict[str, Any]
@@ -26,7 +26,7 @@ NUMERIC_PLACES = Decimal("1e-9")
 MAX_FILE_ROWS = 100_000
 
 
-def _json_one(field: F, value: Any) -> Any:
+def _json_one(field: ExportField, value: Any) -> Any:
     if field.type == "RECORD":
         return {f.name: _json_value(f, value.get(f.name)) for f in field.fields}
     if field.type == "TIMESTAMP":
@@ -38,7 +38,7 @@ def _json_one(field: F, value: Any) -> Any:
     return value
 
 
-def _json_value(field: F, value: Any) -> Any:
+def _json_value(field: ExportField, value: Any) -> Any:
     if value is None:
         return [] if field.mode == "REPEATED" else None
     if field.mode == "REPEATED":
@@ -46,7 +46,7 @@ def _json_value(field: F, value: Any) -> Any:
     return _json_one(field, value)
 
 
-def _arrow_one(field: F, value: Any) -> Any:
+def _arrow_one(field: ExportField, value: Any) -> Any:
     if field.type == "RECORD":
         return {f.name: _arrow_value(f, value.get(f.name)) for f in field.fields}
     if field.type == "TIMESTAMP":
@@ -58,7 +58,7 @@ def _arrow_one(field: F, value: Any) -> Any:
     return value
 
 
-def _arrow_value(field: F, value: Any) -> Any:
+def _arrow_value(field: ExportField, value: Any) -> Any:
     if value is None:
         return [] if field.mode == "REPEATED" else None
     if field.mode == "REPEATED":
@@ -81,7 +81,7 @@ def write_ndjson(path: Path, rows: list[Row]) -> None:
 
 def write_parquet(path: Path, rows: list[Row]) -> None:
     records = [{f.name: _arrow_value(f, row.get(f.name)) for f in EXPORT_FIELDS} for row in rows]
-    table = pa.Table.from_pylist(records, schema=PARQUET_SCHEMA)
+    table = pa.Table.from_pylist(records, schema=EXPORT_PARQUET_SCHEMA)
     pq.write_table(table, path, compression="snappy")
 
 
