@@ -19,9 +19,7 @@ import pyarrow as pa
 import models
 from warehouse.base import (
     ColumnInfo,
-    NoWarehouse,
     Params,
-    QueryError,
     Reader,
     TableInfo,
     Warehouse,
