@@ -10,13 +10,14 @@ from cli.main import main
 from settings import load_config
 from pipelines.runner import run_pipeline
 from simulator import simulate
+from warehouse import open_warehouse
 
 
 def test_warehouse_totals_equal_truth_exactly(tmp_path: Path) -> None:
     result = simulate(tmp_path / "sim", gpus=24, tpu_chips=8, days=2, seed=5, telemetry=False)
     report = run_pipeline(load_config(result.config_path), result.config_path)
     assert report.succeeded, report.failures
-    got = report.warehouse().query(
+    got = open_warehouse(report.config.warehouse).query(
         """SELECT count(*) AS rows_, sum(cost_usd) AS billed, sum(credits_total_usd) AS credits,
                   sum(cost_usd + credits_total_usd) AS effective FROM billing_line_items"""
     ).to_pylist()[0]
@@ -51,7 +52,7 @@ def test_every_run_costs_what_the_truth_implies(tmp_path: Path) -> None:
     # The books' checks pass; the demo budgets are meant to trip budget_status's ERROR check.
     books_errors = [c for c in report.failed_error_checks if c.asset != "budget_status"]
     assert not books_errors, books_errors
-    warehouse = report.warehouse()
+    warehouse = open_warehouse(report.config.warehouse)
     truth_dir = result.out_dir / "truth"
 
     got = {r["run_id"]: r for r in warehouse.query(
