@@ -25,7 +25,6 @@ from simulator.schedule import Run
 
 Row = dict[str, Any]
 UNKNOWN_RUN_ID = "run-999999"  # a storage label naming a run that does not exist
-TPU_MACHINE = {"v5p": "ct5p-hightpu-4t", "v6e": "ct6e-standard-4t"}
 
 
 def export_us(end_us: int, salt: int) -> int:
@@ -108,7 +107,7 @@ def tpu_rows(tpu: TpuSlice, day_us: int) -> list[Row]:
         (tpu.name, f"//tpu.googleapis.com/projects/{project}/locations/{tpu.zone}/nodes/{tpu.name}"),
         (_region(tpu.zone), "US", _region(tpu.zone), tpu.zone),
         {"team": tpu.team} if tpu.team else {},
-        {"compute.googleapis.com/machine_spec": TPU_MACHINE[tpu.tpu.version]},
+        {"compute.googleapis.com/machine_spec": tpu.tpu.machine},
     )
     rows = []
     for hour_us, overlap_us in hour_overlaps(*life):

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import NamedTuple
 
+from accelerators import Accelerator, accelerator
 from simulator.clock import DAY_US, HOUR_US, US
 
 
@@ -32,19 +33,24 @@ class MachineType(NamedTuple):
     gpus: int
     vcpus: int
     ram_gib: int
-    accelerator_type: str  # canonical name (collectors/accelerators.py)
-    gpu_name: str  # as NVML reports it
-    gpu_mem_bytes: int
-    gpu_power_w: float  # board power at full load
+    accelerator: Accelerator  # its GPUs' row of the accelerator table
+
+    @property
+    def accelerator_type(self) -> str:
+        return self.accelerator.name
 
 
 class TpuType(NamedTuple):
     version: str
     sku: str
+    machine: str  # the TPU VM's machine_spec
     chips_per_worker: int
     chips_per_slice: int
-    accelerator_type: str
-    hbm_bytes: int
+    accelerator: Accelerator
+
+    @property
+    def accelerator_type(self) -> str:
+        return self.accelerator.name
 
 
 USD = Account("01A3F5-7C2B9D-4E8F10", "USD", Decimal(1))
@@ -60,11 +66,11 @@ ZONE = "us-central1-a"
 EU_ZONE = "europe-west4-b"
 
 A3 = MachineType("a3-highgpu-8g", "a3", "h100", "a3_core", "a3_ram", 8, 208, 1872,
-                 "H100-80GB", "NVIDIA H100 80GB HBM3", 80 * 2**30, 700.0)
+                 accelerator("H100-80GB"))
 A3U = MachineType("a3-ultragpu-8g", "a3u", "h200", "a3u_core", "a3u_ram", 8, 224, 2952,
-                  "H200-141GB", "NVIDIA H200", 141 * 10**9, 700.0)
-V5P = TpuType("v5p", "v5p", 4, 16, "TPU-v5p", 95 * 2**30)
-V6E = TpuType("v6e", "v6e", 4, 8, "TPU-v6e", 32 * 2**30)
+                  accelerator("H200-141GB"))
+V5P = TpuType("v5p", "v5p", "ct5p-hightpu-4t", 4, 16, accelerator("TPU-v5p"))
+V6E = TpuType("v6e", "v6e", "ct6e-standard-4t", 4, 8, accelerator("TPU-v6e"))
 
 
 @dataclass(frozen=True)

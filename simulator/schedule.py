@@ -12,9 +12,9 @@ import random
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from accelerators import peak_tflops
 from simulator.clock import HOUR_US, MINUTE_US, US
 from simulator.fleet import Fleet, TpuSlice, Vm
-from probes.specs import peak_tflops
 
 
 class Workload(NamedTuple):

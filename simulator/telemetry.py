@@ -102,15 +102,16 @@ def gpu_day_table(vm: Vm, day_us: int, placements: list[Held], rng: np.random.Ge
     power = _level(rng, held, busy, (550, 690), (110, 160), 72.0)
     uuids = [_gpu_uuid(vm, i) for i in range(gpus)]
     n = gpus * minutes.size
-    total = np.full(n, m.gpu_mem_bytes, dtype=np.int64)
-    used = (np.where(held, rng.uniform(0.6, 0.95, held.shape), 0.006) * m.gpu_mem_bytes).astype(np.int64).ravel()
+    mem = m.accelerator.memory_bytes
+    total = np.full(n, mem, dtype=np.int64)
+    used = (np.where(held, rng.uniform(0.6, 0.95, held.shape), 0.006) * mem).astype(np.int64).ravel()
     cols: dict[str, Any] = {
         "sample_id": _sample_ids(vm.name, uuids, minutes),
         "minute": pa.array(np.tile(minutes, gpus), type=pa.timestamp("us")),
         "node": [vm.name] * n, "project_id": [vm.project.project_id] * n, "resource_name": [vm.name] * n,
         "gpu_uuid": np.repeat(uuids, minutes.size).tolist(),
         "gpu_index": np.repeat(np.arange(gpus, dtype=np.int32), minutes.size),
-        "gpu_name": [m.gpu_name] * n,
+        "gpu_name": [m.accelerator.device_name] * n,
         "util_gpu_pct": _level(rng, held, busy, (82, 99), (0, 3)).ravel(),
         "util_gpu_max_pct": _level(rng, held, busy, (97, 100), (2, 9)).ravel(),
         "util_mem_pct": _level(rng, held, busy, (40, 70), (0, 1)).ravel(),
@@ -144,7 +145,7 @@ def write_gpu_day(spool_dir: Path, vm: Vm, day_us: int, placements: list[Held], 
 def _tpu_series(tpu: TpuSlice, minutes: np.ndarray, held: np.ndarray, busy: np.ndarray,
                 rng: np.random.Generator) -> list[dict[str, Any]]:
     stamps = [to_naive(int(m)) for m in minutes]
-    hbm = tpu.tpu.hbm_bytes
+    hbm = tpu.tpu.accelerator.memory_bytes
     metrics = {
         "duty_cycle": ("DOUBLE", _level(rng, held, busy, (85, 99), (0, 4))),
         "tensorcore_utilization": ("DOUBLE", _level(rng, held, busy, (40, 72), (0, 1))),

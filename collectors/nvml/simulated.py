@@ -4,7 +4,7 @@
 structs) and raises pynvml's real exception classes, so `Nvml(backend=SimulatedNvml(...))`
 exercises every path of the query helper. Values come from the real captures in
 `shared/data/nvidia-smi/` (H100 80GB HBM3 and H200, driver 590.48.01, idle and under
-gpu-burn): e.g. H100 under load 629-636 W, SM clock 1980 MHz, memory clock 2619 MHz,
+gpu-burn), kept in the accelerator table's rows (accelerators/table.py): e.g. H100 under load 629-636 W, SM clock 1980 MHz, memory clock 2619 MHz,
 memory utilisation 9-11 %; idle 69.85 W at 345 MHz with the GpuIdle clock-event reason.
 
 Scenarios (`SCENARIOS`):
@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from accelerators import Accelerator, NvmlCapture, accelerator
 from collectors.nvml.nvml import load_pynvml
 
 MIB = 2**20
@@ -34,21 +35,9 @@ RESET_AFTER_S = 90.0
 XID_FALLEN_OFF_BUS = 79
 
 
-@dataclass(frozen=True)
-class GpuModel:
-    """A GPU as its capture shows it."""
-
-    name: str
-    mem_total_bytes: int
-    mem_clock_mhz: int
-    sm_clock_max_mhz: int
-    sm_clock_idle_mhz: int
-    idle_power_w: float
-    busy_power_w: float
-
-
-H100 = GpuModel("NVIDIA H100 80GB HBM3", 81559 * MIB, 2619, 1980, 345, 69.85, 632.0)
-H200 = GpuModel("NVIDIA H200", 143771 * MIB, 3201, 1980, 345, 77.67, 629.0)
+# The captured GPUs: rows of the accelerator table with their NVML readings.
+H100 = accelerator("H100-80GB")
+H200 = accelerator("H200-141GB")
 
 
 @dataclass(frozen=True)
@@ -56,7 +45,7 @@ class Scenario:
     """What the simulated node does."""
 
     name: str
-    model: GpuModel = H100
+    model: Accelerator = H100  # needs an NVML capture (`Accelerator.nvml`)
     busy: bool = True
     not_supported: frozenset[str] = frozenset()
     no_permission: frozenset[str] = frozenset()
@@ -121,6 +110,13 @@ class _EventSet:
     queue: list[_SimEvent] = field(default_factory=list)
 
 
+def _capture(model: Accelerator) -> tuple[str, NvmlCapture]:
+    """The NVML name and captured readings a simulated GPU reports."""
+    if model.device_name is None or model.nvml is None:
+        raise ValueError(f"no NVML capture of {model.name} to simulate (accelerators/table.py)")
+    return model.device_name, model.nvml
+
+
 def _wave(index: int, t_s: float, period_s: float) -> float:
     """A deterministic wobble in [-1, 1] (no random state: runs are repeatable)."""
     return math.sin(2 * math.pi * t_s / period_s + index)
@@ -136,6 +132,7 @@ class SimulatedNvml:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.scenario = SCENARIOS[scenario] if isinstance(scenario, str) else scenario
+        self.gpu_name, self.gpu = _capture(self.scenario.model)
         self.gpu_count = gpus
         self.clock = clock
         self.pynvml: ModuleType = load_pynvml()
@@ -221,7 +218,7 @@ class SimulatedNvml:
 
     def nvmlDeviceGetName(self, handle: _SimHandle) -> str:
         self._enter("nvmlDeviceGetName", handle)
-        return self.scenario.model.name
+        return self.gpu_name
 
     # -- readings -------------------------------------------------------------------
 
@@ -236,13 +233,13 @@ class SimulatedNvml:
     def nvmlDeviceGetMemoryInfo(self, handle: _SimHandle, version: Any = None) -> Any:
         self._enter("nvmlDeviceGetMemoryInfo", handle)
         mem = self.pynvml.c_nvmlMemory_t()
-        mem.total = self.scenario.model.mem_total_bytes
+        mem.total = self.gpu.mem_total_bytes
         mem.used = (62_000 + 16 * handle.index) * MIB if self._busy(handle.index) else 0
         mem.free = mem.total - mem.used
         return mem
 
     def _power_w(self, index: int, t: float) -> float:
-        model = self.scenario.model
+        model = self.gpu
         if self._busy(index):
             return model.busy_power_w + 4.0 * _wave(index, t, 29)
         return model.idle_power_w
@@ -267,7 +264,7 @@ class SimulatedNvml:
 
     def nvmlDeviceGetClockInfo(self, handle: _SimHandle, clock_type: int) -> int:
         self._enter("nvmlDeviceGetClockInfo", handle)
-        model = self.scenario.model
+        model = self.gpu
         if clock_type == self.pynvml.NVML_CLOCK_MEM:
             return model.mem_clock_mhz
         return model.sm_clock_max_mhz if self._busy(handle.index) else model.sm_clock_idle_mhz

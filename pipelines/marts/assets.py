@@ -44,7 +44,7 @@ def flopledger_settings(flopledger: Flopledger) -> dg.MaterializeResult:
 
 
 def spec_table() -> pa.Table:
-    """probes.specs' peak table as `accelerator_specs` rows."""
+    """The accelerator table's peaks (through probes.specs) as `accelerator_specs` rows."""
     rows = spec_rows()
     return pa.table(
         {
@@ -60,7 +60,7 @@ def spec_table() -> pa.Table:
     name="accelerator_specs",
     group_name="marts",
     kinds={"duckdb"},
-    description="Peak dense TFLOP/s per accelerator type and dtype, from the spec sheets (probes/specs.py).",
+    description="Peak dense TFLOP/s per accelerator type and dtype, from the spec sheets (accelerators/table.py).",
 )
 def accelerator_specs(flopledger: Flopledger) -> dg.MaterializeResult:
     table = spec_table()
