@@ -8,6 +8,11 @@ same keys in one transaction on large tables; the day-by-day replace keeps ids u
 Each file starts with `-- @table:` (what one row means); columns are documented by a
 trailing `-- comment` in raw DDL and by `-- @col name: text` lines in marts. Those
 comments become the warehouse's own table and column comments.
+
+`queries/` holds the SQL that Python code runs (budgets, alerts, checks, the headline): one
+statement per file, named for what it returns, loaded by name with `query_sql`. Each starts
+with `-- @query:` (what one row means) and one `-- @param name: text` line per `$name`
+parameter, which callers bind by name (a dict), never by formatting text into the SQL.
 """
 
 from __future__ import annotations
@@ -23,6 +28,10 @@ _TABLE_RE = re.compile(r"^--\s*@table:\s*(.+)$", re.M)
 _COL_RE = re.compile(r"^--\s*@col\s+(\w+):\s*(.+)$", re.M)
 _DDL_COL_RE = re.compile(r"^\s+(\w+)\s+[A-Z][^\n]*?--\s*(.+)$", re.M)
 _DEPENDS_RE = re.compile(r"^--\s*@depends:\s*(.+)$", re.M)
+_QUERY_RE = re.compile(r"^--\s*@query:\s*(.+)$", re.M)
+_PARAM_DOC_RE = re.compile(r"^--\s*@param\s+(\w+):\s*(.+)$", re.M)
+_PARAM_USE_RE = re.compile(r"\$([A-Za-z_]\w*)")
+_COMMENT_RE = re.compile(r"--[^\n]*")
 
 
 @dataclass(frozen=True)
@@ -88,3 +97,31 @@ def model(name: str) -> Model:
         if m.name == name:
             return m
     raise KeyError(name)
+
+
+@cache
+def query_names() -> tuple[str, ...]:
+    """The name of every query in models/queries (its file name without `.sql`), sorted."""
+    return tuple(sorted(p.stem for p in (MODELS_DIR / "queries").glob("*.sql")))
+
+
+@cache
+def query_sql(name: str) -> str:
+    """The text of models/queries/<name>.sql. A name that is not a query file is refused."""
+    if name not in query_names():
+        raise KeyError(f"models/queries: no query named {name!r}")
+    path = MODELS_DIR / "queries" / f"{name}.sql"
+    text = path.read_text()
+    if _QUERY_RE.search(text) is None:
+        raise ValueError(f"{path}: missing the '-- @query:' header comment")
+    return text
+
+
+def query_params(name: str) -> dict[str, str]:
+    """The parameters a query's header documents (`-- @param name: text`), by name."""
+    return {m.group(1): m.group(2).strip() for m in _PARAM_DOC_RE.finditer(query_sql(name))}
+
+
+def query_params_used(name: str) -> frozenset[str]:
+    """The `$name` parameters a query's SQL uses (comments left out)."""
+    return frozenset(_PARAM_USE_RE.findall(_COMMENT_RE.sub("", query_sql(name))))
