@@ -3,6 +3,7 @@
 Idle share comes from idle_capacity_daily ((unallocated + allocated idle cost) / effective
 cost). Utilisation comes from cost_per_run's mean_utilisation_pct, weighted by
 accelerator-hours; it is null until telemetry lands, and then no utilisation alert fires.
+The queries are in models/queries (idle_cost_share_by_project, mean_utilisation_by_team).
 """
 
 from __future__ import annotations
@@ -11,34 +12,20 @@ from datetime import date, timedelta
 
 from budgets.alerts import Alert
 from budgets.budget_file import EfficiencyRule
+from models import query_sql
 from warehouse import Warehouse
 
-IDLE_SHARE = """
-SELECT project_id AS grp,
-       CAST(sum(unallocated_idle_cost) + coalesce(sum(allocated_idle_cost), 0) AS DOUBLE)
-         / CAST(sum(effective_cost) AS DOUBLE) AS value
-FROM idle_capacity_daily
-WHERE day >= ? AND day < ?
-GROUP BY project_id
-HAVING sum(effective_cost) > 0
-"""
-
-MEAN_UTILISATION = """
-SELECT coalesce(team, '__unallocated__') AS grp,
-       sum(mean_utilisation_pct * accelerator_hours) / sum(accelerator_hours) AS value
-FROM cost_per_run
-WHERE mean_utilisation_pct IS NOT NULL AND accelerator_hours > 0
-  AND CAST(started_at AS DATE) >= ? AND CAST(started_at AS DATE) < ?
-GROUP BY ALL
-"""
-
-QUERIES = {"idle_cost_share": IDLE_SHARE, "mean_utilisation_pct": MEAN_UTILISATION}
+QUERIES = {
+    "idle_cost_share": "idle_cost_share_by_project",
+    "mean_utilisation_pct": "mean_utilisation_by_team",
+}
 
 
 def measure(warehouse: Warehouse, rule: EfficiencyRule, as_of_day: date) -> dict[str, float]:
     """group -> the rule's metric over the `window_days` complete days before `as_of_day`."""
     start = as_of_day - timedelta(days=rule.window_days)
-    rows = warehouse.query(QUERIES[rule.metric], [start, as_of_day]).to_pylist()
+    params = {"window_start": start, "window_end": as_of_day}
+    rows = warehouse.query(query_sql(QUERIES[rule.metric]), params).to_pylist()
     return {r["grp"]: r["value"] for r in rows if r["value"] is not None}
 
 

@@ -1,61 +1,30 @@
 """Health rules on the raw telemetry: GPU XID/ECC errors, probe ceiling drops, stale sources.
 
 Each looks back from the latest row its table holds, so it fires once that source has data
-(and never for a source that has not landed yet).
+(and never for a source that has not landed yet). The queries are in models/queries
+(gpu_errors_by_day, probe_ceiling_drops, latest_time_by_source).
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from budgets.alerts import Alert
 from budgets.budget_file import HealthRules
+from models import query_sql
 from warehouse import Warehouse
 
-GPU_ERRORS = """
-SELECT CAST(minute AS DATE) AS day, node, coalesce(gpu_uuid, 'gpu' || gpu_index) AS gpu,
-       coalesce(sum(xid_errors), 0) AS xid, coalesce(sum(ecc_errors), 0) AS ecc
-FROM gpu_samples
-WHERE minute >= (SELECT max(minute) FROM gpu_samples) - to_days(CAST(? AS INTEGER))
-GROUP BY ALL
-HAVING coalesce(sum(xid_errors), 0) > 0 OR coalesce(sum(ecc_errors), 0) > 0
-ORDER BY day, node, gpu
-"""
 
-PROBE_DROP = """
-WITH daily AS (
-    SELECT node, device_index, dtype, CAST(measured_at AS DATE) AS day, max(achieved_tflops) AS best
-    FROM probe_results WHERE verified AND achieved_tflops IS NOT NULL
-    GROUP BY ALL
-),
-latest AS (
-    SELECT *, max(day) OVER (PARTITION BY node, device_index, dtype) AS last_day FROM daily
-)
-SELECT node, device_index, dtype, last_day AS day,
-       max(best) FILTER (WHERE day = last_day) AS now_tflops,
-       max(best) FILTER (WHERE day < last_day) AS before_tflops
-FROM latest
-WHERE last_day >= (SELECT max(day) FROM daily) - to_days(CAST(? AS INTEGER))
-GROUP BY ALL
-HAVING max(best) FILTER (WHERE day < last_day) IS NOT NULL
-ORDER BY node, device_index, dtype
-"""
-
-# Source name in flopledger.yaml -> (table, its time column).
-SOURCE_TIMES = {
-    "gcp_billing": ("billing_line_items", "usage_end"),
-    "jobs": ("jobs", "submitted_at"),
-    "nvml_spool": ("gpu_samples", "minute"),
-    "cloud_monitoring": ("tpu_samples", "minute"),
-    "probes": ("probe_results", "measured_at"),
-}
+def _lookback(rules: HealthRules) -> dict[str, int]:
+    return {"lookback_days": rules.lookback_days}
 
 
 def gpu_error_alerts(warehouse: Warehouse, rules: HealthRules) -> list[Alert]:
     if not rules.gpu_errors:
         return []
     alerts = []
-    for r in warehouse.query(GPU_ERRORS, [rules.lookback_days]).to_pylist():
+    for r in warehouse.query(query_sql("gpu_errors_by_day"), _lookback(rules)).to_pylist():
         for kind, count in (("xid", r["xid"]), ("ecc", r["ecc"])):
             if count > 0:
                 alerts.append(Alert(
@@ -72,7 +41,7 @@ def probe_drop_alerts(warehouse: Warehouse, rules: HealthRules) -> list[Alert]:
     if rules.probe_drop_pct is None:
         return []
     alerts = []
-    for r in warehouse.query(PROBE_DROP, [rules.lookback_days]).to_pylist():
+    for r in warehouse.query(query_sql("probe_ceiling_drops"), _lookback(rules)).to_pylist():
         drop = (1 - r["now_tflops"] / r["before_tflops"]) * 100
         if drop > rules.probe_drop_pct:
             subject = f"{r['node']}:{r['device_index']}:{r['dtype']}"
@@ -86,11 +55,18 @@ def probe_drop_alerts(warehouse: Warehouse, rules: HealthRules) -> list[Alert]:
     return alerts
 
 
+def latest_times(warehouse: Warehouse) -> dict[str, dict[str, Any]]:
+    """Source name in flopledger.yaml -> its table, that table's time column and latest time."""
+    return {r["source"]: r for r in warehouse.query(query_sql("latest_time_by_source")).to_pylist()}
+
+
 def stale_alerts(warehouse: Warehouse, rules: HealthRules, now: datetime) -> list[Alert]:
+    if not rules.stale_after_hours:
+        return []
+    times = latest_times(warehouse)
     alerts = []
     for source, hours in sorted(rules.stale_after_hours.items()):
-        table, column = SOURCE_TIMES[source]
-        latest = warehouse.query(f"SELECT max({column}) AS t FROM {table}").to_pylist()[0]["t"]
+        table, column, latest = (times[source][k] for k in ("table_name", "time_column", "latest"))
         if latest is None or now - latest <= timedelta(hours=hours):
             continue
         age = (now - latest).total_seconds() / 3600
