@@ -15,6 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from models import query_sql
 from warehouse import Warehouse
 
 SEVERITIES = ("info", "warning", "critical")
@@ -54,17 +55,8 @@ def store_alerts(warehouse: Warehouse, alerts: list[Alert], now: datetime) -> in
 
 def open_alerts(warehouse: Warehouse) -> list[dict[str, Any]]:
     """Alerts not yet delivered to every one of their channels, oldest first."""
-    return warehouse.query(
-        """SELECT alert_id, kind, subject, severity, title, message, details, channels, raised_at,
-                  notified_at, deliveries
-           FROM alerts WHERE notified_at IS NULL ORDER BY raised_at, alert_id"""
-    ).to_pylist()
+    return warehouse.query(query_sql("open_alerts")).to_pylist()
 
 
 def all_alerts(warehouse: Warehouse, since: datetime | None = None) -> list[dict[str, Any]]:
-    return warehouse.query(
-        """SELECT alert_id, kind, subject, severity, title, message, details, channels, raised_at,
-                  notified_at, deliveries
-           FROM alerts WHERE ? IS NULL OR raised_at >= ? ORDER BY raised_at, alert_id""",
-        [since, since],
-    ).to_pylist()
+    return warehouse.query(query_sql("alerts_raised_since"), {"since": since}).to_pylist()

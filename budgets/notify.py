@@ -22,6 +22,7 @@ import requests
 from budgets.alerts import open_alerts
 from budgets.budget_file import BudgetsFile, Channel
 from budgets.payloads import payload_for
+from models import query_sql
 from warehouse import Warehouse
 
 log = logging.getLogger(__name__)
@@ -98,10 +99,11 @@ def _deliver_one(
 def _save(warehouse: Warehouse, row: dict[str, Any], state: dict[str, Any], now: datetime) -> None:
     done = all(state.get(c, {}).get("delivered_at") for c in row["channels"] or [])
     try:
-        warehouse.execute(
-            "UPDATE alerts SET deliveries = ?, notified_at = ? WHERE alert_id = ?",
-            [json.dumps(state, sort_keys=True), now if done and row["channels"] else None, row["alert_id"]],
-        )
+        warehouse.execute(query_sql("alert_delivery_update"), {
+            "deliveries": json.dumps(state, sort_keys=True),
+            "notified_at": now if done and row["channels"] else None,
+            "alert_id": row["alert_id"],
+        })
     except Exception as exc:  # noqa: BLE001 - the cursor still holds it; the next tick writes it
         log.warning("alerts table not updated for %s (%s); the cursor keeps it", row["alert_id"], exc.__class__.__name__)
 
