@@ -1,8 +1,9 @@
 """The headline figures a finance analyst reads after a run: what was billed, what each
-run cost, what a million tokens cost, and what sat idle."""
+run cost, what a million tokens cost, and what sat idle. The queries are in models/queries."""
 
 from decimal import Decimal
 
+from models import query_sql
 from warehouse import Warehouse
 
 
@@ -11,19 +12,12 @@ def _money(amount: Decimal | None, currency: str) -> str:
 
 
 def _table_exists(warehouse: Warehouse, name: str) -> bool:
-    rows = warehouse.query(
-        "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = ?", [name]
-    ).to_pylist()
+    rows = warehouse.query(query_sql("tables_named"), {"table_name": name}).to_pylist()
     return bool(rows[0]["n"])
 
 
 def _bill_lines(warehouse: Warehouse, currency: str) -> list[str]:
-    totals = warehouse.query(
-        """SELECT count(*) AS rows_, sum(cost_usd) AS billed,
-                  sum(cost_usd + credits_total_usd) AS effective,
-                  min(usage_day) AS first_day, max(usage_day) AS last_day
-           FROM billing_line_items"""
-    ).to_pylist()[0]
+    totals = warehouse.query(query_sql("bill_totals")).to_pylist()[0]
     if not totals["rows_"]:
         return ["", "no billing rows in the warehouse yet"]
     return [
@@ -36,17 +30,7 @@ def _bill_lines(warehouse: Warehouse, currency: str) -> list[str]:
 
 
 def _where_it_went(warehouse: Warehouse, currency: str) -> list[str]:
-    row = warehouse.query(
-        """SELECT
-             (SELECT sum(effective_cost) FROM cost_per_run) AS runs,
-             (SELECT count(*) FROM cost_per_run WHERE effective_cost <> 0) AS run_count,
-             (SELECT sum(unallocated_idle_cost) FROM idle_capacity) AS unallocated_idle,
-             (SELECT sum(allocated_idle_cost) FROM idle_capacity) AS allocated_idle,
-             (SELECT sum(paid_accelerator_hours) FROM idle_capacity) AS paid_hours,
-             (SELECT sum(unallocated_idle_hours) FROM idle_capacity) AS idle_hours,
-             (SELECT bool_and(difference = 0) FROM books) AS books_close,
-             (SELECT sum(cost_usd + credits_total_usd) FROM billing_line_items) AS effective"""
-    ).to_pylist()[0]
+    row = warehouse.query(query_sql("where_the_bill_went")).to_pylist()[0]
     share = row["idle_hours"] / row["paid_hours"] if row["paid_hours"] else 0.0
     other = row["effective"] - (row["runs"] or 0) - (row["unallocated_idle"] or 0)
     lines = [f"  {'allocated to ' + format(row['run_count'], ',') + ' runs':<28}{_money(row['runs'], currency):>22}"]
@@ -66,10 +50,7 @@ def _where_it_went(warehouse: Warehouse, currency: str) -> list[str]:
 
 
 def _top_runs(warehouse: Warehouse, currency: str) -> list[str]:
-    rows = warehouse.query(
-        """SELECT run_id, team, workload_class, accelerator_hours, effective_cost, cost_per_million_tokens
-           FROM cost_per_run ORDER BY effective_cost DESC LIMIT 5"""
-    ).to_pylist()
+    rows = warehouse.query(query_sql("top_runs_by_cost")).to_pylist()
     lines = ["", f"top runs by cost ({currency})", f"  {'run':<28}{'team':<14}{'class':<18}{'acc-hours':>10}{'cost':>14}{'per M tok':>11}"]
     for r in rows:
         per_mtok = "-" if r["cost_per_million_tokens"] is None else f"{r['cost_per_million_tokens']:,.4f}"
@@ -81,12 +62,7 @@ def _top_runs(warehouse: Warehouse, currency: str) -> list[str]:
 
 
 def _per_token(warehouse: Warehouse, currency: str) -> list[str]:
-    rows = warehouse.query(
-        """SELECT model_name, workload_class,
-                  coalesce(sum(tokens_in), 0) + coalesce(sum(tokens_out), 0) AS tokens,
-                  sum(effective_cost) AS cost
-           FROM cost_per_million_tokens GROUP BY ALL ORDER BY cost DESC LIMIT 12"""
-    ).to_pylist()
+    rows = warehouse.query(query_sql("token_cost_by_model")).to_pylist()
     if not rows:
         return []
     lines = [
