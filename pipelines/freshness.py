@@ -1,10 +1,20 @@
 """The freshness check the telemetry sources share: their newest minute keeps up with the bill."""
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import dagster as dg
 
+from models import query_sql
 from pipelines.resources import Flopledger
+
+
+def _newest_and_billed(
+    flopledger: Flopledger, table: str
+) -> tuple[datetime | None, datetime | None]:
+    """The latest time in `table` (its minute) and the end of the latest billed usage window."""
+    rows = flopledger.warehouse().query(query_sql("latest_time_by_source")).to_pylist()
+    latest = {r["table_name"]: r["latest"] for r in rows}
+    return latest[table], latest["billing_line_items"]
 
 
 def freshness_check(
@@ -19,11 +29,7 @@ def freshness_check(
     def check(flopledger: Flopledger) -> dg.AssetCheckResult:
         if getattr(flopledger.config().sources, source) is None:
             return dg.AssetCheckResult(passed=True, description=f"sources.{source} is not configured")
-        row = flopledger.warehouse().query(
-            f"""SELECT (SELECT max(minute) FROM {table}) AS newest,
-                       (SELECT max(usage_end) FROM billing_line_items) AS billed_until"""
-        ).to_pylist()[0]
-        newest, billed = row["newest"], row["billed_until"]
+        newest, billed = _newest_and_billed(flopledger, table)
         if newest is None:
             return dg.AssetCheckResult(
                 passed=False, severity=dg.AssetCheckSeverity.WARN, description=f"{table} is empty"

@@ -17,6 +17,7 @@ from budgets.budget_file import BudgetsFile, load_budgets
 from budgets.evaluate import evaluate_budgets, raise_alerts
 from budgets.fx import load_fx_rates
 from budgets.status import from_rows, to_arrow
+from models import query_sql
 from pipelines.resources import Flopledger
 from pipelines.run_tags import run_now
 
@@ -72,7 +73,7 @@ def budget_status(context: dg.AssetExecutionContext, flopledger: Flopledger) -> 
 )
 def alerts_asset(context: dg.AssetExecutionContext, flopledger: Flopledger) -> dg.MaterializeResult:
     config, warehouse, now = flopledger.config(), flopledger.warehouse(), run_now(context, flopledger)
-    statuses = from_rows(warehouse.query("SELECT * FROM budget_status").to_pylist())
+    statuses = from_rows(warehouse.query(query_sql("budget_status_rows")).to_pylist())
     raised = raise_alerts(warehouse, load_budgets(config.budgets), statuses, now)
     new = store_alerts(warehouse, raised, now)
     context.log.info(f"alerts: {len(raised)} raised, {new} new")

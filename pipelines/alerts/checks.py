@@ -4,15 +4,12 @@ or forecast to overrun (where the budget asks for forecast alerts)."""
 
 import dagster as dg
 
+from models import query_sql
 from pipelines.resources import Flopledger
-
-CURRENT = """SELECT budget, period_key, percent_used, forecast_percent, thresholds_crossed, over_budget,
-                    forecast_overrun AND forecast_alerts AS overrun
-             FROM budget_status WHERE is_current ORDER BY budget"""
 
 
 def _current(flopledger: Flopledger) -> list[dict]:
-    return flopledger.warehouse().query(CURRENT).to_pylist()
+    return flopledger.warehouse().query(query_sql("current_budget_status")).to_pylist()
 
 
 @dg.asset_check(asset="budget_status", description="No current period has passed a threshold.")

@@ -2,6 +2,7 @@
 
 import dagster as dg
 
+from models import query_sql
 from pipelines.resources import Flopledger
 
 
@@ -11,18 +12,7 @@ from pipelines.resources import Flopledger
     description="Every probe of the last 7 days (to the newest result) matched its reference.",
 )
 def probes_verified(flopledger: Flopledger) -> dg.AssetCheckResult:
-    rows = (
-        flopledger.warehouse()
-        .query(
-            """SELECT node, count(*) AS failed
-           FROM probe_results
-           WHERE NOT verified
-             AND measured_at >= (SELECT max(measured_at) FROM probe_results) - INTERVAL 7 DAY
-           GROUP BY node
-           ORDER BY node"""
-        )
-        .to_pylist()
-    )
+    rows = flopledger.warehouse().query(query_sql("failed_probes_by_node")).to_pylist()
     return dg.AssetCheckResult(
         passed=not rows,
         severity=dg.AssetCheckSeverity.WARN,
