@@ -69,13 +69,16 @@ rules:
 
 
 def _billing() -> list[dict[str, Any]]:
-    prod = {"team": "llm", "env": "prod"}
+    llm_prod, vision_prod = {"team": "llm", "env": "prod"}, {"team": "vision", "env": "prod"}
     return [
-        billing_row(hour="2026-10-01 00", sku=GPU, resource="vm-1", cost=10, credits=[credit(-2)], labels=prod),
-        billing_row(hour="2026-10-01 05", sku=GPU, resource="vm-1", cost="5.50", labels={"team": "llm"}),
+        billing_row(hour="2026-10-01 00", sku=GPU, resource="vm-1", cost=10, credits=[credit(-2)],
+                    labels=llm_prod),
+        billing_row(hour="2026-10-01 05", sku=GPU, resource="vm-1", cost="5.50",
+                    labels={"team": "llm"}),
         billing_row(hour="2026-10-02 00", sku=GPU, resource="vm-2", cost=7, project="cv-prod",
-                    labels={"team": "vision", "env": "prod"}),
-        billing_row(hour="2026-10-02 03", sku="Tax", resource=None, cost=3, cost_type="tax", labels={}),
+                    labels=vision_prod),
+        billing_row(hour="2026-10-02 03", sku="Tax", resource=None, cost=3, cost_type="tax",
+                    labels={}),
     ]
 
 
@@ -177,7 +180,9 @@ def test_unknown_query_names_are_refused() -> None:
             models.query_sql(name)
 
 
-def _spend(built: Built, group_by: str | None = None, **scope: Any) -> dict[tuple[str | None, date], D]:
+def _spend(
+    built: Built, group_by: str | None = None, **scope: Any
+) -> dict[tuple[str | None, date], D]:
     return scoped_daily_spend(built.warehouse, Scope(**scope), group_by)
 
 
@@ -210,7 +215,8 @@ def test_billing_scope_groups_by_the_named_column(built: Built) -> None:
 def test_workload_class_scope_sums_the_cost_allocated_to_its_runs(built: Built) -> None:
     # llm-1 holds 8 x 3600 = 28,800 of r1's 28,800 paid GPU-seconds: all of 10 - 2 = 8.
     assert _spend(built, workload_class=["pretraining"]) == {(None, OCT1): D("8")}
-    assert _spend(built, workload_class=["pretraining"], labels={"experiment": "e1"}) == {(None, OCT1): D("8")}
-    assert _spend(built, workload_class=["pretraining"], labels={"experiment": "e2"}) == {}
+    e1, e2 = {"experiment": "e1"}, {"experiment": "e2"}
+    assert _spend(built, workload_class=["pretraining"], labels=e1) == {(None, OCT1): D("8")}
+    assert _spend(built, workload_class=["pretraining"], labels=e2) == {}
     assert _spend(built, workload_class=["pretraining"], team=["vision"]) == {}
     assert _spend(built, workload_class=["online_inference"]) == {}
