@@ -17,26 +17,12 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
+from accelerators import find_accelerator
 from probes import PROBE_VERSION
 from probes.results import ProbeResult, result_id, write_jsonl
 from probes.shapes import Shape, default_shapes
 from probes.specs import accelerator_type_of, peak_spec
 
-# What JAX calls each canonical accelerator type (`jax.devices()[0].device_kind`).
-DEVICE_KINDS = {
-    "A100-40GB": "NVIDIA A100-SXM4-40GB",
-    "A100-80GB": "NVIDIA A100-SXM4-80GB",
-    "H100-80GB": "NVIDIA H100 80GB HBM3",
-    "H100-MEGA-80GB": "NVIDIA H100 80GB HBM3",
-    "H200-141GB": "NVIDIA H200",
-    "B200-180GB": "NVIDIA B200",
-    "L4-24GB": "NVIDIA L4",
-    "TPU-v4": "TPU v4",
-    "TPU-v5e": "TPU v5 lite",
-    "TPU-v5p": "TPU v5p",
-    "TPU-v6e": "TPU v6 lite",
-}
-GPU_BOARD_W = {"A100": 400.0, "H100": 700.0, "H200": 700.0, "B200": 1000.0, "L4": 72.0}
 JAX_VERSION = "0.10.2"
 DTYPE = "bf16"
 DROP_FRACTION = 0.2  # the degraded node's ceiling falls by this much
@@ -59,9 +45,10 @@ def _shape_factor(shape: Shape) -> float:
     return 1.0 / (1.0 + (1024.0 / size) ** 2)
 
 
-def _board_w(device_kind: str) -> float | None:
-    """Full-load board power of an NVIDIA device (energy is metered through NVML only)."""
-    return next((w for name, w in GPU_BOARD_W.items() if name in device_kind), None)
+def _board_w(accelerator_type: str | None) -> float | None:
+    """Full-load board power of a GPU (energy is metered through NVML only: TPUs have none)."""
+    row = find_accelerator(accelerator_type)
+    return row.board_power_w if row is not None and row.kind == "gpu" else None
 
 
 def _result(
@@ -73,7 +60,7 @@ def _result(
     call_s = shape.flops / (achieved * 1e12)
     iterations = max(5, int(1.0 / call_s))
     window_s = iterations * call_s / rng.uniform(0.97, 0.99)
-    board_w = _board_w(device_kind)
+    board_w = _board_w(accelerator_type)
     energy_j = None if board_w is None else board_w * rng.uniform(0.85, 0.97) * window_s
     return ProbeResult(
         result_id=result_id(node, started, 0, DTYPE, *shape),
@@ -108,7 +95,8 @@ def _result(
 def _node_sweeps(
     node: str, accelerator_type: str, days: list[date], seed: int, drop_from: date | None
 ) -> list[ProbeResult]:
-    device_kind = DEVICE_KINDS.get(accelerator_type)
+    row = find_accelerator(accelerator_type)
+    device_kind = row.device_name if row is not None else None  # what JAX calls it
     spec = peak_spec(accelerator_type_of(device_kind), DTYPE)
     if device_kind is None or spec is None:
         raise ValueError(f"no simulated probe for accelerator type {accelerator_type!r}")
