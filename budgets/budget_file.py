@@ -156,7 +156,8 @@ class BudgetsFile(_Strict):
 
     def _channel_uses(self) -> list[tuple[str, list[str]]]:
         uses = [(f"budget {b.name}", b.channels) for b in self.budgets]
-        uses += [(f"rule {r.name}", r.channels) for r in (*self.rules.spend_change, *self.rules.efficiency)]
+        uses += [(f"rule {r.name}", r.channels) for r in self.rules.spend_change]
+        uses += [(f"rule {e.name}", e.channels) for e in self.rules.efficiency]
         uses += [("rules.health", self.rules.health.channels), ("run_failure_channels", self.run_failure_channels or [])]
         return uses
 

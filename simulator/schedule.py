@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from accelerators import peak_tflops
@@ -87,7 +88,7 @@ class Cell:
     """Accelerators that one timeline of runs occupies: VMs (all of them per run) or one slice."""
 
     key: str
-    resources: list[Vm | TpuSlice]
+    resources: Sequence[Vm | TpuSlice]
     start_us: int
     end_us: int
     slurm: bool
@@ -245,6 +246,8 @@ def _attempt(rng: random.Random, ids: _Ids, cell: Cell, job: _Job, attempt: int,
 def _job(rng: random.Random, ids: _Ids, cell: Cell, start: int, devices_each: int, first_device: int,
          period: tuple[int, int]) -> list[Run]:
     """One job: its first attempt and, when that fails, a retry."""
+    mix: tuple[str, ...]
+    weights: tuple[int, ...]
     mix, weights = (MULTI_MIX, (2, 1)) if len(cell.resources) > 1 else (SINGLE_MIX, SINGLE_WEIGHTS)
     if isinstance(cell.resources[0], TpuSlice):
         mix, weights = ("pretraining", "post_training", "batch_inference", "online_inference"), (3, 2, 2, 1)

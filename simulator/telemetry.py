@@ -26,7 +26,7 @@ TPU_METRIC = "tpu.googleapis.com/accelerator/"
 
 class Held(NamedTuple):
     first: int
-    count: int
+    devices: int
     start_us: int
     end_us: int
     idle_us: list[tuple[int, int]]
@@ -64,7 +64,7 @@ def held_busy(devices: int, minutes: np.ndarray, placements: list[Held]) -> tupl
         mask = _mask(minutes, p.start_us, p.end_us)
         if not mask.any():
             continue
-        rows = slice(p.first, p.first + p.count)
+        rows = slice(p.first, p.first + p.devices)
         held[rows] |= mask
         active = mask.copy()
         for a, b in p.idle_us:
