@@ -108,6 +108,39 @@ def write_config(directory: Path, text: str) -> Path:
     return path
 
 
+class FileBooks:
+    """Export-shaped files in `root` through the real pipeline (`run_pipeline`), read back.
+
+    For the tests that are about the whole way from files to marts; tests/models builds the
+    marts from raw-table rows instead (tests/models/conftest.py), which is faster."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.config_path = root / "flopledger.yaml"
+
+    def build(self, billing: list[Any], runs: list[Any]) -> FileBooks:
+        # Imported here: Dagster is slow to import and most tests never need it.
+        from pipelines.runner import run_pipeline
+        from settings import load_config
+
+        write_ndjson(self.root / "billing" / "x.ndjson", billing)
+        write_ndjson(self.root / "jobs" / "runs.jsonl", runs)
+        self.config = load_config(self.config_path)
+        report = run_pipeline(self.config, self.config_path)
+        assert report.succeeded, report.failures
+        assert not report.failed_error_checks, report.failed_error_checks
+        self.report = report
+        return self
+
+    def rows(self, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+        from warehouse import open_warehouse
+
+        return open_warehouse(self.config.warehouse).query(sql, params).to_pylist()
+
+    def one(self, sql: str, params: list[Any] | None = None) -> Any:
+        return next(iter(self.rows(sql, params)[0].values()))
+
+
 @pytest.fixture
 def project_dir(tmp_path: Path) -> Path:
     """A folder with a config that reads billing/*.ndjson|parquet and jobs/*.jsonl into w.duckdb."""

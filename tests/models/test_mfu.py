@@ -1,39 +1,32 @@
 """MFU (run_mfu) and the accelerator efficiency mart on hand-worked scenarios.
 
-One warehouse is built for the module (a pipeline run costs seconds); each scenario uses
-resources and runs of its own, so they do not touch. The arithmetic is in the comments.
-Spec peak of an H100-80GB in dense bf16: 989.4 TFLOP/s (probes/specs.py).
+One warehouse is built for the module; each scenario uses resources and runs of its own, so
+they do not touch. The arithmetic is in the comments. Spec peak of an H100-80GB in dense
+bf16: 989.4 TFLOP/s (the `accelerator_specs` row in tests/models/conftest.py).
+test_from_files.py checks that a failed probe is reported by the pipeline's check.
 """
 
 import pytest
 
-from tests.conftest import billing_row, run_record, write_config, write_ndjson
 from tests.models.conftest import Books
+from tests.models.rows import gpu, run, ts
 
-GPU = "Nvidia H100 80GB GPU running in Americas"
 H100_BF16 = 989.4
-CONFIG = """
-warehouse: {kind: duckdb, path: w.duckdb}
-sources:
-  gcp_billing: {paths: ["billing/*.ndjson"]}
-  jobs: {paths: ["jobs/*.jsonl"]}
-  probes: {paths: ["probes/*.jsonl"]}
-"""
 
 
 def gpu_hour(resource, hour="2026-10-01 00"):
-    return billing_row(hour=hour, sku=GPU, resource=resource, cost=80, usage_seconds=28800)
+    return gpu(hour, 80, resource=resource)  # 8 GPUs x 3,600 s = 28,800 GPU-seconds paid
 
 
 def probe(node, at, tflops, *, m=8192, verified=True, device=0):
-    """One line as the probe CLI writes it; a failed line carries no speed."""
+    """One `probe_results` row as the probe CLI writes it; a failed row carries no speed."""
 
     def speed(value):
         return value if verified else None
 
     return {
         "result_id": f"{node}/{at}/{device}/{m}",
-        "measured_at": at,
+        "measured_at": ts(at),
         "node": node,
         "device_index": device,
         "device_kind": "NVIDIA H100 80GB HBM3",
@@ -62,7 +55,7 @@ def probe(node, at, tflops, *, m=8192, verified=True, device=0):
 
 
 def two_nodes(run_id, a, b, **fields):
-    return run_record(
+    return run(
         run_id,
         tokens_in=237_456_000,
         placements=[
@@ -81,19 +74,14 @@ CLASS_RUN = {
     "placements": [],
 }
 CLASS_RUNS = [
-    run_record("cls-pt", workload_class="pretraining", **CLASS_RUN),
-    run_record("cls-post", workload_class="post_training", **CLASS_RUN),
-    run_record("cls-batch", workload_class="batch_inference", **CLASS_RUN),
-    run_record("cls-online", workload_class="online_inference", **CLASS_RUN),
-    run_record("cls-rl", workload_class="rl_eval", **CLASS_RUN),
-    run_record("cls-other", workload_class="other", **CLASS_RUN),
-    run_record("cls-noparams", workload_class="pretraining", **{**CLASS_RUN, "model_params": None}),
-    run_record(
-        "cls-override",
-        model_flops=3.56184e17,
-        accelerator_count=1,
-        placements=[{"resource_name": "solo", "accelerators": 1}],
-    ),
+    run("cls-pt", workload_class="pretraining", **CLASS_RUN),
+    run("cls-post", workload_class="post_training", **CLASS_RUN),
+    run("cls-batch", workload_class="batch_inference", **CLASS_RUN),
+    run("cls-online", workload_class="online_inference", **CLASS_RUN),
+    run("cls-rl", workload_class="rl_eval", **CLASS_RUN),
+    run("cls-other", workload_class="other", **CLASS_RUN),
+    run("cls-noparams", workload_class="pretraining", **{**CLASS_RUN, "model_params": None}),
+    run("cls-override", model_flops=3.56184e17, gpus=1, resource="solo"),
 ]
 
 # MFU: node-a and node-b are probed, node-c never is.
@@ -122,16 +110,14 @@ DRIFT_PROBES = [
 
 @pytest.fixture(scope="module")
 def ledger(tmp_path_factory) -> Books:
-    root = tmp_path_factory.mktemp("mfu")
-    write_config(root, CONFIG)
-    write_ndjson(root / "probes" / "probes.jsonl", [*MFU_PROBES, *DRIFT_PROBES])
     billing = [gpu_hour(r) for r in ("node-a", "node-b", "node-c", "solo")]
     runs = [
         two_nodes("pt-ab", "node-a", "node-b"),
         two_nodes("pt-ac", "node-a", "node-c"),
         *CLASS_RUNS,
     ]
-    return Books(root).build(billing, runs)
+    books = Books(tmp_path_factory.mktemp("mfu"))
+    return books.build(billing, runs, probes=[*MFU_PROBES, *DRIFT_PROBES])
 
 
 def mfu(ledger, run_id):
@@ -198,7 +184,9 @@ def test_a_node_whose_ceiling_drops_is_flagged(ledger):
     day = ledger.rows(
         """SELECT node, devices_probed, results, failed_results, best_tflops, prior_best_tflops,
                   ceiling_drop_pct, ceiling_dropped, efficiency_pct, peak_tflops_spec
-           FROM accelerator_efficiency WHERE day = DATE '2026-10-01' AND node IN ('node-x', 'node-y', 'node-z') ORDER BY node"""
+           FROM accelerator_efficiency
+           WHERE day = DATE '2026-10-01' AND node IN ('node-x', 'node-y', 'node-z')
+           ORDER BY node"""
     )
     x, y, z = day
     assert (x["best_tflops"], x["prior_best_tflops"], x["ceiling_dropped"]) == (680.0, 800.0, True)
@@ -222,9 +210,3 @@ def test_a_node_whose_ceiling_drops_is_flagged(ledger):
         ("node-b", "2026-10-02"),
     ]
 
-
-def test_failed_probes_are_reported(ledger):
-    # node-b's and node-z's wrong answers fail the (WARN) check; they are never a speed.
-    check = next(c for c in ledger.report.checks if c.name == "probe_results_verified")
-    assert not check.passed and check.severity == "WARN"
-    assert "node-b (1)" in check.description and "node-z (1)" in check.description

@@ -2,24 +2,23 @@
 
 from decimal import Decimal as D
 
-from tests.conftest import billing_row, credit
-from tests.models.test_allocation import gpu, run
+from tests.models.rows import gpu, line_item, run
 
 
 def test_spend_categories_teams_and_chargeback(books):
-    storage = billing_row(
-        hour="2026-10-01 00", end_hour="2026-10-02 00", sku="Standard Storage US Multi-region", resource="ckpt",
-        cost="2.60", usage_seconds=None, labels={"team": "llm"},
-        service={"id": "95FF-2EF5-5EA1", "description": "Cloud Storage"},
-        usage={"amount": 1073741824 * 86400 * 100, "unit": "byte-seconds"},
+    # 100 GiB kept for a day: 100 x 1,073,741,824 bytes x 86,400 s; egress 10 GiB in bytes.
+    storage = line_item(
+        end_hour="2026-10-02 00", sku="Standard Storage US Multi-region", resource="ckpt",
+        cost="2.60", labels={"team": "llm"}, service="Cloud Storage",
+        usage_amount=1073741824 * 86400 * 100, usage_unit="byte-seconds",
     )
-    egress = billing_row(
-        hour="2026-10-01 00", sku="Network Internet Egress from Americas to Americas", resource=None, cost="1.20",
-        labels={"team": "vision"}, usage={"amount": 10 * 1073741824, "unit": "bytes"},
+    egress = line_item(
+        sku="Network Internet Egress from Americas to Americas", resource=None, cost="1.20",
+        labels={"team": "vision"}, usage_amount=10 * 1073741824, usage_unit="bytes",
     )
-    tax = billing_row(hour="2026-10-01 00", sku="Tax", resource=None, cost="5", cost_type="tax", labels={})
+    tax = line_item(sku="Tax", resource=None, cost="5", cost_type="tax")
     billing = [
-        gpu("2026-10-01 00", 80, labels={"team": "llm"}, credits=[credit(-8)]),
+        gpu("2026-10-01 00", 80, labels={"team": "llm"}, credits=(-8,)),
         gpu("2026-10-01 01", 80, labels={"team": "llm"}),
         storage,
         egress,
@@ -53,7 +52,10 @@ def test_spend_categories_teams_and_chargeback(books):
     assert rows["llm"]["idle_cost_shared"] == D("25.714285714")
     assert rows["vision"]["idle_cost_shared"] == D("14.285714285")
     assert rows["vision"]["cost_with_idle_shared"] == D("54.285714285")
-    daily = b.rows("SELECT unallocated_idle_hours, unallocated_idle_cost, idle_cost_share FROM idle_capacity_daily")[0]
+    daily = b.rows(
+        "SELECT unallocated_idle_hours, unallocated_idle_cost, idle_cost_share"
+        " FROM idle_capacity_daily"
+    )[0]
     # 16 GPU-hours paid, 12 held -> 4 idle hours; idle 40 of 152 effective.
     assert daily["unallocated_idle_hours"] == 4.0
     assert daily["unallocated_idle_cost"] == D("40")

@@ -1,24 +1,18 @@
-"""Busy fraction, allocated idle and energy from telemetry, worked by hand."""
+"""Busy fraction, allocated idle and energy from telemetry, worked by hand.
+
+Telemetry is written as `gpu_samples` and `tpu_samples` rows (one per accelerator-minute),
+as the NVML spool reader and the Cloud Monitoring reader load them.
+"""
 
 from datetime import datetime, timedelta
 from decimal import Decimal as D
 
-from collectors.cloud_monitoring import write_pages
-from collectors.nvml.spool import write_spool_file
-from tests.conftest import billing_row
-from tests.models.test_allocation import gpu, run
-
-TELEMETRY_CONFIG = """
-warehouse: {kind: duckdb, path: w.duckdb}
-sources:
-  gcp_billing: {paths: ["billing/*.ndjson"]}
-  jobs: {paths: ["jobs/*.jsonl"]}
-  nvml_spool: {paths: ["spool/*.parquet"]}
-  cloud_monitoring: {paths: ["monitoring/*.json"]}
-"""
+from tests.models.rows import gpu, run, tpu
 
 
-def _gpu_minutes(start: datetime, busy_gpus: int, sm_active_pct: float, busy_w: float, idle_w: float):
+def _gpu_minutes(
+    start: datetime, busy_gpus: int, sm_active_pct: float, busy_w: float, idle_w: float
+) -> list[dict]:
     """8 GPUs x 60 minutes; the first `busy_gpus` busy at `sm_active_pct`, the rest idle."""
     rows = []
     for m in range(60):
@@ -47,15 +41,16 @@ def _gpu_minutes(start: datetime, busy_gpus: int, sm_active_pct: float, busy_w: 
 
 
 def test_gpu_busy_fraction_allocated_idle_and_energy(books):
-    (books.root / "flopledger.yaml").write_text(TELEMETRY_CONFIG)
-    write_spool_file(books.root / "spool", _gpu_minutes(datetime(2026, 10, 1), 4, 75.0, 700.0, 70.0))
-    # Hour 00: GPU row 80 for 28,800 paid GPU-seconds. The run holds 4 GPUs all hour: 14,400 s -> 40.
-    # Telemetry: 8 GPUs x 3,600 s observed = 28,800 s; busy (SM activity, GPM) = 4 x 3,600 x 0.75 = 10,800 s.
-    # Busy fraction of what runs held: 10,800 / 14,400 = 0.75 -> allocated idle 40 x 0.25 = 10.
-    # Nobody held the other 4 GPUs: unallocated idle 40.
-    # Energy: 4 x 60 min x 700 W x 60 s + 4 x 60 x 70 x 60 = 10,080,000 + 1,008,000 = 11,088,000 J;
-    # the run's share (0.5) = 5,544,000 J = 1.54 kWh; 1e9 tokens -> 1.54 / 1000 = 0.00154 kWh per M tokens.
-    b = books.build([gpu("2026-10-01 00", 80)], [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z", gpus=4, tokens_in=1_000_000_000)])
+    samples = _gpu_minutes(datetime(2026, 10, 1), 4, 75.0, 700.0, 70.0)
+    # Hour 00: GPU row 80 for 28,800 paid GPU-seconds. The run holds 4 GPUs all hour: 14,400 s
+    # -> 40. Telemetry: 8 GPUs x 3,600 s observed = 28,800 s; busy (SM activity, GPM)
+    # = 4 x 3,600 x 0.75 = 10,800 s. Busy fraction of what runs held: 10,800 / 14,400 = 0.75
+    # -> allocated idle 40 x 0.25 = 10. Nobody held the other 4 GPUs: unallocated idle 40.
+    # Energy: 4 x 60 min x 700 W x 60 s + 4 x 60 x 70 x 60 = 10,080,000 + 1,008,000
+    # = 11,088,000 J; the run's share (0.5) = 5,544,000 J = 1.54 kWh; 1e9 tokens
+    # -> 1.54 / 1000 = 0.00154 kWh per M tokens.
+    held = run("r", gpus=4, tokens_in=1_000_000_000)
+    b = books.build([gpu("2026-10-01 00", 80)], [held], gpu_samples=samples)
     row = b.rows("SELECT * FROM cost_per_run")[0]
     assert row["effective_cost"] == D("40")
     assert row["busy_accelerator_hours"] == 3.0  # 14,400 x 0.75 / 3,600
@@ -72,24 +67,29 @@ def test_gpu_busy_fraction_allocated_idle_and_energy(books):
 
 
 def test_tpu_busy_fraction_from_tensorcore_utilisation(books):
-    (books.root / "flopledger.yaml").write_text(TELEMETRY_CONFIG)
     start = datetime(2026, 10, 1)
-    series = [
+    # 4 workers x 4 chips, each minute of the hour at 50% TensorCore utilisation.
+    samples = [
         {
-            "metric_type": "tpu.googleapis.com/accelerator/tensorcore_utilization",
-            "resource_type": "tpu_worker",
-            "resource_labels": {"project_id": "ml-prod", "zone": "us-east5-a", "node_id": "v5p-a", "worker_id": str(w)},
-            "metric_labels": {"accelerator_id": str(c)},
-            "points": [(start + timedelta(minutes=m), 50.0) for m in range(60)],
+            "minute": start + timedelta(minutes=m),
+            "project_id": "ml-prod",
+            "zone": "us-east5-a",
+            "node_id": "v5p-a",
+            "resource_name": "v5p-a",
+            "worker_id": str(w),
+            "accelerator_id": str(c),
+            "monitored_resource_type": "tpu_worker",
+            "tensorcore_util_pct": 50.0,
         }
         for w in range(4)
         for c in range(4)
+        for m in range(60)
     ]
-    write_pages(books.root / "monitoring", series, page_size=5)
-    # 16 chips, 67.20 for the hour, held by one run. TensorCore utilisation 50% on every chip-minute:
-    # busy = 16 x 3,600 x 0.5 = 28,800 of 57,600 held -> 0.5 -> allocated idle 67.20 x 0.5 = 33.60.
-    tpu = billing_row(hour="2026-10-01 00", sku="TpuV5p chip running in Americas", resource="v5p-a", cost="67.20", usage_seconds=57600)
-    b = books.build([tpu], [run("t", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z", gpus=16, resource="v5p-a")])
+    # 16 chips, 67.20 for the hour, held by one run. TensorCore utilisation 50% on every
+    # chip-minute: busy = 16 x 3,600 x 0.5 = 28,800 of 57,600 held -> 0.5 -> allocated idle
+    # 67.20 x 0.5 = 33.60.
+    held = run("t", gpus=16, resource="v5p-a", accelerator_type="TPU-v5p")
+    b = books.build([tpu("2026-10-01 00", "67.20", "v5p-a")], [held], tpu_samples=samples)
     row = b.rows("SELECT * FROM cost_per_run")[0]
     assert row["allocated_idle_cost"] == D("33.60")
     assert row["mean_utilisation_pct"] == 50.0
@@ -98,22 +98,21 @@ def test_tpu_busy_fraction_from_tensorcore_utilisation(books):
 
 
 def test_without_telemetry_the_columns_say_so(books):
-    b = books.build([gpu("2026-10-01 00", 80)], [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")])
+    b = books.build([gpu("2026-10-01 00", 80)], [run("r")])
     row = b.rows("SELECT * FROM cost_per_run")[0]
     assert row["telemetry_coverage"] == 0.0 and row["no_telemetry"] is True
     assert row["busy_accelerator_hours"] is None and row["allocated_idle_cost"] is None
 
 
 def test_telemetry_that_learnt_its_project_mid_hour_counts_once(books):
-    # 30 minutes of samples without a project, then 30 with one, for one $80 resource-hour that a
-    # run held (8 GPUs) all hour: one idle_capacity row, busy 8 x 3,600 x 0.75 -> 0.75 -> idle 20.
-    (books.root / "flopledger.yaml").write_text(TELEMETRY_CONFIG)
+    # 30 minutes of samples without a project, then 30 with one, for one $80 resource-hour that
+    # a run held (8 GPUs) all hour: one idle_capacity row, busy 8 x 3,600 x 0.75 -> 0.75
+    # -> idle 80 x 0.25 = 20.
     rows = _gpu_minutes(datetime(2026, 10, 1), 8, 75.0, 700.0, 70.0)
     for row in rows:
         if row["minute"].minute < 30:
             row["project_id"] = None
-    write_spool_file(books.root / "spool", rows)
-    b = books.build([gpu("2026-10-01 00", 80)], [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")])
+    b = books.build([gpu("2026-10-01 00", 80)], [run("r")], gpu_samples=rows)
     idle = b.rows("SELECT * FROM idle_capacity")
     assert len(idle) == 1
     assert idle[0]["effective_cost"] == D("80") and idle[0]["allocated_idle_cost"] == D("20")

@@ -4,14 +4,13 @@ from datetime import date, timedelta
 
 import dagster as dg
 
-from pipelines.definitions import build_definitions
-from settings import load_config
 from pipelines.days import DAY_FINDERS
+from pipelines.definitions import build_definitions
 from pipelines.runner import run_pipeline
 from probes.simulated import degraded_node, simulated_probe_rows, write_probe_jsonl
 from probes.specs import spec_rows
-from tests.conftest import REPO, billing_row, run_record
-from tests.models.conftest import Books
+from settings import load_config
+from tests.conftest import REPO, FileBooks, billing_row, run_record
 
 NODES = [("a3-1", "H100-80GB"), ("a3u-1", "H200-141GB"), ("v5p-1", "TPU-v5p")]
 DAYS = [date(2026, 10, 1) + timedelta(days=i) for i in range(4)]
@@ -41,7 +40,7 @@ def test_simulated_probes_through_the_pipeline(project_dir):
     write_probe_jsonl(project_dir / "probes" / "sim.jsonl", rows)
     (project_dir / "probes" / "torn.jsonl").write_text('{"result_id": "x", "measur\n')
     billing = [billing_row(hour="2026-10-01 00", resource="a3-1")]
-    books = Books(project_dir).build(
+    books = FileBooks(project_dir).build(
         billing, [run_record("r", placements=[{"resource_name": "a3-1", "accelerators": 8}])]
     )
     assert books.one("SELECT count(*) FROM probe_results") == 168
