@@ -1,6 +1,7 @@
 """Charts as plain functions of data frames (Altair), so tests can build and inspect them.
 
-Every axis says its unit; money is USD.
+Every axis says its unit; money is USD. Frames carry money as Decimal; a chart converts its
+money columns to float for drawing (`_drawn`), and nowhere else does money become a float.
 """
 
 from __future__ import annotations
@@ -12,9 +13,14 @@ USD = "USD"
 WEEKDAYS = {1: "Mon", 2: "Tue", 3: "Wed", 4: "Thu", 5: "Fri", 6: "Sat", 7: "Sun"}
 
 
+def _drawn(frame: pd.DataFrame, *money: str) -> pd.DataFrame:
+    """A copy whose money columns are floats: Altair writes its data as JSON numbers."""
+    return frame.assign(**{column: pd.to_numeric(frame[column]) for column in money})
+
+
 def spend_trend(frame: pd.DataFrame) -> alt.Chart:
     """Effective spend per UTC day, stacked by category. Columns: day, category, effective_usd."""
-    return alt.Chart(frame, title="Spend per day").mark_bar().encode(
+    return alt.Chart(_drawn(frame, "effective_usd"), title="Spend per day").mark_bar().encode(
         x=alt.X("day:T", title="Day (UTC)", timeUnit="yearmonthdate"),
         y=alt.Y("sum(effective_usd):Q", title="Effective cost (USD)", axis=alt.Axis(format="$,.0f")),
         color=alt.Color("category:N", title="Category"),
@@ -25,7 +31,7 @@ def spend_trend(frame: pd.DataFrame) -> alt.Chart:
 
 def cost_bars(frame: pd.DataFrame, label: str, label_title: str, title: str) -> alt.Chart:
     """Horizontal bars of `effective_usd` per `label`, largest first."""
-    return alt.Chart(frame, title=title).mark_bar().encode(
+    return alt.Chart(_drawn(frame, "effective_usd"), title=title).mark_bar().encode(
         y=alt.Y(f"{label}:N", title=label_title, sort="-x"),
         x=alt.X("effective_usd:Q", title="Effective cost (USD)", axis=alt.Axis(format="$,.0f")),
         tooltip=[f"{label}:N", alt.Tooltip("effective_usd:Q", title="Cost (USD)", format="$,.2f")],
@@ -34,7 +40,8 @@ def cost_bars(frame: pd.DataFrame, label: str, label_title: str, title: str) -> 
 
 def run_hours(frame: pd.DataFrame) -> alt.Chart:
     """One run's allocated cost per UTC hour, stacked by resource. Columns: hour, resource_name, effective_usd."""
-    return alt.Chart(frame, title="Cost by resource and hour").mark_bar().encode(
+    shown = _drawn(frame, "effective_usd")
+    return alt.Chart(shown, title="Cost by resource and hour").mark_bar().encode(
         x=alt.X("hour:T", title="Hour (UTC)"),
         y=alt.Y("sum(effective_usd):Q", title="Allocated cost (USD)", axis=alt.Axis(format="$,.2f")),
         color=alt.Color("resource_name:N", title="Resource"),
@@ -45,7 +52,9 @@ def run_hours(frame: pd.DataFrame) -> alt.Chart:
 
 def tokens_bars(frame: pd.DataFrame, dimension_title: str) -> alt.Chart:
     """USD per million tokens per dimension value. Columns: dimension_value, usd_per_million_tokens."""
-    return alt.Chart(frame, title=f"Cost per million tokens by {dimension_title.lower()}").mark_bar().encode(
+    shown = _drawn(frame, "usd_per_million_tokens")
+    title = f"Cost per million tokens by {dimension_title.lower()}"
+    return alt.Chart(shown, title=title).mark_bar().encode(
         y=alt.Y("dimension_value:N", title=dimension_title, sort="-x"),
         x=alt.X("usd_per_million_tokens:Q", title="USD per million tokens", axis=alt.Axis(format="$,.2f")),
         tooltip=[alt.Tooltip("dimension_value:N", title=dimension_title),
@@ -55,7 +64,8 @@ def tokens_bars(frame: pd.DataFrame, dimension_title: str) -> alt.Chart:
 
 def tokens_trend(frame: pd.DataFrame, dimension_title: str) -> alt.Chart:
     """USD per million tokens per UTC day. Columns: day, dimension_value, usd_per_million_tokens."""
-    return alt.Chart(frame, title="Cost per million tokens over time").mark_line(point=True).encode(
+    shown = _drawn(frame, "usd_per_million_tokens")
+    return alt.Chart(shown, title="Cost per million tokens over time").mark_line(point=True).encode(
         x=alt.X("day:T", title="Day of run start (UTC)", timeUnit="yearmonthdate"),
         y=alt.Y("usd_per_million_tokens:Q", title="USD per million tokens", axis=alt.Axis(format="$,.2f")),
         color=alt.Color("dimension_value:N", title=dimension_title),
@@ -66,7 +76,8 @@ def tokens_trend(frame: pd.DataFrame, dimension_title: str) -> alt.Chart:
 
 def idle_split(frame: pd.DataFrame, dimension_title: str) -> alt.Chart:
     """Cost split into busy, allocated idle and unallocated idle. Columns: dimension_value, kind, usd."""
-    return alt.Chart(frame, title=f"Idle cost by {dimension_title.lower()}").mark_bar().encode(
+    shown = _drawn(frame, "usd")
+    return alt.Chart(shown, title=f"Idle cost by {dimension_title.lower()}").mark_bar().encode(
         y=alt.Y("dimension_value:N", title=dimension_title),
         x=alt.X("sum(usd):Q", title="Effective cost (USD)", axis=alt.Axis(format="$,.0f")),
         color=alt.Color("kind:N", title="Capacity"),
@@ -78,7 +89,7 @@ def idle_split(frame: pd.DataFrame, dimension_title: str) -> alt.Chart:
 def idle_heatmap(frame: pd.DataFrame) -> alt.Chart:
     """Unallocated idle share by weekday and UTC hour. Columns: weekday (1-7), hour_of_day,
     unallocated_idle_share, unallocated_idle_usd."""
-    shown = frame.assign(day_name=frame["weekday"].map(WEEKDAYS))
+    shown = _drawn(frame, "unallocated_idle_usd").assign(day_name=frame["weekday"].map(WEEKDAYS))
     return alt.Chart(shown, title="Unallocated idle by hour of day (UTC)").mark_rect().encode(
         x=alt.X("hour_of_day:O", title="Hour of day (UTC)"),
         y=alt.Y("day_name:N", title="Weekday", sort=list(WEEKDAYS.values())),
@@ -115,7 +126,7 @@ def mfu_histogram(frame: pd.DataFrame) -> alt.Chart:
 
 def budget_bars(frame: pd.DataFrame) -> alt.Chart:
     """Spend and forecast against each budget. Columns: budget, measure, usd."""
-    return alt.Chart(frame, title="Budgets").mark_bar().encode(
+    return alt.Chart(_drawn(frame, "usd"), title="Budgets").mark_bar().encode(
         y=alt.Y("budget:N", title="Budget"),
         yOffset="measure:N",
         x=alt.X("usd:Q", title="USD", axis=alt.Axis(format="$,.0f")),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import Any
 
 import pandas as pd
@@ -19,11 +20,12 @@ def _missing(value: Any) -> bool:
 
 
 def money(value: Any) -> str:
-    """USD to the cent, e.g. $15,671.17."""
+    """USD to the cent, e.g. $15,671.17 (rounded for display only; a Decimal stays exact)."""
     if _missing(value):
         return "—"
-    sign = "-" if float(value) < 0 else ""
-    return f"{sign}${abs(float(value)):,.2f}"
+    amount = value if isinstance(value, Decimal) else float(value)
+    sign = "-" if amount < 0 else ""
+    return f"{sign}${abs(amount):,.2f}"
 
 
 def percent(fraction: Any) -> str:
@@ -39,11 +41,23 @@ def telemetry(value: Any, unit: str, digits: int = 1) -> str:
     return NO_TELEMETRY if _missing(value) else number(value, unit, digits)
 
 
+def _plain(value: Any) -> Any:
+    """A Decimal in positional notation with all its digits (0.000000002, never 2E-9)."""
+    return format(value, "f") if isinstance(value, Decimal) else value
+
+
+def csv_text(frame: pd.DataFrame) -> str:
+    """The CSV of a table: money (Decimal) with every digit it has, as the warehouse holds it."""
+    text_columns = [c for c in frame.columns if frame[c].dtype == object]
+    return frame.assign(**{c: frame[c].map(_plain) for c in text_columns}).to_csv(index=False)
+
+
 def table(frame: pd.DataFrame, name: str, config: dict[str, Any] | None = None) -> None:
-    """A table with a CSV download of exactly what it shows."""
+    """A table with a CSV download of exactly what it shows: money columns hold Decimals, so
+    the CSV carries every digit; the column config rounds them on screen only."""
     st.dataframe(frame, hide_index=True, width="stretch", column_config=config)
     st.download_button(
-        f"Download {name}.csv", frame.to_csv(index=False).encode(), file_name=f"{name}.csv",
+        f"Download {name}.csv", csv_text(frame).encode(), file_name=f"{name}.csv",
         mime="text/csv", key=f"csv_{name}",
     )
 

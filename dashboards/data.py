@@ -1,18 +1,34 @@
-"""The dashboards' one door to the warehouse: named SQL files, bound parameters, cached results.
+"""The dashboards' one door to the warehouse: named SQL files, named parameters, cached results.
 
-Nothing connects at import. Queries read the latest *published snapshot* read-only, so
-the dashboard never takes the pipeline's write lock and never sees a half-built table.
-Where the warehouse publishes a snapshot file (DuckDB), one read-only connection per
-snapshot version is kept (opening the file costs ~25 ms a query at fleet scale); it is
-made in a private in-memory DuckDB that ATTACHes the file, so a newly swapped-in file is
-never confused with the old one DuckDB may still cache by path. Other warehouses go
-through `read_query`. Results are cached per (config, snapshot version, query,
-parameters): a new snapshot changes the version, so the next page load reads it.
+Reading. Every query goes through the warehouse's `Reader` (`warehouse/base.py`): one
+long-lived reader per config file (`st.cache_resource`), which reads the latest *published
+snapshot* read-only, so the dashboard never takes the pipeline's write lock and never sees a
+half-built table. This module never asks which warehouse is configured and never imports its
+driver. Nothing connects at import: the reader is opened by the first query.
 
-The SQL lives in `dashboards/sql/*.sql`, one query per file, written in DuckDB's dialect
-with positional `?` parameters only (SQLGlot can carry them to BigQuery). User input only
-ever reaches a query as a bound parameter; sort keys and dimensions are bound too and
-matched against a fixed `CASE` in the SQL, after a whitelist check here.
+Caching. Results are cached per (config, `reader.version()`, query name, parameters), TTL 10
+min: publishing a new snapshot changes the version, so the next page load reads it.
+
+SQL. One query per file in `dashboards/sql/`, DuckDB's dialect, plain constructs (SQLGlot can
+carry them to BigQuery); `dashboards/queries.py` loads them. Parameters are bound by name
+(`$name`, a dict), never by position. The sidebar filters are defined once: the fragment
+`sql/fragments/filter_values.sql` types the six filter parameters (`Filters.params()`), and
+one fragment per source table (`runs_in_filters`, `spend_in_filters`, `idle_days_in_filters`,
+...) says which filters apply to it and how. A query reads a fragment as a table
+(`FROM runs_in_filters AS r`) and the loader splices the fixed fragment text in, so a new
+filter is one parameter, one line in `filter_values`, and one predicate per source fragment.
+`query()` refuses parameters other than the ones the SQL uses (`queries.check`).
+
+User input reaches SQL only as a bound parameter. Sort keys and dimensions are checked
+against a whitelist here (`SORT_KEYS`, `TOKEN_DIMENSIONS`, `IDLE_DIMENSIONS`), then bound too
+and matched against a fixed `CASE` in the SQL.
+
+Money stays DECIMAL from the warehouse to the DataFrame (Python `Decimal`), so tables and
+their CSV downloads carry every digit; pages round it for display only, and charts convert
+to float inside `charts.py`.
+
+Errors. No warehouse yet: `NoWarehouse` (the app says how to build one). Any other failure:
+logged here with its details, and `QueryFailed` (the page shows a generic message).
 """
 
 from __future__ import annotations
@@ -20,23 +36,22 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Sequence
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
+import warehouse
+from dashboards import queries
+from dashboards.filters import Filters
 from settings import load_config
-from warehouse import Warehouse, open_warehouse
+from warehouse import Reader, open_warehouse
 
 log = logging.getLogger(__name__)
 
 CONFIG_ENV = "FLOPLEDGER_CONFIG"
-SQL_DIR = Path(__file__).parent / "sql"
 CACHE_TTL_S = 600
 
 SORT_KEYS = {
@@ -57,6 +72,9 @@ TOKEN_DIMENSIONS = {
 }
 IDLE_DIMENSIONS = {"accelerator_type": "Accelerator type", "project_id": "Project"}
 
+# Bound parameters as a cache key: (name, value) pairs sorted by name, lists as tuples.
+Frozen = tuple[tuple[str, Any], ...]
+
 
 class NoWarehouse(Exception):
     """No warehouse has been built (or published) yet."""
@@ -64,15 +82,6 @@ class NoWarehouse(Exception):
 
 class QueryFailed(Exception):
     """A query failed; the details are in the server log, never on the page."""
-
-
-@cache
-def sql_text(name: str) -> str:
-    """The text of `dashboards/sql/<name>.sql` (names come from code, never from users)."""
-    path = SQL_DIR / f"{name}.sql"
-    if path.parent != SQL_DIR or not path.is_file():
-        raise KeyError(f"no dashboard query named {name!r}")
-    return path.read_text()
 
 
 def config_path() -> str:
@@ -86,68 +95,41 @@ def config_path() -> str:
 
 
 @st.cache_resource(show_spinner=False)
-def warehouse(path: str) -> Warehouse:
-    """The configured warehouse (opened lazily, once per config file)."""
-    return open_warehouse(load_config(path).warehouse)
+def reader(path: str) -> Reader:
+    """The configured warehouse's reader (opened on first use, once per config file)."""
+    return open_warehouse(load_config(path).warehouse).reader()
 
 
-def snapshot_file(wh: Warehouse) -> Path | None:
-    """The published snapshot file of a file warehouse (None: not published yet, or no file)."""
-    target = getattr(wh, "snapshot_path", None)
-    return Path(target) if target is not None and Path(target).exists() else None
+def _read(source: Reader, name: str, params: dict[str, Any]) -> pa.Table:
+    """One query against the snapshot (benchmarks time this)."""
+    return source.query(queries.text(name), params or None)
 
 
-def snapshot_version(wh: Warehouse) -> str:
-    """Changes whenever a new snapshot is published (file warehouses: inode and mtime)."""
-    for target in (snapshot_file(wh), getattr(wh, "path", None)):
-        if target is not None and Path(target).exists():
-            stat = Path(target).stat()
-            return f"{target}:{stat.st_ino}:{stat.st_mtime_ns}"
-    return ""
+def _frozen(params: dict[str, Any]) -> Frozen:
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items()))
 
 
-@st.cache_resource(max_entries=2, show_spinner=False)
-def _snapshot_connection(path: str, version: str) -> duckdb.DuckDBPyConnection:
-    """One read-only connection to one published snapshot (a new version: a new connection)."""
-    con = duckdb.connect(":memory:")
-    con.execute("SET TimeZone = 'UTC'")
-    con.execute("ATTACH '" + path.replace("'", "''") + "' AS snapshot (READ_ONLY)")
-    return con
-
-
-def _read(wh: Warehouse, version: str, sql: str, params: list[Any] | None) -> pa.Table:
-    snapshot = snapshot_file(wh)
-    if snapshot is None or not version.startswith(str(snapshot)):
-        return wh.read_query(sql, params)
-    cursor = _snapshot_connection(str(snapshot), version).cursor()  # one cursor per thread
-    try:
-        cursor.execute("USE snapshot")  # a cursor starts in the default catalog
-        return cursor.sql(sql, params=params).to_arrow_table()
-    finally:
-        cursor.close()
-
-
-def _bindable(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
+def _thawed(params: Frozen) -> dict[str, Any]:
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in params}
 
 
 @st.cache_data(ttl=CACHE_TTL_S, max_entries=1024, show_spinner=False)
-def _cached(path: str, version: str, name: str, params: tuple[Any, ...]) -> pd.DataFrame:
-    bound = [_bindable(v) for v in params] or None
-    return _read(warehouse(path), version, sql_text(name), bound).to_pandas()
+def _cached(path: str, version: str, name: str, params: Frozen) -> pd.DataFrame:
+    return _read(reader(path), name, _thawed(params)).to_pandas()
 
 
-def query(name: str, params: Sequence[Any] = ()) -> pd.DataFrame:
-    """Run the named query with bound parameters against the latest snapshot (cached)."""
+def query(name: str, filters: Filters | None = None, **params: Any) -> pd.DataFrame:
+    """Run the named query against the latest snapshot (cached), binding the filters'
+    parameters (when given) and `params` by name."""
+    bound = {**(filters.params() if filters is not None else {}), **params}
+    queries.check(name, bound)
     path = config_path()
-    wh = warehouse(path)
-    version = snapshot_version(wh)
+    version = reader(path).version()
     if not version:
         raise NoWarehouse(path)
-    frozen = tuple(tuple(v) if isinstance(v, list) else v for v in params)
     try:
-        return _cached(path, version, name, frozen)
-    except FileNotFoundError as exc:
+        return _cached(path, version, name, _frozen(bound))
+    except warehouse.NoWarehouse as exc:
         raise NoWarehouse(path) from exc
     except Exception as exc:  # noqa: BLE001 - logged here, shown as a generic message
         log.exception("dashboard query %s failed", name)

@@ -29,10 +29,16 @@ class Filters:
     workload: tuple[str, ...] = ()
     accelerator: tuple[str, ...] = ()
 
-    def params(self) -> list[Any]:
-        """The six parameters every filtered query binds first, in its `p` CTE's order."""
-        return [self.start, self.end, list(self.team), list(self.project),
-                list(self.workload), list(self.accelerator)]
+    def params(self) -> dict[str, Any]:
+        """The named parameters every filtered query binds (sql/fragments/filter_values.sql)."""
+        return {
+            "start_day": self.start,
+            "end_day": self.end,
+            "teams": list(self.team),
+            "projects": list(self.project),
+            "classes": list(self.workload),
+            "accelerators": list(self.accelerator),
+        }
 
     def chosen(self, dimension: str) -> tuple[str, ...]:
         return tuple(getattr(self, dimension))

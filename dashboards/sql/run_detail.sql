@@ -1,4 +1,4 @@
--- One run. Params: run id.
+-- One run. Params: $run_id.
 SELECT
     r.run_id,
     r.team,
@@ -13,20 +13,20 @@ SELECT
     r.ended_at,
     r.queue_seconds,
     r.accelerator_hours,
-    CAST(r.effective_cost AS DOUBLE) AS effective_usd,
-    CAST(r.list_cost AS DOUBLE) AS list_usd,
+    r.effective_cost AS effective_usd,
+    r.list_cost AS list_usd,
     r.tokens_in,
     r.tokens_out,
-    CAST(r.cost_per_million_tokens AS DOUBLE) AS usd_per_million_tokens,
+    r.cost_per_million_tokens AS usd_per_million_tokens,
     r.mean_utilisation_pct,
     r.energy_kwh,
     r.mfu_spec_pct,
-    CAST(r.resource_cost AS DOUBLE) AS resource_usd,
-    CAST(r.direct_cost AS DOUBLE) AS direct_usd,
+    r.resource_cost AS resource_usd,
+    r.direct_cost AS direct_usd,
     r.allocated_accelerator_hours,
     r.busy_accelerator_hours,
     r.telemetry_coverage,
     r.mfu_measured_pct,
     r.clipped
 FROM cost_per_run AS r
-WHERE r.run_id = ?
+WHERE r.run_id = $run_id

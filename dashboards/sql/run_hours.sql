@@ -1,11 +1,11 @@
--- One run's cost by resource and UTC hour (run_allocation). Params: run id.
+-- One run's cost by resource and UTC hour (run_allocation). Params: $run_id.
 SELECT
     a.hour,
     a.resource_name,
     a.project_id,
     CAST(a.held_accelerator_seconds AS DOUBLE) / 3600 AS held_accelerator_hours,
     a.share,
-    CAST(a.effective_cost AS DOUBLE) AS effective_usd
+    a.effective_cost AS effective_usd
 FROM run_allocation AS a
-WHERE a.run_id = ?
+WHERE a.run_id = $run_id
 ORDER BY a.hour, a.resource_name

@@ -1,40 +1,23 @@
 -- Runs in the filters matching the search text, sorted by a whitelisted key, limited.
--- Params: filters, search text (lower case), sort key, descending, row limit.
-WITH p AS (
-    SELECT
-        CAST(? AS DATE) AS start_day,
-        CAST(? AS DATE) AS end_day,
-        CAST(? AS VARCHAR[]) AS teams,
-        CAST(? AS VARCHAR[]) AS projects,
-        CAST(? AS VARCHAR[]) AS classes,
-        CAST(? AS VARCHAR[]) AS accelerators,
-        CAST(? AS VARCHAR) AS needle,
-        CAST(? AS VARCHAR) AS sort_key,
-        CAST(? AS BOOLEAN) AS descending
-),
-keyed AS (
+-- Params: the filters, $needle, $sort_key, $descending, $row_limit.
+-- Money keys sort on their exact DECIMAL, the other keys on DOUBLE: for a given key one of the
+-- two values is NULL on every row, so it orders nothing.
+WITH keyed AS (
     SELECT
         r.*,
-        CASE p.sort_key
-            WHEN 'effective_cost' THEN CAST(r.effective_cost AS DOUBLE)
+        CASE $sort_key
+            WHEN 'effective_cost' THEN r.effective_cost
+            WHEN 'cost_per_million_tokens' THEN r.cost_per_million_tokens
+        END AS money_sort,
+        CASE $sort_key
             WHEN 'accelerator_hours' THEN r.accelerator_hours
-            WHEN 'cost_per_million_tokens' THEN CAST(r.cost_per_million_tokens AS DOUBLE)
             WHEN 'queue_seconds' THEN r.queue_seconds
             WHEN 'started_at' THEN CAST(epoch(r.started_at) AS DOUBLE)
             WHEN 'mean_utilisation_pct' THEN r.mean_utilisation_pct
             WHEN 'mfu_spec_pct' THEN r.mfu_spec_pct
-        END AS sort_value,
-        p.descending
-    FROM cost_per_run AS r, p
-    WHERE CAST(coalesce(r.started_at, r.submitted_at) AS DATE) BETWEEN p.start_day AND p.end_day
-  AND (len(p.teams) = 0 OR list_contains(p.teams, r.team))
-  AND (len(p.projects) = 0 OR list_contains(p.projects, r.project_id))
-  AND (len(p.classes) = 0 OR list_contains(p.classes, r.workload_class))
-  AND (len(p.accelerators) = 0 OR list_contains(p.accelerators, r.accelerator_type))
-  AND (p.needle = '' OR strpos(lower(r.run_id), p.needle) > 0
-       OR strpos(lower(coalesce(r.job_id, '')), p.needle) > 0
-       OR strpos(lower(coalesce(r.model_name, '')), p.needle) > 0
-       OR strpos(lower(coalesce(r.experiment_id, '')), p.needle) > 0)
+        END AS other_sort,
+        CAST($descending AS BOOLEAN) AS descending
+    FROM runs_matching_search AS r
 )
 SELECT
     r.run_id,
@@ -50,17 +33,19 @@ SELECT
     r.ended_at,
     r.queue_seconds,
     r.accelerator_hours,
-    CAST(r.effective_cost AS DOUBLE) AS effective_usd,
-    CAST(r.list_cost AS DOUBLE) AS list_usd,
+    r.effective_cost AS effective_usd,
+    r.list_cost AS list_usd,
     r.tokens_in,
     r.tokens_out,
-    CAST(r.cost_per_million_tokens AS DOUBLE) AS usd_per_million_tokens,
+    r.cost_per_million_tokens AS usd_per_million_tokens,
     r.mean_utilisation_pct,
     r.energy_kwh,
     r.mfu_spec_pct
 FROM keyed AS r
 ORDER BY
-    CASE WHEN r.descending THEN r.sort_value END DESC NULLS LAST,
-    CASE WHEN NOT r.descending THEN r.sort_value END ASC NULLS LAST,
+    CASE WHEN r.descending THEN r.money_sort END DESC NULLS LAST,
+    CASE WHEN r.descending THEN r.other_sort END DESC NULLS LAST,
+    CASE WHEN NOT r.descending THEN r.money_sort END ASC NULLS LAST,
+    CASE WHEN NOT r.descending THEN r.other_sort END ASC NULLS LAST,
     r.run_id
-LIMIT ?
+LIMIT $row_limit

@@ -1,19 +1,9 @@
--- Cost per million tokens per UTC day (of run start) and one whitelisted dimension.
--- Params: filters, dimension.
-WITH p AS (
-    SELECT
-        CAST(? AS DATE) AS start_day,
-        CAST(? AS DATE) AS end_day,
-        CAST(? AS VARCHAR[]) AS teams,
-        CAST(? AS VARCHAR[]) AS projects,
-        CAST(? AS VARCHAR[]) AS classes,
-        CAST(? AS VARCHAR[]) AS accelerators,
-        CAST(? AS VARCHAR) AS dimension
-),
-grouped AS (
+-- Cost per million tokens per UTC day (of run start) and one whitelisted dimension ($dimension),
+-- by the rule of tokens_by.sql. Params: the filters, $dimension.
+WITH grouped AS (
     SELECT
         CAST(r.started_at AS DATE) AS day,
-        CASE p.dimension
+        CASE $dimension
             WHEN 'model_name' THEN r.model_name
             WHEN 'team' THEN r.team
             WHEN 'workload_class' THEN r.workload_class
@@ -22,19 +12,15 @@ grouped AS (
         END AS dimension_value,
         sum(coalesce(r.tokens_in, 0) + coalesce(r.tokens_out, 0)) AS tokens,
         sum(r.effective_cost) AS effective_cost
-    FROM cost_per_run AS r, p
-    WHERE CAST(coalesce(r.started_at, r.submitted_at) AS DATE) BETWEEN p.start_day AND p.end_day
-  AND (len(p.teams) = 0 OR list_contains(p.teams, r.team))
-  AND (len(p.projects) = 0 OR list_contains(p.projects, r.project_id))
-  AND (len(p.classes) = 0 OR list_contains(p.classes, r.workload_class))
-  AND (len(p.accelerators) = 0 OR list_contains(p.accelerators, r.accelerator_type))
-      AND r.started_at IS NOT NULL
+    FROM runs_in_filters AS r
+    WHERE r.started_at IS NOT NULL
       AND coalesce(r.tokens_in, 0) + coalesce(r.tokens_out, 0) > 0
     GROUP BY 1, 2
 )
 SELECT
     day,
     coalesce(dimension_value, '(none)') AS dimension_value,
-    CAST(effective_cost AS DOUBLE) / (CAST(tokens AS DOUBLE) / 1e6) AS usd_per_million_tokens
+    CAST(CAST(effective_cost * 1000000000 AS HUGEINT) * 1000000 // tokens AS DECIMAL(38, 0))
+        * CAST(0.000000001 AS DECIMAL(10, 9)) AS usd_per_million_tokens
 FROM grouped
 ORDER BY day, dimension_value

@@ -20,7 +20,7 @@ def _probes(f: Filters) -> None:
     if not data.has_table("accelerator_efficiency"):
         empty_state(*NO_PROBES)
         return
-    summary = data.query("efficiency_summary", f.params())
+    summary = data.query("efficiency_summary", f)
     if summary.empty:
         empty_state(*NO_PROBES)
         return
@@ -30,7 +30,7 @@ def _probes(f: Filters) -> None:
 
 def _mfu(f: Filters) -> None:
     st.subheader("MFU distribution")
-    runs = data.query("mfu_runs", f.params())
+    runs = data.query("mfu_runs", f)
     if runs.empty:
         empty_state(*NO_MFU)
         return

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pandas as pd
 import streamlit as st
 
@@ -26,7 +28,7 @@ def split(frame: pd.DataFrame) -> pd.DataFrame:
     'allocated' while no telemetry says what was busy)."""
     allocated = frame["effective_usd"] - frame["unallocated_idle_usd"]
     has_busy = frame["allocated_idle_usd"].notna()
-    allocated_idle = frame["allocated_idle_usd"].fillna(0.0)
+    allocated_idle = frame["allocated_idle_usd"].fillna(Decimal(0))
     parts = {
         "Unallocated idle": frame["unallocated_idle_usd"],
         "Allocated idle": allocated_idle.where(has_busy),
@@ -39,7 +41,7 @@ def split(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _headline(f: Filters) -> None:
-    idle = data.query("idle_totals", f.params()).iloc[0]
+    idle = data.query("idle_totals", f).iloc[0]
     cols = st.columns(5)
     cols[0].metric("Paid accelerator-hours", number(idle["paid_hours"]))
     cols[1].metric("Unallocated idle hours", number(idle["unallocated_idle_hours"]))
@@ -52,7 +54,7 @@ def _headline(f: Filters) -> None:
 
 def _by(f: Filters, key: str) -> None:
     title = data.IDLE_DIMENSIONS[key]
-    frame = data.query("idle_by", [*f.params(), key])
+    frame = data.query("idle_by", f, dimension=key)
     st.altair_chart(charts.idle_split(split(frame), title), width="stretch")
     table(frame.rename(columns={"dimension_value": key}), f"idle_by_{key}", {
         "effective_usd": usd_column("Cost (USD)"),
@@ -66,12 +68,12 @@ def render(f: Filters) -> None:
     st.caption("Unallocated idle: paid, held by no run. Allocated idle: held by a run but not busy "
                "(needs telemetry).")
     scope_note(f, APPLIES, "Idle capacity")
-    if data.query("idle_totals", f.params()).iloc[0]["paid_hours"] == 0:
+    if data.query("idle_totals", f).iloc[0]["paid_hours"] == 0:
         empty_state("No accelerator capacity", "No paid accelerator-hour matches these filters.")
         return
     _headline(f)
     _by(f, "accelerator_type")
     _by(f, "project_id")
-    heat = data.query("idle_heatmap", f.params())
+    heat = data.query("idle_heatmap", f)
     st.altair_chart(charts.idle_heatmap(heat), width="stretch")
     table(heat, "idle_by_hour_of_day", {"unallocated_idle_usd": usd_column("Unallocated idle (USD)")})

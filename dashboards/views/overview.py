@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+from typing import Any
+
+import pandas as pd
 import streamlit as st
 
 from dashboards import charts, data
@@ -12,30 +16,36 @@ from dashboards.views.budgets import show_budgets
 TOP_N = 10
 
 
-def projection(month_to_date: float, daily_rate: float, days_left: int) -> float:
-    """Month-end run-rate projection: month to date + trailing 7-day mean x days left."""
-    return month_to_date + daily_rate * days_left
+def projection(month_to_date: Decimal, trailing: Decimal, trailing_days: Any,
+               days_left: Any) -> Decimal | None:
+    """Month-end run-rate projection: month to date + trailing 7-day daily mean x days left
+    (None without spend up to the range's last day)."""
+    if pd.isna(trailing_days) or pd.isna(days_left):
+        return None
+    return month_to_date + trailing * int(days_left) / int(trailing_days)
 
 
-def idle_share(idle: dict) -> float | None:
+def idle_share(idle: dict) -> Decimal | None:
     """(Unallocated + allocated idle cost) / effective cost of the accelerator resource-hours."""
     if not idle["effective_usd"]:
         return None
-    allocated_idle = idle["allocated_idle_usd"] if idle["rows_with_telemetry"] else 0.0
+    allocated_idle = idle["allocated_idle_usd"] if idle["rows_with_telemetry"] else Decimal(0)
     return (idle["unallocated_idle_usd"] + allocated_idle) / idle["effective_usd"]
 
 
 def _headline(f: Filters) -> None:
-    spend = data.query("spend_totals", f.params()).iloc[0]
-    runs = data.query("run_totals", f.params()).iloc[0]
-    idle = data.query("idle_totals", f.params()).iloc[0].to_dict()
-    rate = data.query("spend_run_rate", f.params()).iloc[0]
+    spend = data.query("spend_totals", f).iloc[0]
+    runs = data.query("run_totals", f).iloc[0]
+    idle = data.query("idle_totals", f).iloc[0].to_dict()
+    rate = data.query("spend_run_rate", f).iloc[0]
+    month_end = projection(rate["month_to_date_usd"], rate["trailing_usd"], rate["trailing_days"],
+                           rate["days_left"])
     cols = st.columns(5)
     cols[0].metric("Spend to date (USD)", money(spend["effective_usd"]),
                    help="Effective cost (billed + credits) in the date range, from spend_daily.")
     cols[1].metric("Credits (USD)", money(spend["credits_usd"]))
     cols[2].metric("Month projection (USD)",
-                   money(projection(rate["month_to_date_usd"], rate["daily_rate_usd"], rate["days_left"])),
+                   money(month_end),
                    help="Month to date at the last day shown + the trailing 7-day daily mean x days left.")
     cols[3].metric("Cost of runs (USD)", money(runs["effective_usd"]), help=f"{int(runs['runs']):,} runs")
     cols[4].metric("Idle cost share", percent(idle_share(idle)),
@@ -46,12 +56,13 @@ def _headline(f: Filters) -> None:
 
 
 def _top_teams(f: Filters) -> None:
-    frame = data.query("top_teams", [*f.params(), TOP_N])
+    frame = data.query("top_teams", f, row_limit=TOP_N)
     st.altair_chart(charts.cost_bars(frame, "team", "Team", "Top teams by run cost"), width="stretch")
 
 
 def _top_runs(f: Filters) -> None:
-    frame = data.query("runs_table", [*f.params(), "", "effective_cost", True, TOP_N])
+    frame = data.query("runs_table", f, needle="", sort_key="effective_cost", descending=True,
+                       row_limit=TOP_N)
     st.markdown("**Top runs by cost**")
     shown = frame[["run_id", "team", "workload_class", "accelerator_type", "effective_usd"]]
     table(shown, "top_runs", {"effective_usd": usd_column("Cost (USD)")})
@@ -67,6 +78,6 @@ def render(f: Filters) -> None:
         _top_teams(f)
     with right:
         _top_runs(f)
-    trend = data.query("spend_trend", f.params())
+    trend = data.query("spend_trend", f)
     st.altair_chart(charts.spend_trend(trend), width="stretch")
     table(trend, "spend_daily", {"effective_usd": usd_column("Cost (USD)")})

@@ -57,11 +57,11 @@ def _detail(run_ids: list[str]) -> None:
     run_id = st.selectbox("Run", run_ids, key="run_pick")
     if run_id is None:
         return
-    found = data.query("run_detail", [run_id])
+    found = data.query("run_detail", run_id=run_id)
     if found.empty:
         return
     _detail_metrics(found.iloc[0].to_dict())
-    hours = data.query("run_hours", [run_id])
+    hours = data.query("run_hours", run_id=run_id)
     if hours.empty:
         empty_state("No resource-hours", "This run held no billed resource-hour (only labelled rows, if any).")
         return
@@ -72,10 +72,11 @@ def _detail(run_ids: list[str]) -> None:
 def render(f: Filters) -> None:
     st.title("Cost per run")
     search, key, descending, limit = _controls()
-    total = data.query("runs_count", [*f.params(), search]).iloc[0]
+    total = data.query("runs_count", f, needle=search).iloc[0]
     st.caption(f"{int(total['runs']):,} runs match, costing {money(total['effective_usd'])} "
                f"(showing up to {limit:,}).")
-    runs = data.query("runs_table", [*f.params(), search, key, descending, limit])
+    runs = data.query("runs_table", f, needle=search, sort_key=key, descending=descending,
+                      row_limit=limit)
     if runs.empty:
         empty_state("No runs", "No run matches these filters and search.")
         return

@@ -56,10 +56,15 @@ def test_payloads_reaching_the_data_layer_are_bound(fleet_config, marts: Marts, 
     wide = Filters(date(2000, 1, 1), date(2100, 1, 1))
     for payload in PAYLOADS:
         hostile = Filters(date(2000, 1, 1), date(2100, 1, 1), team=(payload,), project=(payload,))
-        assert data.query("runs_count", [*hostile.params(), ""]).iloc[0]["runs"] == 0
+        assert data.query("runs_count", hostile, needle="").iloc[0]["runs"] == 0
         # a hostile sort key or dimension reaches SQL only as a bound value matching no CASE branch
-        assert len(data.query("runs_table", [*wide.params(), payload, payload, True, 10_000])) == 0
-        assert len(data.query("runs_table", [*wide.params(), "", payload, True, 10_000])) == runs
-        assert data.query("tokens_by", [*wide.params(), payload])["dimension_value"].tolist() == ["(none)"]
+        found = data.query("runs_table", wide, needle=payload, sort_key=payload, descending=True,
+                           row_limit=10_000)
+        assert len(found) == 0
+        found = data.query("runs_table", wide, needle="", sort_key=payload, descending=True,
+                           row_limit=10_000)
+        assert len(found) == runs
+        grouped = data.query("tokens_by", wide, dimension=payload)
+        assert grouped["dimension_value"].tolist() == ["(none)"]
         assert sort_key(payload) == "effective_cost" and dimension(payload) == "model_name"
     assert marts.counts(TABLES) == before

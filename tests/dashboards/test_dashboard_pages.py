@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from settings import load_config
-from warehouse.duckdb import DuckDBWarehouse, connect
 from tests.dashboards.helpers import Marts, infos, metric, money
+from warehouse.duckdb import DuckDBWarehouse, connect
 
 TEAM = "llm"
 
@@ -41,7 +41,7 @@ def test_cost_per_run_table_detail_search_and_sort(open_page, marts: Marts) -> N
     assert metric(at, "Run cost (USD)") == money(top_cost)
     assert metric(at, "Mean utilisation") == ("no telemetry yet" if util is None else f"{util:,.1f}%")
     resource_cost = marts.one("SELECT sum(effective_cost) FROM run_allocation WHERE run_id = ?", [top_id])
-    assert round(at.dataframe[1].value["effective_usd"].sum(), 6) == round(float(resource_cost), 6)
+    assert at.dataframe[1].value["effective_usd"].sum() == resource_cost  # Decimal: every digit
     assert len(at.get("vega_lite_chart")) == 1  # cost by resource and hour
 
     at.text_input(key="run_search").set_value(top_id.upper()).run()

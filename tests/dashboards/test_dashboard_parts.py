@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal as D
 from pathlib import Path
 
 import pandas as pd
 
-from dashboards import charts
-from dashboards.filters import Filters, from_url, to_url
-from cli.main import build_parser
 from cli.commands.dashboard import streamlit_command
+from cli.main import build_parser
+from dashboards import charts
+from dashboards.components import csv_text, money
+from dashboards.filters import Filters, from_url, to_url
+from dashboards.views.overview import projection
 
 LO, HI = date(2026, 10, 1), date(2026, 10, 31)
 OPTIONS = {"team": ["llm", "eu-llm"], "project": ["p"], "workload": ["pretraining"], "accelerator": ["H100-80GB"]}
@@ -46,6 +49,30 @@ def test_charts_say_their_units() -> None:
     assert spec["mark"]["type"] == "rect" and spec["encoding"]["x"]["title"] == "Hour of day (UTC)"
     tokens = pd.DataFrame({"dimension_value": ["m"], "usd_per_million_tokens": [1.5]})
     assert _axes(charts.tokens_bars(tokens, "Model"))["x"] == "USD per million tokens"
+
+
+def test_money_is_exact_in_csv_and_rounded_on_screen() -> None:
+    frame = pd.DataFrame({"run_id": ["a", "b", "c"],
+                          "effective_usd": [D("1234567890.123456789"), D("0E-9"), None]})
+    # every digit, never an exponent (str(Decimal("0E-9")) would write 0E-9)
+    assert csv_text(frame).splitlines() == [
+        "run_id,effective_usd", "a,1234567890.123456789", "b,0.000000000", "c,"]
+    assert money(D("1234567890.125000001")) == "$1,234,567,890.13"
+    assert money(D("-0.004")) == "-$0.00"
+
+
+def test_month_projection_stays_exact() -> None:
+    # 1000.000000001 + 700.000000007 / 7 days x 10 days left = 1000.000000001 + 1000.00000001
+    assert projection(D("1000.000000001"), D("700.000000007"), 7, 10) == D("2000.000000011")
+    assert projection(D("0E-9"), D("0E-9"), float("nan"), float("nan")) is None  # no spend yet
+
+
+def test_charts_draw_decimal_money_as_numbers() -> None:
+    spend = pd.DataFrame({"day": pd.to_datetime(["2026-10-01"]), "category": ["accelerator"],
+                          "effective_usd": [D("1234567890.123456789")]})
+    [rows] = charts.spend_trend(spend).to_dict()["datasets"].values()
+    assert rows[0]["effective_usd"] == 1234567890.1234567  # a float for drawing only
+    assert spend["effective_usd"][0] == D("1234567890.123456789")  # the frame keeps every digit
 
 
 def test_dashboard_command_binds_localhost_and_passes_the_config(tmp_path: Path) -> None:

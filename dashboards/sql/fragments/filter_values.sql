@@ -1,0 +1,9 @@
+-- The sidebar filters as one row: bound by name (dashboards/filters.py, Filters.params) and
+-- typed once here. Every filtered fragment joins it as `f`; an empty list means "all".
+SELECT
+    CAST($start_day AS DATE) AS start_day,
+    CAST($end_day AS DATE) AS end_day,
+    CAST($teams AS VARCHAR[]) AS teams,
+    CAST($projects AS VARCHAR[]) AS projects,
+    CAST($classes AS VARCHAR[]) AS classes,
+    CAST($accelerators AS VARCHAR[]) AS accelerators

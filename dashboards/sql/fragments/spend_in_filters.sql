@@ -1,0 +1,5 @@
+-- Spend (spend_daily) in the filters: the chosen teams and projects, UTC days in the range.
+SELECT s.*
+FROM spend_in_scope AS s
+CROSS JOIN filter_values AS f
+WHERE s.day BETWEEN f.start_day AND f.end_day

@@ -1,0 +1,7 @@
+-- Spend (spend_daily) of the chosen teams and projects, on any day: spend has no workload
+-- class or accelerator type, so those filters do not apply.
+SELECT s.*
+FROM spend_daily AS s
+CROSS JOIN filter_values AS f
+WHERE (len(f.teams) = 0 OR list_contains(f.teams, s.team))
+  AND (len(f.projects) = 0 OR list_contains(f.projects, s.project_id))

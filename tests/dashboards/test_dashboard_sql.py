@@ -1,0 +1,111 @@
+"""Parameters are bound by name, and exactly the ones each SQL file uses; DuckDB stays behind
+the warehouse's Reader.
+
+Every `data.query("<name>", ...)` call under dashboards/ is read from the source: the names it
+binds (its keywords, plus the six filter parameters when it passes the filters) must be the
+`$name`s of that query's SQL with its fragments spliced in. A misnamed, missing or extra
+parameter on either side fails here, before any page is loaded.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from dashboards import data, queries
+from dashboards.filters import Filters
+
+DASHBOARDS = Path(__file__).resolve().parents[2] / "dashboards"
+# What Filters.params() binds, written out here (sql/fragments/filter_values.sql uses them).
+FILTER_NAMES = {"start_day", "end_day", "teams", "projects", "classes", "accelerators"}
+
+
+def _is_query_call(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id == "query"
+    return (isinstance(func, ast.Attribute) and func.attr == "query"
+            and isinstance(func.value, ast.Name) and func.value.id == "data")
+
+
+def _bound(call: ast.Call, where: str) -> tuple[str, set[str]]:
+    """(query name, parameter names) of one call; names and keywords must be literal."""
+    first = call.args[0] if call.args else None
+    assert isinstance(first, ast.Constant) and isinstance(first.value, str), where
+    keywords = [kw.arg for kw in call.keywords]
+    assert None not in keywords, f"{where}: bind parameters by keyword, not **mapping"
+    names = {k for k in keywords if k != "filters"}
+    if len(call.args) > 1 or "filters" in keywords:
+        names |= FILTER_NAMES
+    return first.value, names
+
+
+def _bindings() -> dict[str, list[tuple[str, set[str]]]]:
+    """Query name -> (where, names bound) for every query call under dashboards/."""
+    found: dict[str, list[tuple[str, set[str]]]] = defaultdict(list)
+    for path in sorted(DASHBOARDS.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if _is_query_call(node):
+                where = f"{path.relative_to(DASHBOARDS.parent)}:{node.lineno}"
+                name, names = _bound(node, where)
+                found[name].append((where, names))
+    return found
+
+
+def _sql_names(name: str) -> set[str]:
+    """The `$name`s in a query's SQL as sent (fragments spliced in, comments dropped)."""
+    return set(re.findall(r"\$([A-Za-z_]\w*)", queries.text(name)))
+
+
+def test_every_sql_file_takes_exactly_the_names_the_code_binds() -> None:
+    bindings = _bindings()
+    assert sorted(bindings) == sorted(queries.names())  # every file is run, and only files
+    wrong = [f"{where}: {name} binds {sorted(names)}, its SQL takes {sorted(_sql_names(name))}"
+             for name, calls in bindings.items() for where, names in calls
+             if names != _sql_names(name)]
+    assert wrong == []
+
+
+def test_the_filters_bind_the_six_filter_names() -> None:
+    assert set(Filters(date(2026, 10, 1), date(2026, 10, 2)).params()) == FILTER_NAMES
+    assert _sql_names("idle_totals") == FILTER_NAMES  # the filters alone, from one fragment
+
+
+def test_no_sql_file_binds_by_position() -> None:
+    positional = [name for name in queries.names() if "?" in queries.text(name)]
+    assert positional == []
+
+
+def test_a_wrongly_named_parameter_is_refused_before_the_warehouse() -> None:
+    wide = Filters(date(2026, 10, 1), date(2026, 10, 2))
+    with pytest.raises(TypeError, match="missing parameters \\['needle'\\]"):
+        data.query("runs_count", wide)
+    with pytest.raises(TypeError, match="unknown \\['run'\\]"):
+        data.query("run_detail", run="run-1", run_id="run-1")
+
+
+def _duckdb_imports(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [node.module or ""]
+        elif isinstance(node, ast.Call):  # __import__("duckdb"), importlib.import_module(...)
+            names = [a.value for a in node.args if isinstance(a, ast.Constant)
+                     and isinstance(a.value, str)]
+        found += [f"{path.name}:{node.lineno}" for n in names if n.split(".")[0] == "duckdb"]
+    return found
+
+
+def test_no_dashboard_module_imports_duckdb() -> None:
+    found = [hit for path in sorted(DASHBOARDS.rglob("*.py")) for hit in _duckdb_imports(path)]
+    assert found == []
