@@ -1,7 +1,7 @@
 """Read-only queries against the published DuckDB snapshot.
 
 One read-only connection per snapshot version is kept (opening the file costs ~25 ms a
-query at fleet scale); it is made in a private in-memory DuckDB that ATTACHes the file,
+query at fleet scale), and a superseded one is closed only when no query is still using it; it is made in a private in-memory DuckDB that ATTACHes the file,
 so a newly swapped-in file is never confused with the old one DuckDB may still cache by
 path. Each query takes its own cursor, so threads (Streamlit's sessions) may share a reader.
 Before any snapshot is published, the live file is read (read-only).
@@ -18,12 +18,22 @@ import pyarrow as pa
 from warehouse.base import NoWarehouse, Params, QueryError, Reader
 
 
+class _Attached:
+    """One read-only connection to one snapshot version, and how many queries are using it."""
+
+    def __init__(self, path: str) -> None:
+        self.con = duckdb.connect(":memory:")
+        self.con.execute("SET TimeZone = 'UTC'")
+        self.con.execute("ATTACH '" + path.replace("'", "''") + "' AS snapshot (READ_ONLY)")
+        self.users = 0
+
+
 class SnapshotReader(Reader):
     def __init__(self, snapshot: Path, live: Path) -> None:
         self.snapshot, self.live = snapshot, live
         self._lock = threading.Lock()
-        self._con: duckdb.DuckDBPyConnection | None = None
-        self._con_version = ""
+        self._attached: dict[str, _Attached] = {}  # version -> connection (old ones until idle)
+        self._current = ""
 
     def _target(self) -> Path:
         for path in (self.snapshot, self.live):
@@ -39,24 +49,33 @@ class SnapshotReader(Reader):
         stat = target.stat()
         return f"{target}:{stat.st_ino}:{stat.st_mtime_ns}"
 
-    def _connection(self, version: str) -> duckdb.DuckDBPyConnection:
+    def _acquire(self, version: str) -> _Attached:
         with self._lock:
-            if self._con is None or self._con_version != version:
-                if self._con is not None:
-                    self._con.close()
-                con = duckdb.connect(":memory:")
-                con.execute("SET TimeZone = 'UTC'")
-                path = version.rsplit(":", 2)[0]
-                con.execute("ATTACH '" + path.replace("'", "''") + "' AS snapshot (READ_ONLY)")
-                self._con, self._con_version = con, version
-            return self._con
+            if version not in self._attached:
+                self._attached[version] = _Attached(version.rsplit(":", 2)[0])
+            self._current = version
+            attached = self._attached[version]
+            attached.users += 1
+            self._close_idle_old()
+            return attached
+
+    def _release(self, attached: _Attached) -> None:
+        with self._lock:
+            attached.users -= 1
+            self._close_idle_old()
+
+    def _close_idle_old(self) -> None:
+        """Close connections to superseded snapshots once no query is using them."""
+        for version in [v for v, a in self._attached.items() if v != self._current and a.users == 0]:
+            self._attached.pop(version).con.close()
 
     def query(self, sql: str, params: Params = None) -> pa.Table:
         version = self.version()
         if not version:
             self._target()  # raises NoWarehouse
+        attached = self._acquire(version)
         try:
-            cursor = self._connection(version).cursor()
+            cursor = attached.con.cursor()  # one cursor per query: threads may share a reader
             try:
                 cursor.execute("USE snapshot")  # a cursor starts in the default catalog
                 return cursor.sql(sql, params=params).to_arrow_table()
@@ -64,9 +83,11 @@ class SnapshotReader(Reader):
                 cursor.close()
         except duckdb.Error as exc:
             raise QueryError(str(exc).strip().splitlines()[0]) from exc
+        finally:
+            self._release(attached)
 
     def close(self) -> None:
         with self._lock:
-            if self._con is not None:
-                self._con.close()
-                self._con = None
+            for attached in self._attached.values():
+                attached.con.close()
+            self._attached.clear()
