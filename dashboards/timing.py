@@ -37,7 +37,7 @@ class QueryClock:
                 clock.seconds += time.perf_counter() - t0
                 clock.queries += 1
 
-        data._read = timed
+        data._read = timed  # type: ignore[assignment]  # same call shape, timed
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -33,7 +33,7 @@ def needle(text: str | None) -> str:
 def _controls() -> tuple[str, str, bool, int]:
     cols = st.columns([3, 2, 1, 1])
     search = cols[0].text_input("Search run, job, model or experiment", key="run_search", max_chars=MAX_SEARCH)
-    key = cols[1].selectbox("Sort by", list(data.SORT_KEYS), format_func=data.SORT_KEYS.get, key="run_sort")
+    key = cols[1].selectbox("Sort by", list(data.SORT_KEYS), format_func=lambda k: data.SORT_KEYS[k], key="run_sort")
     descending = cols[2].toggle("Highest first", value=True, key="run_desc")
     limit = cols[3].selectbox("Rows", ROW_LIMITS, index=1, key="run_limit")
     return needle(search), sort_key(key), bool(descending), int(limit)

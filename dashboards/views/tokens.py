@@ -24,7 +24,7 @@ def render(f: Filters) -> None:
     st.title("Cost per million tokens")
     st.caption("Runs with tokens, by the UTC day they started: their cost / (tokens in + out) x 1e6.")
     key = dimension(st.selectbox("Group by", list(data.TOKEN_DIMENSIONS),
-                                 format_func=data.TOKEN_DIMENSIONS.get, key="tokens_by"))
+                                 format_func=lambda k: data.TOKEN_DIMENSIONS[k], key="tokens_by"))
     title = data.TOKEN_DIMENSIONS[key]
     grouped = data.query("tokens_by", f, dimension=key)
     if grouped.empty:
