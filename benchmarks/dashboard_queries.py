@@ -157,7 +157,9 @@ def build(out: Path) -> Path:
         for sql in (MACROS, IDLE, RUNS, *POST):
             con.execute(sql)
         # the roll-up is the real mart's SQL over the generated hourly table
-        con.execute("CREATE TABLE idle_capacity_daily AS " + models.model("idle_capacity_daily").sql)
+        con.execute(
+            "CREATE TABLE idle_capacity_daily AS " + models.model("idle_capacity_daily").sql
+        )
         con.execute("DROP MACRO frac")
         con.execute("CHECKPOINT")
     finally:
@@ -188,23 +190,39 @@ def measure(repeat: int, config: Path) -> list[tuple[str, str, float, int, float
         for name, page in PAGES.items():
             runs = [load_page(page, url) for _ in range(repeat)]
             extra, calls = (0.0, 0) if page is None else (sidebar, 3)
-            rows.append((name, label, (statistics.median(r[0] for r in runs) + extra) * 1000,
-                         runs[0][1] + calls, statistics.median(r[2] for r in runs) * 1000))
+            rows.append(
+                (
+                    name,
+                    label,
+                    (statistics.median(r[0] for r in runs) + extra) * 1000,
+                    runs[0][1] + calls,
+                    statistics.median(r[2] for r in runs) * 1000,
+                )
+            )
     return rows
 
 
 def sizes(config: Path) -> dict[str, int]:
     con = duckdb.connect(str(config.parent / "bench.snapshot.duckdb"), read_only=True)
     try:
-        tables = ["cost_per_run", "run_allocation", "idle_capacity", "idle_capacity_daily", "spend_daily",
-                  "accelerator_efficiency",
-                  "budget_status", "alerts"]
+        tables = [
+            "cost_per_run",
+            "run_allocation",
+            "idle_capacity",
+            "idle_capacity_daily",
+            "spend_daily",
+            "accelerator_efficiency",
+            "budget_status",
+            "alerts",
+        ]
         return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}  # noqa: S608
     finally:
         con.close()
 
 
-def report(rows: list[tuple[str, str, float, int, float]], counts: dict[str, int], build_s: float) -> str:
+def report(
+    rows: list[tuple[str, str, float, int, float]], counts: dict[str, int], build_s: float
+) -> str:
     lines = [
         "# Dashboard query time per page",
         "",
@@ -229,7 +247,9 @@ def report(rows: list[tuple[str, str, float, int, float]], counts: dict[str, int
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", help="folder for the generated warehouse (default: a temporary one)")
+    parser.add_argument(
+        "--out", help="folder for the generated warehouse (default: a temporary one)"
+    )
     parser.add_argument("--repeat", type=int, default=5, help="loads per page (median)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

@@ -54,12 +54,26 @@ def main() -> None:
     parser.add_argument("--tpu-chips", type=int, default=32)
     parser.add_argument("--days", type=int, default=30)
     parser.add_argument("--no-telemetry", action="store_true")
-    parser.add_argument("--out", type=Path, default=None, help="keep the fleet here (default: a temp dir)")
-    parser.add_argument("--reuse", action="store_true", help="the fleet in --out is already simulated")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="keep the fleet here (default: a temp dir)"
+    )
+    parser.add_argument(
+        "--reuse", action="store_true", help="the fleet in --out is already simulated"
+    )
     args = parser.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="fleet-month-"))
-    sim = [FLOPLEDGER, "simulate", "--out", str(out), "--gpus", str(args.gpus), "--tpu-chips",
-           str(args.tpu_chips), "--days", str(args.days)] + (["--no-telemetry"] if args.no_telemetry else [])
+    sim = [
+        FLOPLEDGER,
+        "simulate",
+        "--out",
+        str(out),
+        "--gpus",
+        str(args.gpus),
+        "--tpu-chips",
+        str(args.tpu_chips),
+        "--days",
+        str(args.days),
+    ] + (["--no-telemetry"] if args.no_telemetry else [])
     rows = []
     if not args.reuse:
         seconds, peak, _ = run_stage(sim)
@@ -69,14 +83,21 @@ def main() -> None:
     detail = f"ingest {phases[0]} s, marts {phases[1]} s" if len(phases) == 2 else ""
     rows.append(("flopledger run", seconds, peak, detail))
     gpu_days = max(args.gpus * args.days, 1)
-    print(f"\n{args.gpus} GPUs, {args.tpu_chips} TPU chips, {args.days} days, "
-          f"telemetry {'off' if args.no_telemetry else 'on'}; fleet in {out}\n")
+    print(
+        f"\n{args.gpus} GPUs, {args.tpu_chips} TPU chips, {args.days} days, "
+        f"telemetry {'off' if args.no_telemetry else 'on'}; fleet in {out}\n"
+    )
     print("| stage | wall s | s per 1,000 GPU-days | peak RSS MiB | peak KiB per GPU | phases |")
     print("|---|---:|---:|---:|---:|---|")
     for name, secs, kib, extra in rows:
-        print(f"| {name} | {secs:.1f} | {secs / gpu_days * 1000:.2f} | {kib / 1024:.0f} | "
-              f"{kib / max(args.gpus, 1):.0f} | {extra} |")
-    steps = sorted(((float(t), step) for step, t in re.findall(r"ok\s+(\S+) \(([\d.]+) s\)", err)), reverse=True)
+        print(
+            f"| {name} | {secs:.1f} | {secs / gpu_days * 1000:.2f} | {kib / 1024:.0f} | "
+            f"{kib / max(args.gpus, 1):.0f} | {extra} |"
+        )
+    steps = sorted(
+        ((float(t), step) for step, t in re.findall(r"ok\s+(\S+) \(([\d.]+) s\)", err)),
+        reverse=True,
+    )
     print("\nslowest steps of `flopledger run` (seconds):\n")
     print("| step | s |\n|---|---:|")
     for secs, step in steps[:10]:

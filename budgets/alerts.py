@@ -33,20 +33,34 @@ class Alert:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-SCHEMA = pa.schema([
-    ("alert_id", pa.string()), ("kind", pa.string()), ("subject", pa.string()),
-    ("severity", pa.string()), ("title", pa.string()), ("message", pa.string()),
-    ("details", pa.string()), ("channels", pa.list_(pa.string())), ("raised_at", pa.timestamp("us")),
-])
+SCHEMA = pa.schema(
+    [
+        ("alert_id", pa.string()),
+        ("kind", pa.string()),
+        ("subject", pa.string()),
+        ("severity", pa.string()),
+        ("title", pa.string()),
+        ("message", pa.string()),
+        ("details", pa.string()),
+        ("channels", pa.list_(pa.string())),
+        ("raised_at", pa.timestamp("us")),
+    ]
+)
 
 
 def store_alerts(warehouse: Warehouse, alerts: list[Alert], now: datetime) -> int:
     """Insert the alerts whose id is new; those already raised are left as they are."""
     rows = [
         {
-            "alert_id": a.alert_id, "kind": a.kind, "subject": a.subject, "severity": a.severity,
-            "title": a.title, "message": a.message, "details": json.dumps(a.details, default=str, sort_keys=True),
-            "channels": a.channels, "raised_at": now,
+            "alert_id": a.alert_id,
+            "kind": a.kind,
+            "subject": a.subject,
+            "severity": a.severity,
+            "title": a.title,
+            "message": a.message,
+            "details": json.dumps(a.details, default=str, sort_keys=True),
+            "channels": a.channels,
+            "raised_at": now,
         }
         for a in alerts
     ]

@@ -39,7 +39,9 @@ class Scope(_Strict):
     accelerator_type: list[str] | None = None
     labels: dict[str, str] = Field(default_factory=dict)
 
-    _lists = field_validator("team", "project", "workload_class", "accelerator_type", mode="before")(_as_list)
+    _lists = field_validator(
+        "team", "project", "workload_class", "accelerator_type", mode="before"
+    )(_as_list)
 
     @property
     def basis(self) -> str:
@@ -151,19 +153,26 @@ class BudgetsFile(_Strict):
         for where, names in self._channel_uses():
             for name in names:
                 if name not in self.channels:
-                    raise ValueError(f"{where}: unknown channel {name!r} (define it under channels)")
+                    raise ValueError(
+                        f"{where}: unknown channel {name!r} (define it under channels)"
+                    )
         return self
 
     def _channel_uses(self) -> list[tuple[str, list[str]]]:
         uses = [(f"budget {b.name}", b.channels) for b in self.budgets]
         uses += [(f"rule {r.name}", r.channels) for r in self.rules.spend_change]
         uses += [(f"rule {e.name}", e.channels) for e in self.rules.efficiency]
-        uses += [("rules.health", self.rules.health.channels), ("run_failure_channels", self.run_failure_channels or [])]
+        uses += [
+            ("rules.health", self.rules.health.channels),
+            ("run_failure_channels", self.run_failure_channels or []),
+        ]
         return uses
 
     def failure_channels(self) -> list[str]:
         """Where a failed run is reported: `run_failure_channels`, else every channel."""
-        return list(self.channels) if self.run_failure_channels is None else self.run_failure_channels
+        return (
+            list(self.channels) if self.run_failure_channels is None else self.run_failure_channels
+        )
 
 
 def _unique(names: list[str], key: str) -> None:
@@ -178,7 +187,11 @@ def _error_line(path: Path, err: ValidationError) -> str:
     first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     key = ".".join(str(part) for part in first["loc"]) or "(top level)"
     if first["type"] == "extra_forbidden":
-        hint = " (put the URL in an environment variable and name it with url_env)" if key.endswith(".url") else ""
+        hint = (
+            " (put the URL in an environment variable and name it with url_env)"
+            if key.endswith(".url")
+            else ""
+        )
         return f"{path}: {key}: unknown key{hint}"
     message = first["msg"].removeprefix("Value error, ")
     if first["type"] in ("value_error", "assertion_error") or key.startswith("channels"):

@@ -21,9 +21,17 @@ def _round(amount: Decimal) -> str:
 
 
 def _budget(name: str, scope: dict, period: str, amount: Decimal, **extra: object) -> dict:
-    return {"name": name, "scope": scope, "period": period, "amount": _round(max(amount, Decimal(1))),
-            "currency": "USD", "thresholds": [50, 80, 100], "forecast_alerts": True,
-            "channels": ["oncall"], **extra}
+    return {
+        "name": name,
+        "scope": scope,
+        "period": period,
+        "amount": _round(max(amount, Decimal(1))),
+        "currency": "USD",
+        "thresholds": [50, 80, 100],
+        "forecast_alerts": True,
+        "channels": ["oncall"],
+        **extra,
+    }
 
 
 def demo_budgets(daily_spend_by_team: Mapping[str, Decimal], start: date, days: int) -> dict:
@@ -36,19 +44,37 @@ def demo_budgets(daily_spend_by_team: Mapping[str, Decimal], start: date, days: 
     budgets = []
     for i, team in enumerate(teams):
         daily = Decimal(daily_spend_by_team[team])
-        amount = daily * elapsed / Decimal("0.85") if i == 0 else daily * month.days * Decimal("1.5")
+        amount = (
+            daily * elapsed / Decimal("0.85") if i == 0 else daily * month.days * Decimal("1.5")
+        )
         budgets.append(_budget(f"{team}-monthly", {"team": team}, "month", amount))
     fleet = sum((Decimal(v) for v in daily_spend_by_team.values()), Decimal(0))
-    budgets.append(_budget("fleet-weekly", {}, "week", fleet * 7 * Decimal("0.9"), week_start="monday"))
+    budgets.append(
+        _budget("fleet-weekly", {}, "week", fleet * 7 * Decimal("0.9"), week_start="monday")
+    )
     return {
         "forecast_window_days": 7,
         "channels": {"oncall": {"kind": "slack", "url_env": "FLOPLEDGER_WEBHOOK_ONCALL"}},
         "budgets": budgets,
         "rules": {
-            "spend_change": [{"name": "team-daily-jump", "group_by": "team", "baseline_days": 3,
-                              "above_pct": 50, "channels": ["oncall"]}],
-            "efficiency": [{"name": "idle-share", "metric": "idle_cost_share", "above": 0.3,
-                            "window_days": 7, "channels": ["oncall"]}],
+            "spend_change": [
+                {
+                    "name": "team-daily-jump",
+                    "group_by": "team",
+                    "baseline_days": 3,
+                    "above_pct": 50,
+                    "channels": ["oncall"],
+                }
+            ],
+            "efficiency": [
+                {
+                    "name": "idle-share",
+                    "metric": "idle_cost_share",
+                    "above": 0.3,
+                    "window_days": 7,
+                    "channels": ["oncall"],
+                }
+            ],
             "health": {"channels": ["oncall"]},
         },
     }

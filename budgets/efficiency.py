@@ -35,19 +35,30 @@ def _breached(rule: EfficiencyRule, value: float) -> bool:
     return rule.below is not None and value < rule.below
 
 
-def efficiency_alerts(rule: EfficiencyRule, values: dict[str, float], as_of_day: date) -> list[Alert]:
+def efficiency_alerts(
+    rule: EfficiencyRule, values: dict[str, float], as_of_day: date
+) -> list[Alert]:
     year, week, _ = as_of_day.isocalendar()
     alerts = []
     for group, value in sorted(values.items()):
         if not _breached(rule, value):
             continue
         side = f"above {rule.above:g}" if rule.above is not None else f"below {rule.below:g}"
-        alerts.append(Alert(
-            alert_id=f"efficiency:{rule.name}:{group}:{year}-W{week:02d}",
-            kind="efficiency", subject=rule.name, severity="info",
-            title=f"{rule.metric} of {group} is {value:.3g} ({side})",
-            message=f"{rule.metric} {value:.3g} over the {rule.window_days} days before {as_of_day} ({rule.name})",
-            channels=list(rule.channels),
-            details={"group": group, "metric": rule.metric, "value": value, "window_end": as_of_day},
-        ))
+        alerts.append(
+            Alert(
+                alert_id=f"efficiency:{rule.name}:{group}:{year}-W{week:02d}",
+                kind="efficiency",
+                subject=rule.name,
+                severity="info",
+                title=f"{rule.metric} of {group} is {value:.3g} ({side})",
+                message=f"{rule.metric} {value:.3g} over the {rule.window_days} days before {as_of_day} ({rule.name})",
+                channels=list(rule.channels),
+                details={
+                    "group": group,
+                    "metric": rule.metric,
+                    "value": value,
+                    "window_end": as_of_day,
+                },
+            )
+        )
     return alerts

@@ -21,13 +21,17 @@ def as_of(warehouse: Warehouse, now: datetime) -> datetime:
     return last if last is not None else now
 
 
-def evaluate_budgets(warehouse: Warehouse, budgets: BudgetsFile, rates: Rates, now: datetime) -> list[Status]:
+def evaluate_budgets(
+    warehouse: Warehouse, budgets: BudgetsFile, rates: Rates, now: datetime
+) -> list[Status]:
     first, _ = data_bounds(warehouse)
     moment = as_of(warehouse, now)
     statuses: list[Status] = []
     for budget in budgets.budgets:
         spend = by_day(scoped_daily_spend(warehouse, budget.scope))
-        statuses += budget_statuses(budget, spend, moment, first, budgets.forecast_window_days, rates)
+        statuses += budget_statuses(
+            budget, spend, moment, first, budgets.forecast_window_days, rates
+        )
     return statuses
 
 
@@ -44,5 +48,7 @@ def rule_alerts(warehouse: Warehouse, budgets: BudgetsFile, now: datetime) -> li
     return alerts + health_alerts(warehouse, budgets.rules.health, now)
 
 
-def raise_alerts(warehouse: Warehouse, budgets: BudgetsFile, statuses: list[Status], now: datetime) -> list[Alert]:
+def raise_alerts(
+    warehouse: Warehouse, budgets: BudgetsFile, statuses: list[Status], now: datetime
+) -> list[Alert]:
     return budget_alerts(statuses) + rule_alerts(warehouse, budgets, now)

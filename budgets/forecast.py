@@ -48,7 +48,11 @@ def forecast_period(
     if as_of_day > period.last_day:
         return Forecast(to_date, ZERO, 0, to_date)
     days = _window(as_of_day, window_days, first_data_day)
-    rate = (sum((spend.get(d, ZERO) for d in days), ZERO) / len(days)).quantize(NANO, ROUND_HALF_EVEN) if days else ZERO
+    rate = (
+        (sum((spend.get(d, ZERO) for d in days), ZERO) / len(days)).quantize(NANO, ROUND_HALF_EVEN)
+        if days
+        else ZERO
+    )
     complete = sum((spend[d] for d in in_period if d < as_of_day), ZERO)
     left = (period.end - max(as_of_day, period.start)).days
     return Forecast(to_date, rate, len(days), max(complete + rate * left, to_date))

@@ -25,7 +25,9 @@ def _row(path: Path, line: int, row: dict[str, str]) -> tuple[str, date, Decimal
         day = date.fromisoformat(row["date"].strip())
         rate = Decimal(row["rate"].strip())
     except (KeyError, ValueError, InvalidOperation, AttributeError):
-        raise BudgetConfigError(f"{path}:{line}: expected date (YYYY-MM-DD), currency, rate") from None
+        raise BudgetConfigError(
+            f"{path}:{line}: expected date (YYYY-MM-DD), currency, rate"
+        ) from None
     if rate <= 0:
         raise BudgetConfigError(f"{path}:{line}: rate must be above 0 (got {rate})")
     return row["currency"].strip().upper(), day, rate

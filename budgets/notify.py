@@ -63,25 +63,47 @@ def _state(row: dict[str, Any], cursor: dict[str, Any]) -> dict[str, dict[str, A
         mine = state.setdefault(name, {})
         mine["delivered_at"] = mine.get("delivered_at") or c.get("delivered_at")
         if c.get("attempts", 0) > mine.get("attempts", 0):
-            mine.update(attempts=c["attempts"], next_attempt_at=c.get("next_attempt_at"), last_error=c.get("last_error"))
+            mine.update(
+                attempts=c["attempts"],
+                next_attempt_at=c.get("next_attempt_at"),
+                last_error=c.get("last_error"),
+            )
     return state
 
 
-def _try(name: str, row: dict[str, Any], mine: dict[str, Any], url: str, kind: str, now: datetime, post: Post) -> bool:
+def _try(
+    name: str,
+    row: dict[str, Any],
+    mine: dict[str, Any],
+    url: str,
+    kind: str,
+    now: datetime,
+    post: Post,
+) -> bool:
     error = post(url, payload_for(kind, row))
     mine["attempts"] = mine.get("attempts", 0) + 1
     if error is None:
         mine.update(delivered_at=now.isoformat(), next_attempt_at=None, last_error=None)
         return True
     mine.update(next_attempt_at=(now + backoff(mine["attempts"])).isoformat(), last_error=error)
-    log.warning("alert %s -> %s: delivery failed (%s); retrying after %s", row["alert_id"], name, error,
-                mine["next_attempt_at"])
+    log.warning(
+        "alert %s -> %s: delivery failed (%s); retrying after %s",
+        row["alert_id"],
+        name,
+        error,
+        mine["next_attempt_at"],
+    )
     return False
 
 
 def _deliver_one(
-    row: dict[str, Any], state: dict[str, dict[str, Any]], budgets: BudgetsFile,
-    env: Mapping[str, str], now: datetime, post: Post, outcome: Outcome,
+    row: dict[str, Any],
+    state: dict[str, dict[str, Any]],
+    budgets: BudgetsFile,
+    env: Mapping[str, str],
+    now: datetime,
+    post: Post,
+    outcome: Outcome,
 ) -> None:
     for name in row["channels"] or []:
         mine = state.setdefault(name, {})
@@ -93,24 +115,39 @@ def _deliver_one(
         if url is None or (due and datetime.fromisoformat(due) > now):
             outcome.waiting.append(label)
             continue
-        (outcome.sent if _try(name, row, mine, url, budgets.channels[name].kind, now, post) else outcome.failed).append(label)
+        (
+            outcome.sent
+            if _try(name, row, mine, url, budgets.channels[name].kind, now, post)
+            else outcome.failed
+        ).append(label)
 
 
 def _save(warehouse: Warehouse, row: dict[str, Any], state: dict[str, Any], now: datetime) -> None:
     done = all(state.get(c, {}).get("delivered_at") for c in row["channels"] or [])
     try:
-        warehouse.execute(query_sql("alert_delivery_update"), {
-            "deliveries": json.dumps(state, sort_keys=True),
-            "notified_at": now if done and row["channels"] else None,
-            "alert_id": row["alert_id"],
-        })
+        warehouse.execute(
+            query_sql("alert_delivery_update"),
+            {
+                "deliveries": json.dumps(state, sort_keys=True),
+                "notified_at": now if done and row["channels"] else None,
+                "alert_id": row["alert_id"],
+            },
+        )
     except Exception as exc:  # noqa: BLE001 - the cursor still holds it; the next tick writes it
-        log.warning("alerts table not updated for %s (%s); the cursor keeps it", row["alert_id"], exc.__class__.__name__)
+        log.warning(
+            "alerts table not updated for %s (%s); the cursor keeps it",
+            row["alert_id"],
+            exc.__class__.__name__,
+        )
 
 
 def deliver_pending(
-    warehouse: Warehouse, budgets: BudgetsFile, env: Mapping[str, str], now: datetime,
-    cursor: dict[str, Any], post: Post = post_json,
+    warehouse: Warehouse,
+    budgets: BudgetsFile,
+    env: Mapping[str, str],
+    now: datetime,
+    cursor: dict[str, Any],
+    post: Post = post_json,
 ) -> tuple[dict[str, Any], Outcome]:
     """Post every open alert to each of its channels not yet delivered. Returns the new cursor."""
     outcome, new_cursor = Outcome(), {}
@@ -119,6 +156,8 @@ def deliver_pending(
         _deliver_one(row, state, budgets, env, now, post, outcome)
         if state:
             new_cursor[row["alert_id"]] = state
-        if json.dumps(state, sort_keys=True) != json.dumps(json.loads(row["deliveries"] or "{}"), sort_keys=True):
+        if json.dumps(state, sort_keys=True) != json.dumps(
+            json.loads(row["deliveries"] or "{}"), sort_keys=True
+        ):
             _save(warehouse, row, state, now)
     return new_cursor, outcome

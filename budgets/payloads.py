@@ -9,7 +9,9 @@ EMOJI = {"info": ":information_source:", "warning": ":warning:", "critical": ":r
 
 
 def _when(value: Any) -> str | None:
-    return None if value is None else value.isoformat() if hasattr(value, "isoformat") else str(value)
+    return (
+        None if value is None else value.isoformat() if hasattr(value, "isoformat") else str(value)
+    )
 
 
 def generic_payload(alert: dict[str, Any]) -> dict[str, Any]:
@@ -35,7 +37,10 @@ def slack_payload(alert: dict[str, Any]) -> dict[str, Any]:
         "text": f"{alert['title']}: {alert['message']}",
         "blocks": [
             {"type": "section", "text": {"type": "mrkdwn", "text": f"{head}\n{alert['message']}"}},
-            {"type": "context", "elements": [{"type": "mrkdwn", "text": f"flopledger · `{alert['alert_id']}`"}]},
+            {
+                "type": "context",
+                "elements": [{"type": "mrkdwn", "text": f"flopledger · `{alert['alert_id']}`"}],
+            },
         ],
     }
 

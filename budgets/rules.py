@@ -25,35 +25,60 @@ def threshold_alerts(status: Status) -> list[Alert]:
         return []
     alerts = []
     for t in status.thresholds_crossed:
-        alerts.append(Alert(
-            alert_id=f"threshold:{status.budget}:{status.period_key}:{t:g}",
-            kind="threshold", subject=status.budget,
-            severity="critical" if t >= 100 else "warning",
-            title=f"Budget {status.budget} passed {_pct_text(t)} for {status.period_key}",
-            message=(f"{_money(status.spend_to_date)} spent of {_money(status.amount_usd)} "
-                     f"({status.percent_used:.1f}%) in {status.period_key} ({status.scope})"),
-            channels=status.channels, details=_details(status, threshold_pct=t),
-        ))
+        alerts.append(
+            Alert(
+                alert_id=f"threshold:{status.budget}:{status.period_key}:{t:g}",
+                kind="threshold",
+                subject=status.budget,
+                severity="critical" if t >= 100 else "warning",
+                title=f"Budget {status.budget} passed {_pct_text(t)} for {status.period_key}",
+                message=(
+                    f"{_money(status.spend_to_date)} spent of {_money(status.amount_usd)} "
+                    f"({status.percent_used:.1f}%) in {status.period_key} ({status.scope})"
+                ),
+                channels=status.channels,
+                details=_details(status, threshold_pct=t),
+            )
+        )
     return alerts
 
 
 def forecast_alert(status: Status) -> list[Alert]:
     if not (status.is_current and status.forecast_alerts and status.forecast_overrun):
         return []
-    return [Alert(
-        alert_id=f"forecast:{status.budget}:{status.period_key}",
-        kind="forecast", subject=status.budget, severity="warning",
-        title=f"Budget {status.budget} is forecast to overrun {status.period_key}",
-        message=(f"forecast {_money(status.forecast)} against {_money(status.amount_usd)} "
-                 f"({status.forecast_percent:.1f}%) at {_money(status.run_rate_per_day)}/day "
-                 f"({status.scope})"),
-        channels=status.channels, details=_details(status),
-    )]
+    return [
+        Alert(
+            alert_id=f"forecast:{status.budget}:{status.period_key}",
+            kind="forecast",
+            subject=status.budget,
+            severity="warning",
+            title=f"Budget {status.budget} is forecast to overrun {status.period_key}",
+            message=(
+                f"forecast {_money(status.forecast)} against {_money(status.amount_usd)} "
+                f"({status.forecast_percent:.1f}%) at {_money(status.run_rate_per_day)}/day "
+                f"({status.scope})"
+            ),
+            channels=status.channels,
+            details=_details(status),
+        )
+    ]
 
 
 def _details(status: Status, **extra: object) -> dict[str, object]:
-    keys = ("budget", "period_key", "period_start", "period_end", "as_of", "amount", "currency",
-            "amount_usd", "spend_to_date", "forecast", "percent_used", "forecast_percent")
+    keys = (
+        "budget",
+        "period_key",
+        "period_start",
+        "period_end",
+        "as_of",
+        "amount",
+        "currency",
+        "amount_usd",
+        "spend_to_date",
+        "forecast",
+        "percent_used",
+        "forecast_percent",
+    )
     return {**{k: getattr(status, k) for k in keys}, **extra}
 
 
@@ -69,7 +94,10 @@ def _series(spend: dict[tuple[str | None, date], Decimal]) -> dict[str | None, d
 
 
 def spend_change_alerts(
-    rule: SpendChangeRule, spend: dict[tuple[str | None, date], Decimal], day: date, first_data_day: date | None
+    rule: SpendChangeRule,
+    spend: dict[tuple[str | None, date], Decimal],
+    day: date,
+    first_data_day: date | None,
 ) -> list[Alert]:
     """`day`'s spend above the mean of the `baseline_days` before it by more than `above_pct`.
 
@@ -79,24 +107,47 @@ def spend_change_alerts(
         return []
     alerts = []
     for group, series in sorted(_series(spend).items(), key=lambda kv: str(kv[0])):
-        baseline = sum((series.get(start + timedelta(days=n), Decimal(0)) for n in range(rule.baseline_days)),
-                       Decimal(0)) / rule.baseline_days
+        baseline = (
+            sum(
+                (
+                    series.get(start + timedelta(days=n), Decimal(0))
+                    for n in range(rule.baseline_days)
+                ),
+                Decimal(0),
+            )
+            / rule.baseline_days
+        )
         value = series.get(day, Decimal(0))
-        if baseline > 0 and value >= rule.min_daily_spend and value > baseline * (1 + Decimal(str(rule.above_pct)) / 100):
+        if (
+            baseline > 0
+            and value >= rule.min_daily_spend
+            and value > baseline * (1 + Decimal(str(rule.above_pct)) / 100)
+        ):
             alerts.append(_spend_change(rule, group, day, value, baseline))
     return alerts
 
 
-def _spend_change(rule: SpendChangeRule, group: str | None, day: date, value: Decimal, baseline: Decimal) -> Alert:
+def _spend_change(
+    rule: SpendChangeRule, group: str | None, day: date, value: Decimal, baseline: Decimal
+) -> Alert:
     name = group if group is not None else "all"
     rise = float((value / baseline - 1) * 100)
     return Alert(
         alert_id=f"spend_change:{rule.name}:{name}:{day}",
-        kind="spend_change", subject=rule.name, severity="warning",
+        kind="spend_change",
+        subject=rule.name,
+        severity="warning",
         title=f"Spend jumped {rise:.0f}% on {day} ({rule.name}{'' if group is None else ': ' + group})",
-        message=(f"{_money(value)} on {day} against a {rule.baseline_days}-day baseline of "
-                 f"{_money(baseline)}/day (limit +{rule.above_pct:g}%; {rule.scope.describe()})"),
+        message=(
+            f"{_money(value)} on {day} against a {rule.baseline_days}-day baseline of "
+            f"{_money(baseline)}/day (limit +{rule.above_pct:g}%; {rule.scope.describe()})"
+        ),
         channels=list(rule.channels),
-        details={"day": day, "group": group, "spend": value, "baseline": baseline.quantize(Decimal("0.000000001")),
-                 "rise_pct": rise},
+        details={
+            "day": day,
+            "group": group,
+            "spend": value,
+            "baseline": baseline.quantize(Decimal("0.000000001")),
+            "rise_pct": rise,
+        },
     )

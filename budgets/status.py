@@ -51,25 +51,55 @@ def _pct(part: Decimal, whole: Decimal) -> float:
 
 
 def period_status(
-    budget: Budget, period: Period, spend: Mapping[date, Decimal], as_of: datetime,
-    first_data_day: date | None, window_days: int, rates: Rates, current: bool,
+    budget: Budget,
+    period: Period,
+    spend: Mapping[date, Decimal],
+    as_of: datetime,
+    first_data_day: date | None,
+    window_days: int,
+    rates: Rates,
+    current: bool,
 ) -> Status:
     rate = rate_on(rates, budget.currency, period.start)
     amount_usd = to_usd(budget.amount, rate)
     f = forecast_period(spend, period, as_of.date(), window_days, first_data_day)
     used = _pct(f.spend_to_date, amount_usd)
     return Status(
-        budget.name, period.kind, period.key, period.start, period.last_day, current, as_of,
-        budget.scope.describe(), budget.scope.basis, budget.currency, budget.amount, rate, amount_usd,
-        f.spend_to_date, f.run_rate, f.rate_days, f.forecast, used, _pct(f.forecast, amount_usd),
-        list(budget.thresholds), [t for t in budget.thresholds if used >= t],
-        f.spend_to_date >= amount_usd, f.forecast > amount_usd, budget.forecast_alerts, list(budget.channels),
+        budget.name,
+        period.kind,
+        period.key,
+        period.start,
+        period.last_day,
+        current,
+        as_of,
+        budget.scope.describe(),
+        budget.scope.basis,
+        budget.currency,
+        budget.amount,
+        rate,
+        amount_usd,
+        f.spend_to_date,
+        f.run_rate,
+        f.rate_days,
+        f.forecast,
+        used,
+        _pct(f.forecast, amount_usd),
+        list(budget.thresholds),
+        [t for t in budget.thresholds if used >= t],
+        f.spend_to_date >= amount_usd,
+        f.forecast > amount_usd,
+        budget.forecast_alerts,
+        list(budget.channels),
     )
 
 
 def budget_statuses(
-    budget: Budget, spend: Mapping[date, Decimal], as_of: datetime,
-    first_data_day: date | None, window_days: int, rates: Rates,
+    budget: Budget,
+    spend: Mapping[date, Decimal],
+    as_of: datetime,
+    first_data_day: date | None,
+    window_days: int,
+    rates: Rates,
 ) -> list[Status]:
     """One Status per period from the first day with data (or the current period) to the as-of day."""
     first = min(first_data_day or as_of.date(), as_of.date())
@@ -81,17 +111,35 @@ def budget_statuses(
     ]
 
 
-SCHEMA = pa.schema([
-    ("budget", pa.string()), ("period_kind", pa.string()), ("period_key", pa.string()),
-    ("period_start", pa.date32()), ("period_end", pa.date32()), ("is_current", pa.bool_()),
-    ("as_of", pa.timestamp("us")), ("scope", pa.string()), ("basis", pa.string()),
-    ("currency", pa.string()), ("amount", MONEY), ("fx_rate", pa.decimal128(38, 18)),
-    ("amount_usd", MONEY), ("spend_to_date", MONEY), ("run_rate_per_day", MONEY),
-    ("run_rate_days", pa.int32()), ("forecast", MONEY), ("percent_used", pa.float64()),
-    ("forecast_percent", pa.float64()), ("thresholds", pa.list_(pa.float64())),
-    ("thresholds_crossed", pa.list_(pa.float64())), ("over_budget", pa.bool_()),
-    ("forecast_overrun", pa.bool_()), ("forecast_alerts", pa.bool_()), ("channels", pa.list_(pa.string())),
-])
+SCHEMA = pa.schema(
+    [
+        ("budget", pa.string()),
+        ("period_kind", pa.string()),
+        ("period_key", pa.string()),
+        ("period_start", pa.date32()),
+        ("period_end", pa.date32()),
+        ("is_current", pa.bool_()),
+        ("as_of", pa.timestamp("us")),
+        ("scope", pa.string()),
+        ("basis", pa.string()),
+        ("currency", pa.string()),
+        ("amount", MONEY),
+        ("fx_rate", pa.decimal128(38, 18)),
+        ("amount_usd", MONEY),
+        ("spend_to_date", MONEY),
+        ("run_rate_per_day", MONEY),
+        ("run_rate_days", pa.int32()),
+        ("forecast", MONEY),
+        ("percent_used", pa.float64()),
+        ("forecast_percent", pa.float64()),
+        ("thresholds", pa.list_(pa.float64())),
+        ("thresholds_crossed", pa.list_(pa.float64())),
+        ("over_budget", pa.bool_()),
+        ("forecast_overrun", pa.bool_()),
+        ("forecast_alerts", pa.bool_()),
+        ("channels", pa.list_(pa.string())),
+    ]
+)
 
 
 def to_arrow(statuses: list[Status]) -> pa.Table:

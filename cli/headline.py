@@ -33,7 +33,9 @@ def _where_it_went(warehouse: Warehouse, currency: str) -> list[str]:
     row = warehouse.query(query_sql("where_the_bill_went")).to_pylist()[0]
     share = row["idle_hours"] / row["paid_hours"] if row["paid_hours"] else 0.0
     other = row["effective"] - (row["runs"] or 0) - (row["unallocated_idle"] or 0)
-    lines = [f"  {'allocated to ' + format(row['run_count'], ',') + ' runs':<28}{_money(row['runs'], currency):>22}"]
+    lines = [
+        f"  {'allocated to ' + format(row['run_count'], ',') + ' runs':<28}{_money(row['runs'], currency):>22}"
+    ]
     if row["allocated_idle"] is not None:
         lines.append(
             f"  {'  of which allocated idle':<28}{_money(row['allocated_idle'], currency):>22}"
@@ -45,15 +47,23 @@ def _where_it_went(warehouse: Warehouse, currency: str) -> list[str]:
         f"  {'other shared cost':<28}{_money(other, currency):>22}   (storage, network, tax: no run held them)",
     ]
     verdict = "yes" if row["books_close"] else "NO: see the books table"
-    lines.append(f"  books close (runs + idle + shared = effective cost, to the nano-dollar): {verdict}")
+    lines.append(
+        f"  books close (runs + idle + shared = effective cost, to the nano-dollar): {verdict}"
+    )
     return lines
 
 
 def _top_runs(warehouse: Warehouse, currency: str) -> list[str]:
     rows = warehouse.query(query_sql("top_runs_by_cost")).to_pylist()
-    lines = ["", f"top runs by cost ({currency})", f"  {'run':<28}{'team':<14}{'class':<18}{'acc-hours':>10}{'cost':>14}{'per M tok':>11}"]
+    lines = [
+        "",
+        f"top runs by cost ({currency})",
+        f"  {'run':<28}{'team':<14}{'class':<18}{'acc-hours':>10}{'cost':>14}{'per M tok':>11}",
+    ]
     for r in rows:
-        per_mtok = "-" if r["cost_per_million_tokens"] is None else f"{r['cost_per_million_tokens']:,.4f}"
+        per_mtok = (
+            "-" if r["cost_per_million_tokens"] is None else f"{r['cost_per_million_tokens']:,.4f}"
+        )
         lines.append(
             f"  {r['run_id'][:27]:<28}{(r['team'] or '-')[:13]:<14}{r['workload_class'][:17]:<18}"
             f"{r['accelerator_hours']:>10,.1f}{r['effective_cost']:>14,.2f}{per_mtok:>11}"

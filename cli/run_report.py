@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from cli.alert_lines import alert_lines
-from pipelines.outcome import CheckResult, RunOutcome
 from cli.headline import headline_lines
+from pipelines.outcome import CheckResult, RunOutcome
 from warehouse import open_warehouse
 
 
@@ -21,7 +21,9 @@ def render(outcome: RunOutcome) -> str:
     if outcome.succeeded or outcome.materialized:
         lines += headline_lines(warehouse, outcome.config.reporting_currency)
     lines += _check_lines(outcome.checks)
-    lines += alert_lines(warehouse) if outcome.succeeded or outcome.materialized else []  # budgets: open alerts
+    lines += (
+        alert_lines(warehouse) if outcome.succeeded or outcome.materialized else []
+    )  # budgets: open alerts
     if outcome.failures:
         lines += ["", "FAILED:"] + [f"  {f}" for f in outcome.failures]
     lines.append("")
@@ -55,4 +57,3 @@ def _check_lines(checks: list[CheckResult]) -> list[str]:
     for c in failed:
         lines.append(f"  {c.severity:<5} {c.asset}.{c.name}: {c.description}")
     return lines
-

@@ -13,11 +13,21 @@ from settings import load_config
 from warehouse import TableInfo, Warehouse, open_warehouse
 
 MARKER = "<!-- generated above; hand-written below -->"
-RAW = ("billing_line_items", "jobs", "job_placements", "gpu_samples", "tpu_samples", "probe_results", "quarantine")
+RAW = (
+    "billing_line_items",
+    "jobs",
+    "job_placements",
+    "gpu_samples",
+    "tpu_samples",
+    "probe_results",
+    "quarantine",
+)
 
 
 def _table_section(table: TableInfo) -> list[str]:
-    lines = [f"### `{table.table}`\n\n{table.comment}\n\n| column | type | meaning |\n|---|---|---|"]
+    lines = [
+        f"### `{table.table}`\n\n{table.comment}\n\n| column | type | meaning |\n|---|---|---|"
+    ]
     for column in table.columns:
         cell = column.comment.replace("|", "\\|")
         lines.append(f"| `{column.column}` | {column.data_type} | {cell} |")

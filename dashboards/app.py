@@ -15,10 +15,16 @@ from settings import ConfigError, load_config
 PAGES = [
     st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
     st.Page("pages/cost_per_run.py", title="Cost per run", icon=":material/receipt_long:"),
-    st.Page("pages/cost_per_million_tokens.py", title="Cost per million tokens", icon=":material/token:"),
+    st.Page(
+        "pages/cost_per_million_tokens.py", title="Cost per million tokens", icon=":material/token:"
+    ),
     st.Page("pages/idle_capacity.py", title="Idle capacity", icon=":material/hourglass_empty:"),
-    st.Page("pages/accelerator_efficiency.py", title="Accelerator efficiency", icon=":material/speed:"),
-    st.Page("pages/budgets_and_alerts.py", title="Budgets and alerts", icon=":material/notifications:"),
+    st.Page(
+        "pages/accelerator_efficiency.py", title="Accelerator efficiency", icon=":material/speed:"
+    ),
+    st.Page(
+        "pages/budgets_and_alerts.py", title="Budgets and alerts", icon=":material/notifications:"
+    ),
 ]
 
 
@@ -41,8 +47,10 @@ def main() -> None:
     except NoWarehouse as exc:
         st.info(f"No published warehouse yet for {exc}. Run `flopledger run --config {exc}` first.")
     except QueryFailed:
-        st.error("The warehouse could not answer a query for this page. The details are in the "
-                 "dashboard's log.")
+        st.error(
+            "The warehouse could not answer a query for this page. The details are in the "
+            "dashboard's log."
+        )
 
 
 main()

@@ -35,8 +35,10 @@ def gate(required: bool = False) -> None:
     auth = _auth_secrets()
     if auth is None:
         if required:
-            st.error("flopledger.yaml sets dashboard.sign_in, but .streamlit/secrets.toml has no "
-                     "[auth] table: see docs/dashboards.md.")
+            st.error(
+                "flopledger.yaml sets dashboard.sign_in, but .streamlit/secrets.toml has no "
+                "[auth] table: see docs/dashboards.md."
+            )
             st.stop()
         return
     if not st.user.is_logged_in:

@@ -20,33 +20,58 @@ def _drawn(frame: pd.DataFrame, *money: str) -> pd.DataFrame:
 
 def spend_trend(frame: pd.DataFrame) -> alt.Chart:
     """Effective spend per UTC day, stacked by category. Columns: day, category, effective_usd."""
-    return alt.Chart(_drawn(frame, "effective_usd"), title="Spend per day").mark_bar().encode(
-        x=alt.X("day:T", title="Day (UTC)", timeUnit="yearmonthdate"),
-        y=alt.Y("sum(effective_usd):Q", title="Effective cost (USD)", axis=alt.Axis(format="$,.0f")),
-        color=alt.Color("category:N", title="Category"),
-        tooltip=[alt.Tooltip("day:T", title="Day"), "category:N",
-                 alt.Tooltip("effective_usd:Q", title="Cost (USD)", format="$,.2f")],
+    return (
+        alt.Chart(_drawn(frame, "effective_usd"), title="Spend per day")
+        .mark_bar()
+        .encode(
+            x=alt.X("day:T", title="Day (UTC)", timeUnit="yearmonthdate"),
+            y=alt.Y(
+                "sum(effective_usd):Q", title="Effective cost (USD)", axis=alt.Axis(format="$,.0f")
+            ),
+            color=alt.Color("category:N", title="Category"),
+            tooltip=[
+                alt.Tooltip("day:T", title="Day"),
+                "category:N",
+                alt.Tooltip("effective_usd:Q", title="Cost (USD)", format="$,.2f"),
+            ],
+        )
     )
 
 
 def cost_bars(frame: pd.DataFrame, label: str, label_title: str, title: str) -> alt.Chart:
     """Horizontal bars of `effective_usd` per `label`, largest first."""
-    return alt.Chart(_drawn(frame, "effective_usd"), title=title).mark_bar().encode(
-        y=alt.Y(f"{label}:N", title=label_title, sort="-x"),
-        x=alt.X("effective_usd:Q", title="Effective cost (USD)", axis=alt.Axis(format="$,.0f")),
-        tooltip=[f"{label}:N", alt.Tooltip("effective_usd:Q", title="Cost (USD)", format="$,.2f")],
+    return (
+        alt.Chart(_drawn(frame, "effective_usd"), title=title)
+        .mark_bar()
+        .encode(
+            y=alt.Y(f"{label}:N", title=label_title, sort="-x"),
+            x=alt.X("effective_usd:Q", title="Effective cost (USD)", axis=alt.Axis(format="$,.0f")),
+            tooltip=[
+                f"{label}:N",
+                alt.Tooltip("effective_usd:Q", title="Cost (USD)", format="$,.2f"),
+            ],
+        )
     )
 
 
 def run_hours(frame: pd.DataFrame) -> alt.Chart:
     """One run's allocated cost per UTC hour, stacked by resource. Columns: hour, resource_name, effective_usd."""
     shown = _drawn(frame, "effective_usd")
-    return alt.Chart(shown, title="Cost by resource and hour").mark_bar().encode(
-        x=alt.X("hour:T", title="Hour (UTC)"),
-        y=alt.Y("sum(effective_usd):Q", title="Allocated cost (USD)", axis=alt.Axis(format="$,.2f")),
-        color=alt.Color("resource_name:N", title="Resource"),
-        tooltip=[alt.Tooltip("hour:T", format="%Y-%m-%d %H:00"), "resource_name:N",
-                 alt.Tooltip("effective_usd:Q", title="Cost (USD)", format="$,.2f")],
+    return (
+        alt.Chart(shown, title="Cost by resource and hour")
+        .mark_bar()
+        .encode(
+            x=alt.X("hour:T", title="Hour (UTC)"),
+            y=alt.Y(
+                "sum(effective_usd):Q", title="Allocated cost (USD)", axis=alt.Axis(format="$,.2f")
+            ),
+            color=alt.Color("resource_name:N", title="Resource"),
+            tooltip=[
+                alt.Tooltip("hour:T", format="%Y-%m-%d %H:00"),
+                "resource_name:N",
+                alt.Tooltip("effective_usd:Q", title="Cost (USD)", format="$,.2f"),
+            ],
+        )
     )
 
 
@@ -54,35 +79,63 @@ def tokens_bars(frame: pd.DataFrame, dimension_title: str) -> alt.Chart:
     """USD per million tokens per dimension value. Columns: dimension_value, usd_per_million_tokens."""
     shown = _drawn(frame, "usd_per_million_tokens")
     title = f"Cost per million tokens by {dimension_title.lower()}"
-    return alt.Chart(shown, title=title).mark_bar().encode(
-        y=alt.Y("dimension_value:N", title=dimension_title, sort="-x"),
-        x=alt.X("usd_per_million_tokens:Q", title="USD per million tokens", axis=alt.Axis(format="$,.2f")),
-        tooltip=[alt.Tooltip("dimension_value:N", title=dimension_title),
-                 alt.Tooltip("usd_per_million_tokens:Q", title="USD / M tokens", format="$,.4f")],
+    return (
+        alt.Chart(shown, title=title)
+        .mark_bar()
+        .encode(
+            y=alt.Y("dimension_value:N", title=dimension_title, sort="-x"),
+            x=alt.X(
+                "usd_per_million_tokens:Q",
+                title="USD per million tokens",
+                axis=alt.Axis(format="$,.2f"),
+            ),
+            tooltip=[
+                alt.Tooltip("dimension_value:N", title=dimension_title),
+                alt.Tooltip("usd_per_million_tokens:Q", title="USD / M tokens", format="$,.4f"),
+            ],
+        )
     )
 
 
 def tokens_trend(frame: pd.DataFrame, dimension_title: str) -> alt.Chart:
     """USD per million tokens per UTC day. Columns: day, dimension_value, usd_per_million_tokens."""
     shown = _drawn(frame, "usd_per_million_tokens")
-    return alt.Chart(shown, title="Cost per million tokens over time").mark_line(point=True).encode(
-        x=alt.X("day:T", title="Day of run start (UTC)", timeUnit="yearmonthdate"),
-        y=alt.Y("usd_per_million_tokens:Q", title="USD per million tokens", axis=alt.Axis(format="$,.2f")),
-        color=alt.Color("dimension_value:N", title=dimension_title),
-        tooltip=[alt.Tooltip("day:T", title="Day"), alt.Tooltip("dimension_value:N", title=dimension_title),
-                 alt.Tooltip("usd_per_million_tokens:Q", title="USD / M tokens", format="$,.4f")],
+    return (
+        alt.Chart(shown, title="Cost per million tokens over time")
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("day:T", title="Day of run start (UTC)", timeUnit="yearmonthdate"),
+            y=alt.Y(
+                "usd_per_million_tokens:Q",
+                title="USD per million tokens",
+                axis=alt.Axis(format="$,.2f"),
+            ),
+            color=alt.Color("dimension_value:N", title=dimension_title),
+            tooltip=[
+                alt.Tooltip("day:T", title="Day"),
+                alt.Tooltip("dimension_value:N", title=dimension_title),
+                alt.Tooltip("usd_per_million_tokens:Q", title="USD / M tokens", format="$,.4f"),
+            ],
+        )
     )
 
 
 def idle_split(frame: pd.DataFrame, dimension_title: str) -> alt.Chart:
     """Cost split into busy, allocated idle and unallocated idle. Columns: dimension_value, kind, usd."""
     shown = _drawn(frame, "usd")
-    return alt.Chart(shown, title=f"Idle cost by {dimension_title.lower()}").mark_bar().encode(
-        y=alt.Y("dimension_value:N", title=dimension_title),
-        x=alt.X("sum(usd):Q", title="Effective cost (USD)", axis=alt.Axis(format="$,.0f")),
-        color=alt.Color("kind:N", title="Capacity"),
-        tooltip=[alt.Tooltip("dimension_value:N", title=dimension_title), "kind:N",
-                 alt.Tooltip("usd:Q", title="Cost (USD)", format="$,.2f")],
+    return (
+        alt.Chart(shown, title=f"Idle cost by {dimension_title.lower()}")
+        .mark_bar()
+        .encode(
+            y=alt.Y("dimension_value:N", title=dimension_title),
+            x=alt.X("sum(usd):Q", title="Effective cost (USD)", axis=alt.Axis(format="$,.0f")),
+            color=alt.Color("kind:N", title="Capacity"),
+            tooltip=[
+                alt.Tooltip("dimension_value:N", title=dimension_title),
+                "kind:N",
+                alt.Tooltip("usd:Q", title="Cost (USD)", format="$,.2f"),
+            ],
+        )
     )
 
 
@@ -90,46 +143,75 @@ def idle_heatmap(frame: pd.DataFrame) -> alt.Chart:
     """Unallocated idle share by weekday and UTC hour. Columns: weekday (1-7), hour_of_day,
     unallocated_idle_share, unallocated_idle_usd."""
     shown = _drawn(frame, "unallocated_idle_usd").assign(day_name=frame["weekday"].map(WEEKDAYS))
-    return alt.Chart(shown, title="Unallocated idle by hour of day (UTC)").mark_rect().encode(
-        x=alt.X("hour_of_day:O", title="Hour of day (UTC)"),
-        y=alt.Y("day_name:N", title="Weekday", sort=list(WEEKDAYS.values())),
-        color=alt.Color("unallocated_idle_share:Q", title="Idle share of paid hours",
-                        scale=alt.Scale(domain=[0, 1], scheme="orangered"), legend=alt.Legend(format="%")),
-        tooltip=[alt.Tooltip("day_name:N", title="Weekday"), alt.Tooltip("hour_of_day:O", title="Hour"),
-                 alt.Tooltip("unallocated_idle_share:Q", title="Idle share", format=".1%"),
-                 alt.Tooltip("unallocated_idle_usd:Q", title="Idle cost (USD)", format="$,.2f")],
+    return (
+        alt.Chart(shown, title="Unallocated idle by hour of day (UTC)")
+        .mark_rect()
+        .encode(
+            x=alt.X("hour_of_day:O", title="Hour of day (UTC)"),
+            y=alt.Y("day_name:N", title="Weekday", sort=list(WEEKDAYS.values())),
+            color=alt.Color(
+                "unallocated_idle_share:Q",
+                title="Idle share of paid hours",
+                scale=alt.Scale(domain=[0, 1], scheme="orangered"),
+                legend=alt.Legend(format="%"),
+            ),
+            tooltip=[
+                alt.Tooltip("day_name:N", title="Weekday"),
+                alt.Tooltip("hour_of_day:O", title="Hour"),
+                alt.Tooltip("unallocated_idle_share:Q", title="Idle share", format=".1%"),
+                alt.Tooltip("unallocated_idle_usd:Q", title="Idle cost (USD)", format="$,.2f"),
+            ],
+        )
     )
 
 
 def efficiency_bars(frame: pd.DataFrame) -> alt.Chart:
     """Best probe-measured TFLOP/s against spec. Columns: accelerator, dtype, best_achieved_tflops, spec_tflops."""
-    long = frame.melt(id_vars=["accelerator", "dtype"], value_vars=["best_achieved_tflops", "spec_tflops"],
-                      var_name="measure", value_name="tflops")
-    long["measure"] = long["measure"].map({"best_achieved_tflops": "Achieved (probe)", "spec_tflops": "Spec peak"})
+    long = frame.melt(
+        id_vars=["accelerator", "dtype"],
+        value_vars=["best_achieved_tflops", "spec_tflops"],
+        var_name="measure",
+        value_name="tflops",
+    )
+    long["measure"] = long["measure"].map(
+        {"best_achieved_tflops": "Achieved (probe)", "spec_tflops": "Spec peak"}
+    )
     long["series"] = long["accelerator"] + " " + long["dtype"]
-    return alt.Chart(long, title="Achieved vs spec TFLOP/s").mark_bar().encode(
-        y=alt.Y("series:N", title="Accelerator and dtype"),
-        yOffset="measure:N",
-        x=alt.X("tflops:Q", title="TFLOP/s"),
-        color=alt.Color("measure:N", title="Measure"),
-        tooltip=["series:N", "measure:N", alt.Tooltip("tflops:Q", format=",.1f")],
+    return (
+        alt.Chart(long, title="Achieved vs spec TFLOP/s")
+        .mark_bar()
+        .encode(
+            y=alt.Y("series:N", title="Accelerator and dtype"),
+            yOffset="measure:N",
+            x=alt.X("tflops:Q", title="TFLOP/s"),
+            color=alt.Color("measure:N", title="Measure"),
+            tooltip=["series:N", "measure:N", alt.Tooltip("tflops:Q", format=",.1f")],
+        )
     )
 
 
 def mfu_histogram(frame: pd.DataFrame) -> alt.Chart:
     """Distribution of runs' MFU against spec. Columns: mfu_spec_pct."""
-    return alt.Chart(frame, title="MFU distribution").mark_bar().encode(
-        x=alt.X("mfu_spec_pct:Q", bin=alt.Bin(maxbins=30), title="MFU against spec peak (%)"),
-        y=alt.Y("count():Q", title="Runs"),
+    return (
+        alt.Chart(frame, title="MFU distribution")
+        .mark_bar()
+        .encode(
+            x=alt.X("mfu_spec_pct:Q", bin=alt.Bin(maxbins=30), title="MFU against spec peak (%)"),
+            y=alt.Y("count():Q", title="Runs"),
+        )
     )
 
 
 def budget_bars(frame: pd.DataFrame) -> alt.Chart:
     """Spend and forecast against each budget. Columns: budget, measure, usd."""
-    return alt.Chart(_drawn(frame, "usd"), title="Budgets").mark_bar().encode(
-        y=alt.Y("budget:N", title="Budget"),
-        yOffset="measure:N",
-        x=alt.X("usd:Q", title="USD", axis=alt.Axis(format="$,.0f")),
-        color=alt.Color("measure:N", title="Measure"),
-        tooltip=["budget:N", "measure:N", alt.Tooltip("usd:Q", title="USD", format="$,.2f")],
+    return (
+        alt.Chart(_drawn(frame, "usd"), title="Budgets")
+        .mark_bar()
+        .encode(
+            y=alt.Y("budget:N", title="Budget"),
+            yOffset="measure:N",
+            x=alt.X("usd:Q", title="USD", axis=alt.Axis(format="$,.0f")),
+            color=alt.Color("measure:N", title="Measure"),
+            tooltip=["budget:N", "measure:N", alt.Tooltip("usd:Q", title="USD", format="$,.2f")],
+        )
     )

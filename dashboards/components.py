@@ -57,8 +57,11 @@ def table(frame: pd.DataFrame, name: str, config: dict[str, Any] | None = None) 
     the CSV carries every digit; the column config rounds them on screen only."""
     st.dataframe(frame, hide_index=True, width="stretch", column_config=config)
     st.download_button(
-        f"Download {name}.csv", csv_text(frame).encode(), file_name=f"{name}.csv",
-        mime="text/csv", key=f"csv_{name}",
+        f"Download {name}.csv",
+        csv_text(frame).encode(),
+        file_name=f"{name}.csv",
+        mime="text/csv",
+        key=f"csv_{name}",
     )
 
 
@@ -74,4 +77,6 @@ def scope_note(filters: Filters, applies: Iterable[str], what: str) -> None:
     """Say which chosen filters a section cannot apply (its table has no such column)."""
     ignored = [DIMENSIONS[d] for d in DIMENSIONS if d not in set(applies) and filters.chosen(d)]
     if ignored:
-        st.caption(f"{what} is not split by {', '.join(ignored).lower()}: those filters do not apply here.")
+        st.caption(
+            f"{what} is not split by {', '.join(ignored).lower()}: those filters do not apply here."
+        )

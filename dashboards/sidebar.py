@@ -44,7 +44,9 @@ def _sanitise_state(opts: dict[str, list[str]], lo: date, hi: date) -> None:
     st.session_state["f_dates"] = (min(start, end), max(start, end))
     for dim in DIMENSIONS:
         known = set(opts[dim])
-        st.session_state[f"f_{dim}"] = [v for v in st.session_state.get(f"f_{dim}", []) if v in known]
+        st.session_state[f"f_{dim}"] = [
+            v for v in st.session_state.get(f"f_{dim}", []) if v in known
+        ]
 
 
 def _widgets(opts: dict[str, list[str]], lo: date, hi: date) -> Filters:

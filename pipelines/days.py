@@ -23,7 +23,9 @@ def _jobs(config: Config) -> set[date]:
 def _spool(config: Config) -> set[date]:
     """Spool files are named by their first minute; a file may run into the next day."""
     days = {spool_file_day(p) for p in config.source_files("nvml_spool")}
-    return {d for d in days if d is not None} | {d + timedelta(days=1) for d in days if d is not None}
+    return {d for d in days if d is not None} | {
+        d + timedelta(days=1) for d in days if d is not None
+    }
 
 
 def _probes(config: Config) -> set[date]:

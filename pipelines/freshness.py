@@ -25,10 +25,14 @@ def freshness_check(
     Measured against the bill, not the wall clock, so that a backfill of old data is judged
     on its own terms; a live deployment that stops receiving telemetry shows up the same way."""
 
-    @dg.asset_check(asset=asset, name=f"{table}_fresh", description=f"{table} keeps up with the bill.")
+    @dg.asset_check(
+        asset=asset, name=f"{table}_fresh", description=f"{table} keeps up with the bill."
+    )
     def check(flopledger: Flopledger) -> dg.AssetCheckResult:
         if getattr(flopledger.config().sources, source) is None:
-            return dg.AssetCheckResult(passed=True, description=f"sources.{source} is not configured")
+            return dg.AssetCheckResult(
+                passed=True, description=f"sources.{source} is not configured"
+            )
         newest, billed = _newest_and_billed(flopledger, table)
         if newest is None:
             return dg.AssetCheckResult(

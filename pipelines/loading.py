@@ -22,7 +22,9 @@ def counts_metadata(**counts: int) -> dict[str, dg.MetadataValue]:
     return {name: dg.MetadataValue.int(int(value)) for name, value in counts.items()}
 
 
-def replace_days(warehouse: Warehouse, table: str, day_of: str, rows: pa.Table, days: list[date]) -> pa.Table:
+def replace_days(
+    warehouse: Warehouse, table: str, day_of: str, rows: pa.Table, days: list[date]
+) -> pa.Table:
     """Replace, in `table`, each day of `days` for which `rows` has rows; return those rows.
 
     `day_of` names the column whose UTC day places a row (a timestamp or a date). A day the
@@ -37,7 +39,11 @@ def replace_days(warehouse: Warehouse, table: str, day_of: str, rows: pa.Table, 
 
 
 def load_minutes(
-    warehouse: Warehouse, table: str, samples: pa.Table, quarantined: list[Quarantined], days: list[date]
+    warehouse: Warehouse,
+    table: str,
+    samples: pa.Table,
+    quarantined: list[Quarantined],
+    days: list[date],
 ) -> dict[str, dg.MetadataValue]:
     """Replace the window's days that have samples, and store what was quarantined."""
     rows = replace_days(warehouse, table, "minute", samples, days)

@@ -18,7 +18,11 @@ class _ProgressHandler(logging.Handler):
         step = meta.get("step_key") or ""
         if event is None:
             if record.levelno >= logging.INFO and step:
-                print(f"      {meta.get('orig_message') or record.getMessage()}", file=sys.stderr, flush=True)
+                print(
+                    f"      {meta.get('orig_message') or record.getMessage()}",
+                    file=sys.stderr,
+                    flush=True,
+                )
             return
         kind = event.event_type_value
         if kind == "STEP_START":
@@ -38,4 +42,6 @@ def _progress(_init_context: dg.InitLoggerContext) -> logging.Logger:
     return logger
 
 
-progress_logger = dg.LoggerDefinition(_progress, description="One line per step on stderr, for the CLI.")
+progress_logger = dg.LoggerDefinition(
+    _progress, description="One line per step on stderr, for the CLI."
+)

@@ -12,13 +12,13 @@ from typing import Any
 
 import dagster as dg
 
+from pipelines.asset_jobs import INGEST_JOB, MARTS_JOB
+from pipelines.days import input_days
 from pipelines.definitions import build_definitions
+from pipelines.outcome import CheckResult, RunOutcome
+from pipelines.run_tags import WINDOW_ONLY_TAG
 from settings import Config
 from warehouse import open_warehouse
-from pipelines.days import input_days
-from pipelines.asset_jobs import INGEST_JOB, MARTS_JOB
-from pipelines.run_tags import WINDOW_ONLY_TAG
-from pipelines.outcome import CheckResult, RunOutcome
 
 # One concise line per step instead of Dagster's console log; the report comes at the end.
 QUIET: dict[str, Any] = {"loggers": {"progress": {}}}
@@ -64,7 +64,9 @@ def collect_events(report: RunOutcome, result: dg.ExecuteInProcessResult) -> Non
             meta = {k: _metadata_value(v) for k, v in mat.metadata.items()}
             report.materialized[mat.asset_key.to_user_string()] = meta
         elif event.event_type == dg.DagsterEventType.STEP_FAILURE:
-            report.failures.append(f"{event.step_key}: {_root_cause(event.step_failure_data.error)}")
+            report.failures.append(
+                f"{event.step_key}: {_root_cause(event.step_failure_data.error)}"
+            )
         elif event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
             data = event.asset_check_evaluation_data
             report.checks.append(
@@ -94,8 +96,11 @@ def run_pipeline(
     _quiet_dagster()
     report = RunOutcome(config=config)
     window = _window(config, start, end)
-    defs = build_definitions(str(Path(config_path).resolve()), window.start if window else None,
-                             window.end if window else None)
+    defs = build_definitions(
+        str(Path(config_path).resolve()),
+        window.start if window else None,
+        window.end if window else None,
+    )
     instance = dg.DagsterInstance.ephemeral()
     if window is None:
         _progress("flopledger: no input rows found; rebuilding the marts only")

@@ -14,9 +14,8 @@ from collectors.nvml.nvml import Nvml, total_energy_mj
 
 EnergyMeter = Callable[[], float | None]  # cumulative joules since some origin, None if unknown
 
-def nvml_energy_meter(
-    backend: str, gpu_index: int, nvml: Nvml | None = None
-) -> EnergyMeter | None:
+
+def nvml_energy_meter(backend: str, gpu_index: int, nvml: Nvml | None = None) -> EnergyMeter | None:
     """A meter for one NVIDIA GPU (None off GPUs); `nvml` is a simulated one in tests."""
     if backend != "gpu":
         return None

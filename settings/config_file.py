@@ -150,7 +150,9 @@ def load_config(path: str | Path) -> Config:
     except ValidationError as exc:
         raise ConfigError(_error_line(path, exc)) from None
     if config.warehouse.kind != "duckdb":
-        raise ConfigError(f"{path}: warehouse.kind: {config.warehouse.kind!r} is not implemented yet (use duckdb)")
+        raise ConfigError(
+            f"{path}: warehouse.kind: {config.warehouse.kind!r} is not implemented yet (use duckdb)"
+        )
     if config.sources.focus is not None:
         log.warning("sources.focus: FOCUS ingest is not built yet; those files are not read")
     return _absolute(config, path.resolve().parent)

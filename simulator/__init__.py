@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from budgets.demo import write_demo_budgets
+from probes.simulated import simulated_probe_rows, write_probe_jsonl
 from simulator.billing import day_rows
 from simulator.clock import DAY_US, day_start_us
 from simulator.extracts import ExportWriter
@@ -27,11 +28,20 @@ from simulator.jobfiles import write_jobs_jsonl, write_sacct
 from simulator.schedule import Run, build_schedule
 from simulator.telemetry import index_placements, write_gpu_day, write_tpu_day
 from simulator.truth import Truth
-from probes.simulated import simulated_probe_rows, write_probe_jsonl
 
 DEFAULT_START = date(2026, 10, 1)
-OWNED = ("billing", "jobs", "spool", "monitoring", "truth", "flopledger.yaml", "warehouse.duckdb",
-         "warehouse.snapshot.duckdb", "budgets.yaml", "probes")
+OWNED = (
+    "billing",
+    "jobs",
+    "spool",
+    "monitoring",
+    "truth",
+    "flopledger.yaml",
+    "warehouse.duckdb",
+    "warehouse.snapshot.duckdb",
+    "budgets.yaml",
+    "probes",
+)
 
 
 @dataclass
@@ -82,15 +92,21 @@ def config_text(fleet: Fleet, has_slurm: bool, telemetry: bool, args: str) -> st
 
 
 def _telemetry_day(out: Path, fleet: Fleet, held: dict, day_us: int, seed: int) -> tuple[int, int]:
-    gpu_rows = sum(write_gpu_day(out / "spool", vm, day_us, held.get(vm.name, []), seed) for vm in fleet.vms)
-    points = sum(write_tpu_day(out / "monitoring", s, day_us, held.get(s.name, []), seed) for s in fleet.slices)
+    gpu_rows = sum(
+        write_gpu_day(out / "spool", vm, day_us, held.get(vm.name, []), seed) for vm in fleet.vms
+    )
+    points = sum(
+        write_tpu_day(out / "monitoring", s, day_us, held.get(s.name, []), seed)
+        for s in fleet.slices
+    )
     return gpu_rows, points
 
 
 def _write_budgets(out: Path, truth: Truth, start: date, days: int) -> None:
     """budgets.yaml scaled to what this fleet spends: some budgets cross a threshold."""
     daily = {
-        team: Decimal(nanos) / Decimal(10**9) / days for team, nanos in truth.effective_by_team.items()
+        team: Decimal(nanos) / Decimal(10**9) / days
+        for team, nanos in truth.effective_by_team.items()
     }
     write_demo_budgets(out, daily_spend_by_team=daily, start=start, days=days)
 
@@ -101,7 +117,9 @@ def _write_probes(out: Path, fleet: Fleet, start: date, days: int, seed: int) ->
     nodes += [(s.name, s.tpu.accelerator_type) for s in fleet.slices]
     if nodes:
         day_list = [start + timedelta(days=i) for i in range(days)]
-        write_probe_jsonl(out / "probes" / "probe_results.jsonl", simulated_probe_rows(nodes, day_list, seed))
+        write_probe_jsonl(
+            out / "probes" / "probe_results.jsonl", simulated_probe_rows(nodes, day_list, seed)
+        )
 
 
 def _stderr(message: str) -> None:
@@ -140,13 +158,33 @@ def simulate(
         _write_probes(out, fleet, start, days, seed)
     args = f"--gpus {gpus} --tpu-chips {tpu_chips} --days {days} --seed {seed} --start {start}"
     config = out / "flopledger.yaml"
-    config.write_text(config_text(fleet, has_slurm, telemetry, args + ("" if telemetry else " --no-telemetry")))
-    return SimulationResult(out, config, len(runs), writer.rows_written, len(writer.files), gpu_rows, points,
-                            totals, time.monotonic() - t0)
+    config.write_text(
+        config_text(fleet, has_slurm, telemetry, args + ("" if telemetry else " --no-telemetry"))
+    )
+    return SimulationResult(
+        out,
+        config,
+        len(runs),
+        writer.rows_written,
+        len(writer.files),
+        gpu_rows,
+        points,
+        totals,
+        time.monotonic() - t0,
+    )
 
 
-def _days(out: Path, fleet: Fleet, runs: list[Run], writer: ExportWriter, seed: int, start: date, days: int,
-          telemetry: bool, progress: Callable[[str], None] | None) -> tuple[int, int]:
+def _days(
+    out: Path,
+    fleet: Fleet,
+    runs: list[Run],
+    writer: ExportWriter,
+    seed: int,
+    start: date,
+    days: int,
+    telemetry: bool,
+    progress: Callable[[str], None] | None,
+) -> tuple[int, int]:
     held = index_placements(runs, fleet.end_us) if telemetry else {}
     gpu_rows = points = 0
     for d in range(days):
@@ -158,15 +196,20 @@ def _days(out: Path, fleet: Fleet, runs: list[Run], writer: ExportWriter, seed: 
             g, p = _telemetry_day(out, fleet, held, fleet.start_us + d * DAY_US, seed)
             gpu_rows, points = gpu_rows + g, points + p
         if progress:
-            progress(f"day {d + 1}/{days} {day}: {len(rows):,} billing rows"
-                     + (f", {gpu_rows:,} GPU rows and {points:,} TPU points so far" if telemetry else ""))
+            progress(
+                f"day {d + 1}/{days} {day}: {len(rows):,} billing rows"
+                + (f", {gpu_rows:,} GPU rows and {points:,} TPU points so far" if telemetry else "")
+            )
     return gpu_rows, points
 
 
 def _write_jobs(out: Path, runs: list[Run], start: date, days: int) -> bool:
     write_jobs_jsonl(out / "jobs", runs)
     end = start + timedelta(days=days)
-    return write_sacct(out / "jobs" / "sacct.json", runs, f"{start}T00:00:00", f"{end}T00:00:00") is not None
+    return (
+        write_sacct(out / "jobs" / "sacct.json", runs, f"{start}T00:00:00", f"{end}T00:00:00")
+        is not None
+    )
 
 
 __all__ = ["DEFAULT_START", "SimulationResult", "simulate"]

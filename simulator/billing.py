@@ -41,12 +41,16 @@ def _vm_where(vm: Vm, kind: str) -> Where:
     country = "NL" if region.startswith("europe") else "US"
     path = "disks" if kind == "disk" else "instances"
     global_name = f"//compute.googleapis.com/projects/{project}/zones/{vm.zone}/{path}/{vm.name}"
-    system = {} if kind == "disk" else {
-        "compute.googleapis.com/machine_spec": vm.machine.name,
-        "compute.googleapis.com/cores": str(vm.machine.vcpus),
-        "compute.googleapis.com/memory": str(vm.machine.ram_gib * 1024),
-        "compute.googleapis.com/is_unused_reservation": "false",
-    }
+    system = (
+        {}
+        if kind == "disk"
+        else {
+            "compute.googleapis.com/machine_spec": vm.machine.name,
+            "compute.googleapis.com/cores": str(vm.machine.vcpus),
+            "compute.googleapis.com/memory": str(vm.machine.ram_gib * 1024),
+            "compute.googleapis.com/is_unused_reservation": "false",
+        }
+    )
     labels = {"team": vm.team} if vm.team else {}
     tags = (("env", "prod"),) if vm.project.account.currency != "USD" else ()
     return Where((vm.name, global_name), (region, country, region, vm.zone), labels, system, tags)
@@ -62,13 +66,23 @@ def _credits_for(vm: Vm, sku_key: str, cost: Decimal) -> tuple[dict[str, Any], .
 
 def _vm_hour_rows(vm: Vm, hour_us: int, seconds: int) -> list[Row]:
     m = vm.machine
-    amounts = {m.gpu_sku: m.gpus * seconds, m.core_sku: m.vcpus * seconds, m.ram_sku: m.ram_gib * GIB * seconds}
+    amounts = {
+        m.gpu_sku: m.gpus * seconds,
+        m.core_sku: m.vcpus * seconds,
+        m.ram_sku: m.ram_gib * GIB * seconds,
+    }
     where, rows = _vm_where(vm, "vm"), []
     for key, amount in amounts.items():
         sku, usage = SKUS[key], Decimal(amount)
         cost = usage_cost(sku, vm.project.account, usage)
-        charge = Charge(sku, hour_us, hour_us + HOUR_US, usage, export_us(hour_us + HOUR_US, vm.index + hour_us // HOUR_US),
-                        credits=_credits_for(vm, key, cost))
+        charge = Charge(
+            sku,
+            hour_us,
+            hour_us + HOUR_US,
+            usage,
+            export_us(hour_us + HOUR_US, vm.index + hour_us // HOUR_US),
+            credits=_credits_for(vm, key, cost),
+        )
         rows.append(make_row(vm.project.account, vm.project, where, charge))
     return rows
 
@@ -88,7 +102,13 @@ def vm_rows(vm: Vm, day_us: int, rng: random.Random) -> list[Row]:
     for hour_us, overlap_us in hour_overlaps(*life):
         rows += _vm_hour_rows(vm, hour_us, overlap_us // US)
     seconds = (life[1] - life[0]) // US
-    disk = Charge(SKUS["pd"], life[0], life[1], Decimal(vm.disk_gib * GIB * seconds), export_us(life[1], vm.index + 11))
+    disk = Charge(
+        SKUS["pd"],
+        life[0],
+        life[1],
+        Decimal(vm.disk_gib * GIB * seconds),
+        export_us(life[1], vm.index + 11),
+    )
     rows.append(make_row(vm.project.account, vm.project, _vm_where(vm, "disk"), disk))
     if vm.project.team in ("inference", "eu-llm"):
         sent = Decimal(rng.randrange(50, 4_000) * GIB * seconds // 86_400)
@@ -104,7 +124,10 @@ def tpu_rows(tpu: TpuSlice, day_us: int) -> list[Row]:
         return []
     project = tpu.project.project_id
     where = Where(
-        (tpu.name, f"//tpu.googleapis.com/projects/{project}/locations/{tpu.zone}/nodes/{tpu.name}"),
+        (
+            tpu.name,
+            f"//tpu.googleapis.com/projects/{project}/locations/{tpu.zone}/nodes/{tpu.name}",
+        ),
         (_region(tpu.zone), "US", _region(tpu.zone), tpu.zone),
         {"team": tpu.team} if tpu.team else {},
         {"compute.googleapis.com/machine_spec": tpu.tpu.machine},
@@ -112,14 +135,23 @@ def tpu_rows(tpu: TpuSlice, day_us: int) -> list[Row]:
     rows = []
     for hour_us, overlap_us in hour_overlaps(*life):
         usage = Decimal(tpu.tpu.chips_per_slice * (overlap_us // US))
-        charge = Charge(SKUS[tpu.tpu.sku], hour_us, hour_us + HOUR_US, usage, export_us(hour_us + HOUR_US, 97 + tpu.index))
+        charge = Charge(
+            SKUS[tpu.tpu.sku],
+            hour_us,
+            hour_us + HOUR_US,
+            usage,
+            export_us(hour_us + HOUR_US, 97 + tpu.index),
+        )
         rows.append(make_row(tpu.project.account, tpu.project, where, charge))
     return rows
 
 
 def _bucket_where(name: str, team: str | None, labels: dict[str, str] | None = None) -> Where:
-    return Where((name, f"//storage.googleapis.com/projects/_/buckets/{name}"), ("us", "US", None, None),
-                 {**({"team": team} if team else {}), **(labels or {})})
+    return Where(
+        (name, f"//storage.googleapis.com/projects/_/buckets/{name}"),
+        ("us", "US", None, None),
+        {**({"team": team} if team else {}), **(labels or {})},
+    )
 
 
 def _storage_row(project: Project, where: Where, gib: int, day_us: int, salt: int) -> Row:
@@ -131,7 +163,13 @@ def _storage_row(project: Project, where: Where, gib: int, day_us: int, salt: in
 def bucket_rows(buckets: list[Bucket], day_us: int, day_index: int) -> list[Row]:
     """Checkpoint buckets, growing day by day: one row spanning the 24 hours of the day."""
     return [
-        _storage_row(b.project, _bucket_where(b.name, b.team), b.base_gib + b.growth_gib_per_day * day_index, day_us, 31 + i)
+        _storage_row(
+            b.project,
+            _bucket_where(b.name, b.team),
+            b.base_gib + b.growth_gib_per_day * day_index,
+            day_us,
+            31 + i,
+        )
         for i, b in enumerate(buckets)
     ]
 
@@ -140,7 +178,9 @@ def run_bucket_rows(fleet: Fleet, runs: Iterable[Run], day_us: int, day_index: i
     """Per-run checkpoint buckets labelled run_id (direct cost), and one naming an unknown run."""
     rows = []
     for run in runs:
-        active = run.started_us < day_us + DAY_US and (run.ended_us is None or run.ended_us > day_us)
+        active = run.started_us < day_us + DAY_US and (
+            run.ended_us is None or run.ended_us > day_us
+        )
         if not (active and run.workload_class == "pretraining" and int(run.run_id[-1]) % 3 == 0):
             continue
         project = next(p for p in fleet.projects if p.project_id == run.project_id)
@@ -149,7 +189,9 @@ def run_bucket_rows(fleet: Fleet, runs: Iterable[Run], day_us: int, day_index: i
         rows.append(_storage_row(project, where, 400 * max(days, 1), day_us, 41))
     if day_index == 0 and fleet.projects:
         project = fleet.projects[0]
-        where = _bucket_where(f"acme-ckpt-{UNKNOWN_RUN_ID}", project.team, {"run_id": UNKNOWN_RUN_ID})
+        where = _bucket_where(
+            f"acme-ckpt-{UNKNOWN_RUN_ID}", project.team, {"run_id": UNKNOWN_RUN_ID}
+        )
         rows.append(_storage_row(project, where, 750, day_us, 43))
     return rows
 
@@ -162,21 +204,41 @@ def tax_rows(rows: list[Row], day_us: int) -> list[Row]:
         pid = row["project"]["id"]
         first.setdefault(pid, row)
         totals[pid] = totals.get(pid, Decimal(0)) + row["cost"]
-    return [_tax_row(first[pid], round_cost(totals[pid] * TAX_RATE), day_us) for pid in sorted(totals)]
+    return [
+        _tax_row(first[pid], round_cost(totals[pid] * TAX_RATE), day_us) for pid in sorted(totals)
+    ]
 
 
 def _tax_row(like: Row, cost: Decimal, day_us: int) -> Row:
     row = dict(like)
-    row.update({
-        "service": {"id": "6F81-5844-456A", "description": "Compute Engine"},
-        "sku": {"id": SKUS["tax"].sku_id, "description": SKUS["tax"].description},
-        "usage_start_time": day_us, "usage_end_time": day_us + DAY_US,
-        "labels": [], "system_labels": [], "location": None, "resource": None, "tags": [], "price": None,
-        "export_time": export_us(day_us + DAY_US, 59), "cost": cost, "credits": [],
-        "usage": {"amount": Decimal(0), "unit": None, "amount_in_pricing_units": Decimal(0), "pricing_unit": None},
-        "cost_type": "tax", "adjustment_info": None, "cost_at_list": cost,
-        "cost_at_effective_price_default": cost, "cost_at_list_consumption_model": cost,
-    })
+    row.update(
+        {
+            "service": {"id": "6F81-5844-456A", "description": "Compute Engine"},
+            "sku": {"id": SKUS["tax"].sku_id, "description": SKUS["tax"].description},
+            "usage_start_time": day_us,
+            "usage_end_time": day_us + DAY_US,
+            "labels": [],
+            "system_labels": [],
+            "location": None,
+            "resource": None,
+            "tags": [],
+            "price": None,
+            "export_time": export_us(day_us + DAY_US, 59),
+            "cost": cost,
+            "credits": [],
+            "usage": {
+                "amount": Decimal(0),
+                "unit": None,
+                "amount_in_pricing_units": Decimal(0),
+                "pricing_unit": None,
+            },
+            "cost_type": "tax",
+            "adjustment_info": None,
+            "cost_at_list": cost,
+            "cost_at_effective_price_default": cost,
+            "cost_at_list_consumption_model": cost,
+        }
+    )
     return row
 
 
@@ -190,11 +252,18 @@ def late_rows(row: Row, rng: random.Random) -> list[Row]:
         return [late]
     if roll < 0.035:
         late = _late(row, rng, 7, 30)
-        late.update({
-            "cost": -round_cost(row["cost"] * Decimal("0.05")), "cost_type": "adjustment",
-            "adjustment_info": {"id": f"adj-{rng.randrange(10**8):08d}", "description": "Usage correction for a metering error",
-                                "mode": "MANUAL_ADJUSTMENT", "type": "USAGE_CORRECTION"},
-        })
+        late.update(
+            {
+                "cost": -round_cost(row["cost"] * Decimal("0.05")),
+                "cost_type": "adjustment",
+                "adjustment_info": {
+                    "id": f"adj-{rng.randrange(10**8):08d}",
+                    "description": "Usage correction for a metering error",
+                    "mode": "MANUAL_ADJUSTMENT",
+                    "type": "USAGE_CORRECTION",
+                },
+            }
+        )
         late["cost_at_effective_price_default"] = late["cost"]
         return [late]
     return []
@@ -203,12 +272,19 @@ def late_rows(row: Row, rng: random.Random) -> list[Row]:
 def _late(row: Row, rng: random.Random, min_days: int, max_days: int) -> Row:
     late = dict(row)
     zero = Decimal(0)
-    late.update({
-        "export_time": row["export_time"] + rng.randrange(min_days, max_days) * DAY_US + rng.randrange(3600) * US,
-        "cost": zero, "cost_at_list": zero, "cost_at_effective_price_default": zero,
-        "cost_at_list_consumption_model": zero, "credits": [],
-        "usage": {**row["usage"], "amount": zero, "amount_in_pricing_units": zero},
-    })
+    late.update(
+        {
+            "export_time": row["export_time"]
+            + rng.randrange(min_days, max_days) * DAY_US
+            + rng.randrange(3600) * US,
+            "cost": zero,
+            "cost_at_list": zero,
+            "cost_at_effective_price_default": zero,
+            "cost_at_list_consumption_model": zero,
+            "credits": [],
+            "usage": {**row["usage"], "amount": zero, "amount_in_pricing_units": zero},
+        }
+    )
     return late
 
 

@@ -13,7 +13,9 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 def day_start_us(day: date) -> int:
     """Microseconds at 00:00 UTC of `day`."""
-    return (datetime(day.year, day.month, day.day, tzinfo=UTC) - _EPOCH) // timedelta(microseconds=1)
+    return (datetime(day.year, day.month, day.day, tzinfo=UTC) - _EPOCH) // timedelta(
+        microseconds=1
+    )
 
 
 def to_datetime(us: int) -> datetime:

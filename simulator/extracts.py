@@ -119,15 +119,25 @@ class ExportWriter:
         folder = self.dir / day.isoformat()
         folder.mkdir(parents=True, exist_ok=True)
         for account in sorted(by_account):
-            fmt = "ndjson" if (day.toordinal() + self.accounts.index(account)) % 2 == 0 else "parquet"
-            self._write_files(folder, account, fmt, by_account[account], overlap=day.toordinal() % 3 == 0)
+            fmt = (
+                "ndjson" if (day.toordinal() + self.accounts.index(account)) % 2 == 0 else "parquet"
+            )
+            self._write_files(
+                folder, account, fmt, by_account[account], overlap=day.toordinal() % 3 == 0
+            )
 
-    def _write_files(self, folder: Path, account: str, fmt: str, rows: list[Row], overlap: bool) -> None:
-        chunks = [rows[i:i + MAX_FILE_ROWS] for i in range(0, len(rows), MAX_FILE_ROWS)]
+    def _write_files(
+        self, folder: Path, account: str, fmt: str, rows: list[Row], overlap: bool
+    ) -> None:
+        chunks = [rows[i : i + MAX_FILE_ROWS] for i in range(0, len(rows), MAX_FILE_ROWS)]
         for n, chunk in enumerate(chunks):
             self._write(folder / f"{account}-{n:03d}.{fmt}", fmt, chunk)
         if overlap and len(rows) >= 2:
-            self._write(folder / f"{account}-{len(chunks):03d}-overlap.{fmt}", fmt, rows[: max(1, len(rows) // 20)])
+            self._write(
+                folder / f"{account}-{len(chunks):03d}-overlap.{fmt}",
+                fmt,
+                rows[: max(1, len(rows) // 20)],
+            )
 
     def _write(self, path: Path, fmt: str, rows: list[Row]) -> None:
         WRITERS[fmt](path, rows)

@@ -65,10 +65,12 @@ PROJECTS = (
 ZONE = "us-central1-a"
 EU_ZONE = "europe-west4-b"
 
-A3 = MachineType("a3-highgpu-8g", "a3", "h100", "a3_core", "a3_ram", 8, 208, 1872,
-                 accelerator("H100-80GB"))
-A3U = MachineType("a3-ultragpu-8g", "a3u", "h200", "a3u_core", "a3u_ram", 8, 224, 2952,
-                  accelerator("H200-141GB"))
+A3 = MachineType(
+    "a3-highgpu-8g", "a3", "h100", "a3_core", "a3_ram", 8, 208, 1872, accelerator("H100-80GB")
+)
+A3U = MachineType(
+    "a3-ultragpu-8g", "a3u", "h200", "a3u_core", "a3u_ram", 8, 224, 2952, accelerator("H200-141GB")
+)
 V5P = TpuType("v5p", "v5p", "ct5p-hightpu-4t", 4, 16, accelerator("TPU-v5p"))
 V6E = TpuType("v6e", "v6e", "ct6e-standard-4t", 4, 8, accelerator("TPU-v6e"))
 
@@ -123,7 +125,11 @@ class Fleet:
 
     @property
     def projects(self) -> tuple[Project, ...]:
-        used = {v.project for v in self.vms} | {s.project for s in self.slices} | {b.project for b in self.buckets}
+        used = (
+            {v.project for v in self.vms}
+            | {s.project for s in self.slices}
+            | {b.project for b in self.buckets}
+        )
         return tuple(p for p in PROJECTS if p in used)
 
 
@@ -173,8 +179,10 @@ def _slices(chips: int, start_us: int, end_us: int) -> list[TpuSlice]:
 
 
 def _buckets(projects: tuple[Project, ...]) -> list[Bucket]:
-    found = [Bucket(f"{p.project_id}-checkpoints", p, p.team, 20_000 + 5_000 * i, 800 + 200 * i)
-             for i, p in enumerate(projects)]
+    found = [
+        Bucket(f"{p.project_id}-checkpoints", p, p.team, 20_000 + 5_000 * i, 800 + 200 * i)
+        for i, p in enumerate(projects)
+    ]
     found.append(Bucket("acme-shared-datasets", PROJECTS[1], None, 90_000, 0))
     return found
 
@@ -184,5 +192,9 @@ def build_fleet(gpus: int, tpu_chips: int, start_us: int, end_us: int, seed: int
     rng = random.Random(f"fleet:{seed}")
     vms = [_vm(rng, i, start_us, end_us) for i in range(-(-gpus // 8))]
     fleet = Fleet(start_us, end_us, vms, _slices(tpu_chips, start_us, end_us))
-    fleet.buckets = _buckets(tuple(p for p in PROJECTS if p in {v.project for v in vms} | {s.project for s in fleet.slices}))
+    fleet.buckets = _buckets(
+        tuple(
+            p for p in PROJECTS if p in {v.project for v in vms} | {s.project for s in fleet.slices}
+        )
+    )
     return fleet

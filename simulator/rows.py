@@ -57,14 +57,21 @@ def _location(where: Where) -> dict[str, Any] | None:
 def _price(sku: Sku, account: Account) -> dict[str, Any]:
     price = (sku.list_price_usd * account.rate).quantize(PRICE_PLACES)
     return {
-        "effective_price": price, "tier_start_amount": Decimal(0), "unit": sku.pricing_unit or None,
-        "pricing_unit_quantity": Decimal(1), "list_price": price, "effective_price_default": price,
+        "effective_price": price,
+        "tier_start_amount": Decimal(0),
+        "unit": sku.pricing_unit or None,
+        "pricing_unit_quantity": Decimal(1),
+        "list_price": price,
+        "effective_price_default": price,
         "list_price_consumption_model": price,
     }
 
 
 def _tags(where: Where, project: Project) -> list[dict[str, Any]]:
-    return [{"key": k, "value": v, "inherited": True, "namespace": f"{project.number}/{k}"} for k, v in where.tags]
+    return [
+        {"key": k, "value": v, "inherited": True, "namespace": f"{project.number}/{k}"}
+        for k, v in where.tags
+    ]
 
 
 def usage_cost(sku: Sku, account: Account, usage_amount: Decimal) -> Decimal:
@@ -74,9 +81,17 @@ def usage_cost(sku: Sku, account: Account, usage_amount: Decimal) -> Decimal:
 
 def credit(kind: str, amount: Decimal) -> dict[str, Any]:
     names = {
-        "COMMITTED_USAGE_DISCOUNT": ("Committed use discount: GPU", "GPU committed use discount", "CommittedUsageDiscountCredit:7f3e21"),
+        "COMMITTED_USAGE_DISCOUNT": (
+            "Committed use discount: GPU",
+            "GPU committed use discount",
+            "CommittedUsageDiscountCredit:7f3e21",
+        ),
         "SUSTAINED_USAGE_DISCOUNT": ("Sustained Usage Discount", None, "SustainedUsageDiscount"),
-        "PROMOTION": ("Research credits 2026", "Research credits 2026", "PromotionCredit:RC-2026-0042"),
+        "PROMOTION": (
+            "Research credits 2026",
+            "Research credits 2026",
+            "PromotionCredit:RC-2026-0042",
+        ),
     }
     name, full_name, credit_id = names[kind]
     return {"name": name, "amount": amount, "full_name": full_name, "id": credit_id, "type": kind}
@@ -112,7 +127,9 @@ def make_row(account: Account, project: Project, where: Where, charge: Charge) -
         "labels": _pairs(where.labels),
         "system_labels": _pairs(where.system_labels),
         "location": _location(where),
-        "resource": None if where.resource is None else {"name": where.resource[0], "global_name": where.resource[1]},
+        "resource": None
+        if where.resource is None
+        else {"name": where.resource[0], "global_name": where.resource[1]},
         "tags": _tags(where, project),
         "price": None if charge.cost_type == "tax" else _price(sku, account),
         "subscription": None,
@@ -128,7 +145,11 @@ def make_row(account: Account, project: Project, where: Where, charge: Charge) -
         "cost_type": charge.cost_type,
         "adjustment_info": charge.adjustment,
         "cost_at_list": cost if charge.cost is not None else at_list,
-        "consumption_model": {"id": "default", "description": "Default", "applied_subscription_instance_id": None},
+        "consumption_model": {
+            "id": "default",
+            "description": "Default",
+            "applied_subscription_instance_id": None,
+        },
         "cost_at_effective_price_default": cost,
         "cost_at_list_consumption_model": cost if charge.cost is not None else at_list,
     }
@@ -136,7 +157,16 @@ def make_row(account: Account, project: Project, where: Where, charge: Charge) -
 
 def _usage(sku: Sku, amount: Decimal) -> dict[str, Any]:
     if not sku.usage_unit:
-        return {"amount": Decimal(0), "unit": None, "amount_in_pricing_units": Decimal(0), "pricing_unit": None}
+        return {
+            "amount": Decimal(0),
+            "unit": None,
+            "amount_in_pricing_units": Decimal(0),
+            "pricing_unit": None,
+        }
     in_units = pricing_units(sku, amount).quantize(PRICE_PLACES)
-    return {"amount": amount, "unit": sku.usage_unit, "amount_in_pricing_units": in_units,
-            "pricing_unit": sku.pricing_unit}
+    return {
+        "amount": amount,
+        "unit": sku.usage_unit,
+        "amount_in_pricing_units": in_units,
+        "pricing_unit": sku.pricing_unit,
+    }

@@ -9,8 +9,8 @@ end of the period is `running` with no end. Times are integer microseconds.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from accelerators import peak_tflops
@@ -36,16 +36,34 @@ WORKLOADS = {
         Workload("other", 0.25, 2, False),
     )
 }
-SINGLE_MIX = ("post_training", "rl_eval", "online_inference", "batch_inference", "other", "pretraining")
+SINGLE_MIX = (
+    "post_training",
+    "rl_eval",
+    "online_inference",
+    "batch_inference",
+    "other",
+    "pretraining",
+)
 SINGLE_WEIGHTS = (3, 3, 2, 3, 2, 1)
 MULTI_MIX = ("pretraining", "post_training")
-MODELS = (("llama-8b", 8_030_000_000), ("llama-70b", 70_600_000_000), ("mixtral-8x7b", 46_700_000_000),
-          ("gemma-27b", 27_200_000_000), ("acme-moe-400b", 400_000_000_000))
+MODELS = (
+    ("llama-8b", 8_030_000_000),
+    ("llama-70b", 70_600_000_000),
+    ("mixtral-8x7b", 46_700_000_000),
+    ("gemma-27b", 27_200_000_000),
+    ("acme-moe-400b", 400_000_000_000),
+)
 # Model FLOPs utilisation each workload reaches (a range): tokens follow from it, so that the
 # runs' MFU against spec comes out realistic (model FLOPs: 6 x params x tokens for training,
 # 2 x params x tokens for inference, as the run_mfu mart counts them).
-MFU_RANGE = {"pretraining": (0.35, 0.5), "post_training": (0.25, 0.4), "rl_eval": (0.08, 0.18),
-             "online_inference": (0.04, 0.12), "batch_inference": (0.2, 0.35), "other": (0.0, 0.0)}
+MFU_RANGE = {
+    "pretraining": (0.35, 0.5),
+    "post_training": (0.25, 0.4),
+    "rl_eval": (0.08, 0.18),
+    "online_inference": (0.04, 0.12),
+    "batch_inference": (0.2, 0.35),
+    "other": (0.0, 0.0),
+}
 
 
 @dataclass
@@ -97,14 +115,22 @@ class Cell:
 
 def _cells(fleet: Fleet) -> list[Cell]:
     cells: list[Cell] = []
-    steady = [v for v in fleet.vms if v.created_us == fleet.start_us and v.deleted_us == fleet.end_us]
-    groups: dict[tuple[str, str, bool], list[Vm]] = {}  # multi-host runs stay in one machine type and account
+    steady = [
+        v for v in fleet.vms if v.created_us == fleet.start_us and v.deleted_us == fleet.end_us
+    ]
+    groups: dict[
+        tuple[str, str, bool], list[Vm]
+    ] = {}  # multi-host runs stay in one machine type and account
     for vm in steady:
         groups.setdefault((vm.machine.name, vm.project.account.currency, vm.slurm), []).append(vm)
     for vms in groups.values():
-        pairs = 2 * max(1, len(vms) // 4) if len(vms) >= 2 else 0  # VMs that run multi-host, in pairs
+        pairs = (
+            2 * max(1, len(vms) // 4) if len(vms) >= 2 else 0
+        )  # VMs that run multi-host, in pairs
         for i in range(0, pairs, 2):
-            cells.append(Cell(vms[i].name, vms[i:i + 2], fleet.start_us, fleet.end_us, vms[i].slurm, False))
+            cells.append(
+                Cell(vms[i].name, vms[i : i + 2], fleet.start_us, fleet.end_us, vms[i].slurm, False)
+            )
         for vm in vms[pairs:]:
             cells.append(Cell(vm.name, [vm], fleet.start_us, fleet.end_us, vm.slurm, True))
     for vm in fleet.vms:
@@ -136,7 +162,11 @@ def _devices(resource: Vm | TpuSlice) -> int:
 
 
 def _accel_type(resource: Vm | TpuSlice) -> str:
-    return resource.tpu.accelerator_type if isinstance(resource, TpuSlice) else resource.machine.accelerator_type
+    return (
+        resource.tpu.accelerator_type
+        if isinstance(resource, TpuSlice)
+        else resource.machine.accelerator_type
+    )
 
 
 def _duration_us(rng: random.Random, workload: Workload, whole_seconds: bool) -> int:
@@ -160,7 +190,9 @@ def _tokens(
     return None, None
 
 
-def _idle_stretches(rng: random.Random, workload: str, start: int, end: int) -> list[tuple[int, int]]:
+def _idle_stretches(
+    rng: random.Random, workload: str, start: int, end: int
+) -> list[tuple[int, int]]:
     """Some runs hold accelerators and leave them idle for a while (allocated idle)."""
     share = 0.35 if workload == "rl_eval" else 0.1
     if rng.random() > share or end - start < 30 * MINUTE_US:
@@ -194,7 +226,9 @@ def _status(rng: random.Random) -> tuple[str, float]:
     return "succeeded", 1.0
 
 
-def _end(rng: random.Random, cell: Cell, start: int, end: int, period_end: int) -> tuple[int | None, bool]:
+def _end(
+    rng: random.Random, cell: Cell, start: int, end: int, period_end: int
+) -> tuple[int | None, bool]:
     """The attempt's end (None: still running), and whether the resource's end cut it short."""
     if end < cell.end_us:
         return end, False
@@ -210,8 +244,15 @@ def _queue_us(rng: random.Random, start: int, floor_us: int, whole: bool) -> int
     return submitted - submitted % US if whole else submitted
 
 
-def _attempt(rng: random.Random, ids: _Ids, cell: Cell, job: _Job, attempt: int, start: int,
-             period: tuple[int, int]) -> Run:
+def _attempt(
+    rng: random.Random,
+    ids: _Ids,
+    cell: Cell,
+    job: _Job,
+    attempt: int,
+    start: int,
+    period: tuple[int, int],
+) -> Run:
     whole = cell.slurm
     planned = _duration_us(rng, WORKLOADS[job.workload], whole)
     status, share = _status(rng)
@@ -224,37 +265,70 @@ def _attempt(rng: random.Random, ids: _Ids, cell: Cell, job: _Job, attempt: int,
     count = job.devices_each * len(resources)
     held_s = ((end if end is not None else period[1]) - start) / US * count
     tokens_in, tokens_out = _tokens(
-        rng, job.workload, held_s if status != "failed" else 0.0, _accel_type(cell.resources[0]), job.model[1]
+        rng,
+        job.workload,
+        held_s if status != "failed" else 0.0,
+        _accel_type(cell.resources[0]),
+        job.model[1],
     )
     slurm_id = ids.slurm_id() if cell.slurm else None
     first = resources[0]
     return Run(
         run_id=f"slurm-{SLURM_CLUSTER}-{slurm_id}" if slurm_id else ids.run_id(),
         job_id=f"slurm-{SLURM_CLUSTER}-{slurm_id}" if slurm_id else job.job_id,
-        attempt=attempt, team=first.team or first.project.team, project_id=first.project.project_id,
-        workload_class=job.workload, experiment_id=job.experiment_id, model_name=job.model[0],
-        model_params=job.model[1], submitted_us=_queue_us(rng, start, period[0], whole), started_us=start,
-        ended_us=end, status=status, accelerator_type=_accel_type(first), accelerator_count=count,
-        tokens_in=tokens_in, tokens_out=tokens_out, scheduler="slurm" if cell.slurm else "jobs_file",
-        placements=[Placement(r.name, r.project.project_id, job.devices_each, start, end, job.first_device)
-                    for r in resources],
+        attempt=attempt,
+        team=first.team or first.project.team,
+        project_id=first.project.project_id,
+        workload_class=job.workload,
+        experiment_id=job.experiment_id,
+        model_name=job.model[0],
+        model_params=job.model[1],
+        submitted_us=_queue_us(rng, start, period[0], whole),
+        started_us=start,
+        ended_us=end,
+        status=status,
+        accelerator_type=_accel_type(first),
+        accelerator_count=count,
+        tokens_in=tokens_in,
+        tokens_out=tokens_out,
+        scheduler="slurm" if cell.slurm else "jobs_file",
+        placements=[
+            Placement(r.name, r.project.project_id, job.devices_each, start, end, job.first_device)
+            for r in resources
+        ],
         idle_us=_idle_stretches(rng, job.workload, start, end if end is not None else period[1]),
         slurm_job_id=slurm_id,
     )
 
 
-def _job(rng: random.Random, ids: _Ids, cell: Cell, start: int, devices_each: int, first_device: int,
-         period: tuple[int, int]) -> list[Run]:
+def _job(
+    rng: random.Random,
+    ids: _Ids,
+    cell: Cell,
+    start: int,
+    devices_each: int,
+    first_device: int,
+    period: tuple[int, int],
+) -> list[Run]:
     """One job: its first attempt and, when that fails, a retry."""
     mix: tuple[str, ...]
     weights: tuple[int, ...]
     mix, weights = (MULTI_MIX, (2, 1)) if len(cell.resources) > 1 else (SINGLE_MIX, SINGLE_WEIGHTS)
     if isinstance(cell.resources[0], TpuSlice):
-        mix, weights = ("pretraining", "post_training", "batch_inference", "online_inference"), (3, 2, 2, 1)
+        mix, weights = (
+            ("pretraining", "post_training", "batch_inference", "online_inference"),
+            (3, 2, 2, 1),
+        )
     workload = rng.choices(mix, weights)[0]
     team = cell.resources[0].project.team
-    job = _Job(f"job-{ids.runs + 1:06d}", workload, rng.choice(MODELS),
-               f"exp-{team}-{rng.randrange(1, 40):03d}", devices_each, first_device)
+    job = _Job(
+        f"job-{ids.runs + 1:06d}",
+        workload,
+        rng.choice(MODELS),
+        f"exp-{team}-{rng.randrange(1, 40):03d}",
+        devices_each,
+        first_device,
+    )
     runs = [_attempt(rng, ids, cell, job, 1, start, period)]
     last = runs[-1]
     if last.status == "failed" and not cell.slurm and last.ended_us is not None:
@@ -264,19 +338,26 @@ def _job(rng: random.Random, ids: _Ids, cell: Cell, start: int, devices_each: in
     return runs
 
 
-def _slot(rng: random.Random, ids: _Ids, cell: Cell, start: int, period: tuple[int, int]) -> list[Run]:
+def _slot(
+    rng: random.Random, ids: _Ids, cell: Cell, start: int, period: tuple[int, int]
+) -> list[Run]:
     """One slot of the timeline: a whole-resource job, or two 4-GPU jobs sharing one VM."""
     devices = _devices(cell.resources[0])
     second = start + rng.randrange(0, 30) * MINUTE_US
     second -= second % US if cell.slurm else 0
     if cell.shareable and rng.random() < 0.25 and second < cell.end_us - 15 * MINUTE_US:
         return _job(rng, ids, cell, start, devices // 2, 0, period) + _job(
-            rng, ids, cell, second, devices // 2, devices // 2, period)
+            rng, ids, cell, second, devices // 2, devices // 2, period
+        )
     return _job(rng, ids, cell, start, devices, 0, period)
 
 
 def _gap_us(rng: random.Random, whole: bool) -> int:
-    gap = int(rng.expovariate(1 / (50 * 60)) * US) if rng.random() < 0.8 else rng.randrange(2, 9) * HOUR_US
+    gap = (
+        int(rng.expovariate(1 / (50 * 60)) * US)
+        if rng.random() < 0.8
+        else rng.randrange(2, 9) * HOUR_US
+    )
     return gap - gap % US if whole else gap
 
 

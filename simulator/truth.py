@@ -111,7 +111,9 @@ class Truth:
         team = next((item["value"] for item in row["labels"] if item["key"] == "team"), None)
         if team is not None:
             self.effective_by_team[team] += cost + credits
-        run_id = next((item["value"] for item in row["labels"] if item["key"] == self.label_key), None)
+        run_id = next(
+            (item["value"] for item in row["labels"] if item["key"] == self.label_key), None
+        )
         if run_id in self.runs:
             self.direct[run_id] += cost + credits
         elif row["resource"] is not None:
@@ -122,7 +124,9 @@ class Truth:
         hours = hour_overlaps(row["usage_start_time"], row["usage_end_time"])
         weights = [o for _, o in hours]
         paid = paid_nanos(row)
-        for (hour, _), e, p in zip(hours, spread(effective, weights), spread(paid, weights), strict=True):
+        for (hour, _), e, p in zip(
+            hours, spread(effective, weights), spread(paid, weights), strict=True
+        ):
             key = (project, resource, hour)
             self.pool_e[key] += e
             self.pool_p[key] += p
@@ -167,21 +171,52 @@ class Truth:
         (directory / "totals.json").write_text(json.dumps(totals, indent=2, sort_keys=True) + "\n")
         return totals
 
-    def _write_resource_hours(self, path: Path, hours: list[tuple[Key, dict[str, int], int]]) -> None:
-        header = ["project_id", "resource_name", "hour", "paid_accelerator_seconds", "held_accelerator_seconds",
-                  "effective_cost_usd", "allocated_cost_usd", "unallocated_idle_cost_usd"]
+    def _write_resource_hours(
+        self, path: Path, hours: list[tuple[Key, dict[str, int], int]]
+    ) -> None:
+        header = [
+            "project_id",
+            "resource_name",
+            "hour",
+            "paid_accelerator_seconds",
+            "held_accelerator_seconds",
+            "effective_cost_usd",
+            "allocated_cost_usd",
+            "unallocated_idle_cost_usd",
+        ]
         rows = []
         for key, runs, allocated in hours:
             e = self.pool_e.get(key, 0)
-            rows.append([key[0], key[1], hour_text(key[2]), nanos_text(self.pool_p.get(key, 0)),
-                         nanos_text(sum(runs.values())), nanos_text(e), nanos_text(allocated), nanos_text(e - allocated)])
+            rows.append(
+                [
+                    key[0],
+                    key[1],
+                    hour_text(key[2]),
+                    nanos_text(self.pool_p.get(key, 0)),
+                    nanos_text(sum(runs.values())),
+                    nanos_text(e),
+                    nanos_text(allocated),
+                    nanos_text(e - allocated),
+                ]
+            )
         _write_csv(path, header, rows)
 
     def _write_run_costs(self, path: Path, allocated: dict[str, int], held: dict[str, int]) -> None:
-        header = ["run_id", "held_accelerator_seconds", "allocated_cost_usd", "direct_cost_usd", "effective_cost_usd"]
+        header = [
+            "run_id",
+            "held_accelerator_seconds",
+            "allocated_cost_usd",
+            "direct_cost_usd",
+            "effective_cost_usd",
+        ]
         rows = [
-            [run_id, nanos_text(held.get(run_id, 0)), nanos_text(allocated.get(run_id, 0)),
-             nanos_text(self.direct.get(run_id, 0)), nanos_text(allocated.get(run_id, 0) + self.direct.get(run_id, 0))]
+            [
+                run_id,
+                nanos_text(held.get(run_id, 0)),
+                nanos_text(allocated.get(run_id, 0)),
+                nanos_text(self.direct.get(run_id, 0)),
+                nanos_text(allocated.get(run_id, 0) + self.direct.get(run_id, 0)),
+            ]
             for run_id in sorted(self.runs)
         ]
         _write_csv(path, header, rows)
@@ -202,7 +237,9 @@ def _write_held(path: Path, held: dict[Key, dict[str, int]]) -> None:
         for key in sorted(held)
         for run_id, nanos in sorted(held[key].items())
     ]
-    _write_csv(path, ["run_id", "project_id", "resource_name", "hour", "held_accelerator_seconds"], rows)
+    _write_csv(
+        path, ["run_id", "project_id", "resource_name", "hour", "held_accelerator_seconds"], rows
+    )
 
 
 def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> None:

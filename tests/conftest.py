@@ -49,13 +49,25 @@ def billing_row(
         "project": {"id": project, "number": "123456", "name": project, "labels": []},
         "labels": [{"key": k, "value": v} for k, v in (labels or {}).items()],
         "system_labels": [],
-        "location": {"location": "us-central1", "country": "US", "region": "us-central1", "zone": "us-central1-a"},
-        "resource": {"name": resource, "global_name": f"//compute/{resource}"} if resource else None,
+        "location": {
+            "location": "us-central1",
+            "country": "US",
+            "region": "us-central1",
+            "zone": "us-central1-a",
+        },
+        "resource": {"name": resource, "global_name": f"//compute/{resource}"}
+        if resource
+        else None,
         "export_time": export_time,
         "cost": cost,
         "currency": currency,
         "currency_conversion_rate": rate,
-        "usage": {"amount": usage_seconds, "unit": "seconds", "amount_in_pricing_units": None, "pricing_unit": "hour"},
+        "usage": {
+            "amount": usage_seconds,
+            "unit": "seconds",
+            "amount_in_pricing_units": None,
+            "pricing_unit": "hour",
+        },
         "credits": credits or [],
         "invoice": {"month": "202610", "publisher_type": "GOOGLE"},
         "cost_type": "regular",

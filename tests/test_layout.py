@@ -123,11 +123,7 @@ def test_no_module_level_mutable_state():
 def test_the_workspace_loads_without_touching_the_warehouse(tmp_path):
     config = tmp_path / "flopledger.yaml"
     config.write_text("history_start: 2026-01-01\nwarehouse: {path: w.duckdb}\n")
-    code = (
-        "import pipelines.definitions as d\n"
-        "defs = d.defs()\n"
-        "print(len(list(defs.assets)))\n"
-    )
+    code = "import pipelines.definitions as d\ndefs = d.defs()\nprint(len(list(defs.assets)))\n"
     env = {**os.environ, "FLOPLEDGER_CONFIG": str(config)}
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120

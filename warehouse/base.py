@@ -87,7 +87,9 @@ class Warehouse(ABC):
         """Run one statement with bound parameters."""
 
     @abstractmethod
-    def replace_days(self, table: str, day_column: str, days: Sequence[date], data: pa.Table) -> int:
+    def replace_days(
+        self, table: str, day_column: str, days: Sequence[date], data: pa.Table
+    ) -> int:
         """In one transaction: delete the rows of `table` whose UTC day of `day_column` is one
         of `days`, insert `data`. Returns rows inserted. This is how a partition is rebuilt:
         rerunning it changes nothing."""

@@ -13,9 +13,9 @@ from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 
-import duckdb
 import pyarrow as pa
 
+import duckdb
 import models
 from warehouse.base import (
     ColumnInfo,
@@ -86,11 +86,16 @@ class DuckDBWarehouse(Warehouse):
         with self._connect() as con:
             con.execute(sql, params)
 
-    def replace_days(self, table: str, day_column: str, days: Sequence[date], data: pa.Table) -> int:
+    def replace_days(
+        self, table: str, day_column: str, days: Sequence[date], data: pa.Table
+    ) -> int:
         table, day_column = identifier(table), identifier(day_column)
         with self._connect() as con:
             con.execute("BEGIN")
-            con.execute(f"DELETE FROM {table} WHERE CAST({day_column} AS DATE) IN (SELECT unnest(?))", [list(days)])
+            con.execute(
+                f"DELETE FROM {table} WHERE CAST({day_column} AS DATE) IN (SELECT unnest(?))",
+                [list(days)],
+            )
             con.register("incoming", data)
             con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming")
             con.execute("COMMIT")

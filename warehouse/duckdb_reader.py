@@ -12,9 +12,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-import duckdb
 import pyarrow as pa
 
+import duckdb
 from warehouse.base import NoWarehouse, Params, QueryError, Reader
 
 
@@ -66,7 +66,9 @@ class SnapshotReader(Reader):
 
     def _close_idle_old(self) -> None:
         """Close connections to superseded snapshots once no query is using them."""
-        for version in [v for v, a in self._attached.items() if v != self._current and a.users == 0]:
+        for version in [
+            v for v, a in self._attached.items() if v != self._current and a.users == 0
+        ]:
             self._attached.pop(version).con.close()
 
     def query(self, sql: str, params: Params = None) -> pa.Table:

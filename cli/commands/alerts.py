@@ -17,7 +17,9 @@ from warehouse import open_warehouse
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("alerts", help="list open alerts (what the notifier would send)")
     parser.add_argument("--config", default="flopledger.yaml", help="path to flopledger.yaml")
-    parser.add_argument("--all", action="store_true", help="every alert ever raised, delivered or not")
+    parser.add_argument(
+        "--all", action="store_true", help="every alert ever raised, delivered or not"
+    )
     parser.set_defaults(func=alerts)
 
 

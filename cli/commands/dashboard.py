@@ -31,15 +31,28 @@ def register(sub: argparse._SubParsersAction) -> None:
 def streamlit_command(config_path: Path, host: str, port: int) -> list[str]:
     """The child process's argv."""
     return [
-        sys.executable, "-m", "streamlit", "run", str(APP),
-        "--server.address", host,
-        "--server.port", str(port),
-        "--server.headless", "true",
-        "--server.runOnSave", "false",
-        "--server.fileWatcherType", "none",
-        "--browser.gatherUsageStats", "false",
-        "--client.toolbarMode", "viewer",
-        "--", "--config", str(config_path),
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(APP),
+        "--server.address",
+        host,
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--server.runOnSave",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+        "--browser.gatherUsageStats",
+        "false",
+        "--client.toolbarMode",
+        "viewer",
+        "--",
+        "--config",
+        str(config_path),
     ]
 
 
@@ -47,9 +60,13 @@ def dashboard(args: argparse.Namespace) -> int:
     config_path = Path(args.config).resolve()
     load_config(config_path)  # refuse a bad config here, in one line, not inside Streamlit
     env = {**os.environ, "FLOPLEDGER_CONFIG": str(config_path)}
-    print(f"flopledger dashboard: http://{args.host}:{args.port} (config {config_path})", file=sys.stderr)
-    child = subprocess.Popen(streamlit_command(config_path, args.host, args.port), env=env,
-                             cwd=config_path.parent)
+    print(
+        f"flopledger dashboard: http://{args.host}:{args.port} (config {config_path})",
+        file=sys.stderr,
+    )
+    child = subprocess.Popen(
+        streamlit_command(config_path, args.host, args.port), env=env, cwd=config_path.parent
+    )
     signal.signal(signal.SIGTERM, lambda *_: child.terminate())  # never leave Streamlit behind
     try:
         return child.wait()

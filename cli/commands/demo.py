@@ -11,27 +11,39 @@ DEMO = {"gpus": 48, "tpu_chips": 24, "days": 5, "seed": 1}
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("demo", help="simulate a small fleet and run the pipeline on it")
-    parser.add_argument("--out", default="demo", help="folder for the demo's inputs and warehouse (default ./demo)")
+    parser.add_argument(
+        "--out", default="demo", help="folder for the demo's inputs and warehouse (default ./demo)"
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from settings import load_config
     from cli.run_report import print_report
     from pipelines.runner import run_pipeline
+    from settings import load_config
     from simulator import simulate
 
-    print(f"simulating {DEMO['gpus']} GPUs and {DEMO['tpu_chips']} TPU chips for {DEMO['days']} days "
-          f"into {args.out}/", file=sys.stderr, flush=True)
+    print(
+        f"simulating {DEMO['gpus']} GPUs and {DEMO['tpu_chips']} TPU chips for {DEMO['days']} days "
+        f"into {args.out}/",
+        file=sys.stderr,
+        flush=True,
+    )
     result = simulate(
-        Path(args.out), gpus=DEMO["gpus"], tpu_chips=DEMO["tpu_chips"], days=DEMO["days"], seed=DEMO["seed"]
+        Path(args.out),
+        gpus=DEMO["gpus"],
+        tpu_chips=DEMO["tpu_chips"],
+        days=DEMO["days"],
+        seed=DEMO["seed"],
     )
     config = load_config(result.config_path)
     report = run_pipeline(config, result.config_path)
     print_report(report)
     truth = result.totals
-    print(f"\nsimulator's own totals: effective {truth['effective_usd']} USD over {truth['distinct_rows']:,} rows "
-          f"(ground truth in {result.out_dir / 'truth'})")
+    print(
+        f"\nsimulator's own totals: effective {truth['effective_usd']} USD over {truth['distinct_rows']:,} rows "
+        f"(ground truth in {result.out_dir / 'truth'})"
+    )
     _next_steps(result.config_path)
     return 0 if report.succeeded else 1
 

@@ -11,8 +11,12 @@ from settings import ConfigError, load_config
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("run", help="ingest every source and rebuild the marts")
     parser.add_argument("--config", default="flopledger.yaml", help="path to flopledger.yaml")
-    parser.add_argument("--from", dest="start", type=date.fromisoformat, help="first UTC day (YYYY-MM-DD)")
-    parser.add_argument("--to", dest="end", type=date.fromisoformat, help="last UTC day (YYYY-MM-DD)")
+    parser.add_argument(
+        "--from", dest="start", type=date.fromisoformat, help="first UTC day (YYYY-MM-DD)"
+    )
+    parser.add_argument(
+        "--to", dest="end", type=date.fromisoformat, help="last UTC day (YYYY-MM-DD)"
+    )
     parser.add_argument("--strict", action="store_true", help="exit 1 when an ERROR check fails")
     parser.set_defaults(func=run)
 

@@ -10,16 +10,30 @@ from simulator import DEFAULT_START, simulate
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("simulate", help="write a simulated fleet's inputs (deterministic by seed)")
-    parser.add_argument("--out", required=True, help="folder to write into (its earlier output is replaced)")
+    parser = sub.add_parser(
+        "simulate", help="write a simulated fleet's inputs (deterministic by seed)"
+    )
+    parser.add_argument(
+        "--out", required=True, help="folder to write into (its earlier output is replaced)"
+    )
     parser.add_argument("--gpus", type=int, default=64, help="GPUs (8 per VM; default 64)")
-    parser.add_argument("--tpu-chips", type=int, default=32, help="TPU chips (0: no TPU slices; default 32)")
+    parser.add_argument(
+        "--tpu-chips", type=int, default=32, help="TPU chips (0: no TPU slices; default 32)"
+    )
     parser.add_argument("--days", type=int, default=7, help="UTC days to simulate (default 7)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    parser.add_argument("--start", type=date.fromisoformat, default=DEFAULT_START,
-                        help=f"first UTC day, YYYY-MM-DD (default {DEFAULT_START})")
-    parser.add_argument("--no-telemetry", dest="telemetry", action="store_false",
-                        help="skip NVML spool files and TPU Monitoring pages (by far the largest output)")
+    parser.add_argument(
+        "--start",
+        type=date.fromisoformat,
+        default=DEFAULT_START,
+        help=f"first UTC day, YYYY-MM-DD (default {DEFAULT_START})",
+    )
+    parser.add_argument(
+        "--no-telemetry",
+        dest="telemetry",
+        action="store_false",
+        help="skip NVML spool files and TPU Monitoring pages (by far the largest output)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -29,16 +43,28 @@ def _progress(message: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        result = simulate(args.out, gpus=args.gpus, tpu_chips=args.tpu_chips, days=args.days, seed=args.seed,
-                          start=args.start, telemetry=args.telemetry, progress=_progress)
+        result = simulate(
+            args.out,
+            gpus=args.gpus,
+            tpu_chips=args.tpu_chips,
+            days=args.days,
+            seed=args.seed,
+            start=args.start,
+            telemetry=args.telemetry,
+            progress=_progress,
+        )
     except ValueError as exc:
         print(f"flopledger simulate: {exc}", file=sys.stderr)
         return 2
     totals = result.totals
-    print(f"wrote {result.out_dir}: {result.runs:,} runs, {result.billing_rows:,} billing rows in "
-          f"{result.billing_files:,} files, {result.gpu_rows:,} GPU spool rows, {result.tpu_points:,} TPU points "
-          f"({result.seconds:.1f} s)")
-    print(f"truth: billed {totals['billed_usd']} USD, credits {totals['credits_usd']} USD, "
-          f"effective {totals['effective_usd']} USD over {totals['distinct_rows']:,} distinct rows")
+    print(
+        f"wrote {result.out_dir}: {result.runs:,} runs, {result.billing_rows:,} billing rows in "
+        f"{result.billing_files:,} files, {result.gpu_rows:,} GPU spool rows, {result.tpu_points:,} TPU points "
+        f"({result.seconds:.1f} s)"
+    )
+    print(
+        f"truth: billed {totals['billed_usd']} USD, credits {totals['credits_usd']} USD, "
+        f"effective {totals['effective_usd']} USD over {totals['distinct_rows']:,} distinct rows"
+    )
     print(f"config: {result.config_path}")
     return 0

@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--config", default="flopledger.yaml", help="path to flopledger.yaml")
     parser.add_argument("--format", choices=["table", "csv", "json"], default="table")
     parser.add_argument("--max-rows", type=int, default=100, help="rows shown as a table")
-    parser.add_argument("query", help="SQL, e.g. \"SELECT * FROM cost_per_run LIMIT 10\"")
+    parser.add_argument("query", help='SQL, e.g. "SELECT * FROM cost_per_run LIMIT 10"')
     parser.set_defaults(func=sql)
 
 

@@ -77,7 +77,9 @@ def read_jobs_files(files: list[Path]) -> JobsRead:
                     raise BadRecord(str(record))
                 run, held = normalise_job(record, str(path), line or 0, scheduler)
             except BadRecord as exc:
-                quarantined.append(Quarantined(SOURCE, str(path), line, str(exc), raw_text(record, raw)))
+                quarantined.append(
+                    Quarantined(SOURCE, str(path), line, str(exc), raw_text(record, raw))
+                )
                 continue
             runs[run["run_id"]] = run
             placements[run["run_id"]] = held

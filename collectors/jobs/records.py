@@ -135,7 +135,9 @@ def _placements(record: dict[str, Any], run: dict[str, Any]) -> list[dict[str, A
 
 
 def _times(record: dict[str, Any]) -> tuple[datetime, datetime | None, datetime | None, date]:
-    submitted, started, ended = (_time(record, k) for k in ("submitted_at", "started_at", "ended_at"))
+    submitted, started, ended = (
+        _time(record, k) for k in ("submitted_at", "started_at", "ended_at")
+    )
     if submitted is None:
         raise BadRecord("submitted_at is required")
     _check_window(started, ended, "the run")

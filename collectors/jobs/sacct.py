@@ -32,8 +32,10 @@ class NotARun(ValueError):
 
 
 def is_sacct_document(document: Any) -> bool:
-    return isinstance(document, dict) and isinstance(document.get("jobs"), list) and (
-        "meta" in document or "errors" in document
+    return (
+        isinstance(document, dict)
+        and isinstance(document.get("jobs"), list)
+        and ("meta" in document or "errors" in document)
     )
 
 

@@ -8,9 +8,14 @@ import streamlit as st
 from dashboards import charts, data
 from dashboards.components import empty_state, table, usd_column
 
-NO_BUDGETS = ("No budgets yet",
-              "No budget is configured: add a `budgets:` file to flopledger.yaml and run the pipeline.")
-NO_ALERTS = ("No alerts yet", "No alert has been raised (or this warehouse has no alerts table yet).")
+NO_BUDGETS = (
+    "No budgets yet",
+    "No budget is configured: add a `budgets:` file to flopledger.yaml and run the pipeline.",
+)
+NO_ALERTS = (
+    "No alerts yet",
+    "No alert has been raised (or this warehouse has no alerts table yet).",
+)
 MEASURES = {"spend_usd": "Spend to date", "forecast_usd": "Forecast", "budget_usd": "Budget"}
 COLUMNS = {key: usd_column(f"{label} (USD)") for key, label in MEASURES.items()}
 
@@ -18,7 +23,9 @@ COLUMNS = {key: usd_column(f"{label} (USD)") for key, label in MEASURES.items()}
 def budget_long(frame: pd.DataFrame) -> pd.DataFrame:
     """budget, measure, usd: spend to date, forecast and amount of each current budget period."""
     current = frame[frame["is_current"]]
-    long = current[["budget", *MEASURES]].melt(id_vars="budget", var_name="measure", value_name="usd")
+    long = current[["budget", *MEASURES]].melt(
+        id_vars="budget", var_name="measure", value_name="usd"
+    )
     return long.assign(measure=long["measure"].map(MEASURES))
 
 

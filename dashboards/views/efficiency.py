@@ -8,11 +8,16 @@ from dashboards import charts, data
 from dashboards.components import empty_state, table
 from dashboards.filters import Filters
 
-NO_PROBES = ("No probe data yet",
-             "Run `flopledger probe` on the nodes and add its JSONL under `sources.probes`; each node's "
-             "measured ceiling then shows here against its spec peak.")
-NO_MFU = ("No MFU yet", "MFU needs telemetry and each run's model FLOPs: no telemetry yet for the runs "
-          "in these filters.")
+NO_PROBES = (
+    "No probe data yet",
+    "Run `flopledger probe` on the nodes and add its JSONL under `sources.probes`; each node's "
+    "measured ceiling then shows here against its spec peak.",
+)
+NO_MFU = (
+    "No MFU yet",
+    "MFU needs telemetry and each run's model FLOPs: no telemetry yet for the runs "
+    "in these filters.",
+)
 
 
 def _probes(f: Filters) -> None:

@@ -46,7 +46,9 @@ def _headline(f: Filters) -> None:
     cols[0].metric("Paid accelerator-hours", number(idle["paid_hours"]))
     cols[1].metric("Unallocated idle hours", number(idle["unallocated_idle_hours"]))
     cols[2].metric("Unallocated idle cost (USD)", money(idle["unallocated_idle_usd"]))
-    allocated_idle = money(idle["allocated_idle_usd"]) if idle["rows_with_telemetry"] else NO_TELEMETRY
+    allocated_idle = (
+        money(idle["allocated_idle_usd"]) if idle["rows_with_telemetry"] else NO_TELEMETRY
+    )
     cols[3].metric("Allocated idle cost (USD)", allocated_idle)
     share = idle["unallocated_idle_usd"] / idle["effective_usd"] if idle["effective_usd"] else None
     cols[4].metric("Unallocated idle share of cost", percent(share))
@@ -56,17 +58,23 @@ def _by(f: Filters, key: str) -> None:
     title = data.IDLE_DIMENSIONS[key]
     frame = data.query("idle_by", f, dimension=key)
     st.altair_chart(charts.idle_split(split(frame), title), width="stretch")
-    table(frame.rename(columns={"dimension_value": key}), f"idle_by_{key}", {
-        "effective_usd": usd_column("Cost (USD)"),
-        "unallocated_idle_usd": usd_column("Unallocated idle (USD)"),
-        "allocated_idle_usd": usd_column("Allocated idle (USD)"),
-    })
+    table(
+        frame.rename(columns={"dimension_value": key}),
+        f"idle_by_{key}",
+        {
+            "effective_usd": usd_column("Cost (USD)"),
+            "unallocated_idle_usd": usd_column("Unallocated idle (USD)"),
+            "allocated_idle_usd": usd_column("Allocated idle (USD)"),
+        },
+    )
 
 
 def render(f: Filters) -> None:
     st.title("Idle capacity")
-    st.caption("Unallocated idle: paid, held by no run. Allocated idle: held by a run but not busy "
-               "(needs telemetry).")
+    st.caption(
+        "Unallocated idle: paid, held by no run. Allocated idle: held by a run but not busy "
+        "(needs telemetry)."
+    )
     scope_note(f, APPLIES, "Idle capacity")
     if data.query("idle_totals", f).iloc[0]["paid_hours"] == 0:
         empty_state("No accelerator capacity", "No paid accelerator-hour matches these filters.")
@@ -76,4 +84,6 @@ def render(f: Filters) -> None:
     _by(f, "project_id")
     heat = data.query("idle_heatmap", f)
     st.altair_chart(charts.idle_heatmap(heat), width="stretch")
-    table(heat, "idle_by_hour_of_day", {"unallocated_idle_usd": usd_column("Unallocated idle (USD)")})
+    table(
+        heat, "idle_by_hour_of_day", {"unallocated_idle_usd": usd_column("Unallocated idle (USD)")}
+    )

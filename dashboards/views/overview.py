@@ -16,8 +16,9 @@ from dashboards.views.budgets import show_budgets
 TOP_N = 10
 
 
-def projection(month_to_date: Decimal, trailing: Decimal, trailing_days: Any,
-               days_left: Any) -> Decimal | None:
+def projection(
+    month_to_date: Decimal, trailing: Decimal, trailing_days: Any, days_left: Any
+) -> Decimal | None:
     """Month-end run-rate projection: month to date + trailing 7-day daily mean x days left
     (None without spend up to the range's last day)."""
     if pd.isna(trailing_days) or pd.isna(days_left):
@@ -38,31 +39,45 @@ def _headline(f: Filters) -> None:
     runs = data.query("run_totals", f).iloc[0]
     idle = data.query("idle_totals", f).iloc[0].to_dict()
     rate = data.query("spend_run_rate", f).iloc[0]
-    month_end = projection(rate["month_to_date_usd"], rate["trailing_usd"], rate["trailing_days"],
-                           rate["days_left"])
+    month_end = projection(
+        rate["month_to_date_usd"], rate["trailing_usd"], rate["trailing_days"], rate["days_left"]
+    )
     cols = st.columns(5)
-    cols[0].metric("Spend to date (USD)", money(spend["effective_usd"]),
-                   help="Effective cost (billed + credits) in the date range, from spend_daily.")
+    cols[0].metric(
+        "Spend to date (USD)",
+        money(spend["effective_usd"]),
+        help="Effective cost (billed + credits) in the date range, from spend_daily.",
+    )
     cols[1].metric("Credits (USD)", money(spend["credits_usd"]))
-    cols[2].metric("Month projection (USD)",
-                   money(month_end),
-                   help="Month to date at the last day shown + the trailing 7-day daily mean x days left.")
-    cols[3].metric("Cost of runs (USD)", money(runs["effective_usd"]), help=f"{int(runs['runs']):,} runs")
-    cols[4].metric("Idle cost share", percent(idle_share(idle)),
-                   help="Unallocated idle (no run held it) + allocated idle (held, not busy; needs telemetry) "
-                        "as a share of accelerator resource cost.")
+    cols[2].metric(
+        "Month projection (USD)",
+        money(month_end),
+        help="Month to date at the last day shown + the trailing 7-day daily mean x days left.",
+    )
+    cols[3].metric(
+        "Cost of runs (USD)", money(runs["effective_usd"]), help=f"{int(runs['runs']):,} runs"
+    )
+    cols[4].metric(
+        "Idle cost share",
+        percent(idle_share(idle)),
+        help="Unallocated idle (no run held it) + allocated idle (held, not busy; needs telemetry) "
+        "as a share of accelerator resource cost.",
+    )
     scope_note(f, {"team", "project"}, "Spend")
     scope_note(f, {"project", "accelerator"}, "Idle capacity")
 
 
 def _top_teams(f: Filters) -> None:
     frame = data.query("top_teams", f, row_limit=TOP_N)
-    st.altair_chart(charts.cost_bars(frame, "team", "Team", "Top teams by run cost"), width="stretch")
+    st.altair_chart(
+        charts.cost_bars(frame, "team", "Team", "Top teams by run cost"), width="stretch"
+    )
 
 
 def _top_runs(f: Filters) -> None:
-    frame = data.query("runs_table", f, needle="", sort_key="effective_cost", descending=True,
-                       row_limit=TOP_N)
+    frame = data.query(
+        "runs_table", f, needle="", sort_key="effective_cost", descending=True, row_limit=TOP_N
+    )
     st.markdown("**Top runs by cost**")
     shown = frame[["run_id", "team", "workload_class", "accelerator_type", "effective_usd"]]
     table(shown, "top_runs", {"effective_usd": usd_column("Cost (USD)")})

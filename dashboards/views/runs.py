@@ -32,8 +32,12 @@ def needle(text: str | None) -> str:
 
 def _controls() -> tuple[str, str, bool, int]:
     cols = st.columns([3, 2, 1, 1])
-    search = cols[0].text_input("Search run, job, model or experiment", key="run_search", max_chars=MAX_SEARCH)
-    key = cols[1].selectbox("Sort by", list(data.SORT_KEYS), format_func=lambda k: data.SORT_KEYS[k], key="run_sort")
+    search = cols[0].text_input(
+        "Search run, job, model or experiment", key="run_search", max_chars=MAX_SEARCH
+    )
+    key = cols[1].selectbox(
+        "Sort by", list(data.SORT_KEYS), format_func=lambda k: data.SORT_KEYS[k], key="run_sort"
+    )
     descending = cols[2].toggle("Highest first", value=True, key="run_desc")
     limit = cols[3].selectbox("Rows", ROW_LIMITS, index=1, key="run_limit")
     return needle(search), sort_key(key), bool(descending), int(limit)
@@ -63,7 +67,10 @@ def _detail(run_ids: list[str]) -> None:
     _detail_metrics(found.iloc[0].to_dict())
     hours = data.query("run_hours", run_id=run_id)
     if hours.empty:
-        empty_state("No resource-hours", "This run held no billed resource-hour (only labelled rows, if any).")
+        empty_state(
+            "No resource-hours",
+            "This run held no billed resource-hour (only labelled rows, if any).",
+        )
         return
     st.altair_chart(charts.run_hours(hours), width="stretch")
     table(hours, f"run_{run_id}_hours", {"effective_usd": usd_column("Cost (USD)")})
@@ -73,10 +80,13 @@ def render(f: Filters) -> None:
     st.title("Cost per run")
     search, key, descending, limit = _controls()
     total = data.query("runs_count", f, needle=search).iloc[0]
-    st.caption(f"{int(total['runs']):,} runs match, costing {money(total['effective_usd'])} "
-               f"(showing up to {limit:,}).")
-    runs = data.query("runs_table", f, needle=search, sort_key=key, descending=descending,
-                      row_limit=limit)
+    st.caption(
+        f"{int(total['runs']):,} runs match, costing {money(total['effective_usd'])} "
+        f"(showing up to {limit:,})."
+    )
+    runs = data.query(
+        "runs_table", f, needle=search, sort_key=key, descending=descending, row_limit=limit
+    )
     if runs.empty:
         empty_state("No runs", "No run matches these filters and search.")
         return

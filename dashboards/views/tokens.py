@@ -22,9 +22,17 @@ def per_million(cost: Decimal, tokens: float) -> Decimal:
 
 def render(f: Filters) -> None:
     st.title("Cost per million tokens")
-    st.caption("Runs with tokens, by the UTC day they started: their cost / (tokens in + out) x 1e6.")
-    key = dimension(st.selectbox("Group by", list(data.TOKEN_DIMENSIONS),
-                                 format_func=lambda k: data.TOKEN_DIMENSIONS[k], key="tokens_by"))
+    st.caption(
+        "Runs with tokens, by the UTC day they started: their cost / (tokens in + out) x 1e6."
+    )
+    key = dimension(
+        st.selectbox(
+            "Group by",
+            list(data.TOKEN_DIMENSIONS),
+            format_func=lambda k: data.TOKEN_DIMENSIONS[k],
+            key="tokens_by",
+        )
+    )
     title = data.TOKEN_DIMENSIONS[key]
     grouped = data.query("tokens_by", f, dimension=key)
     if grouped.empty:
@@ -38,8 +46,12 @@ def render(f: Filters) -> None:
     st.altair_chart(charts.tokens_bars(grouped, title), width="stretch")
     daily = data.query("tokens_daily", f, dimension=key)
     st.altair_chart(charts.tokens_trend(daily, title), width="stretch")
-    table(grouped.rename(columns={"dimension_value": key}), f"cost_per_million_tokens_by_{key}", {
-        "effective_usd": usd_column("Cost (USD)"),
-        "usd_per_million_tokens": usd_column("USD per M tokens"),
-        "usd_per_million_output_tokens": usd_column("USD per M output tokens"),
-    })
+    table(
+        grouped.rename(columns={"dimension_value": key}),
+        f"cost_per_million_tokens_by_{key}",
+        {
+            "effective_usd": usd_column("Cost (USD)"),
+            "usd_per_million_tokens": usd_column("USD per M tokens"),
+            "usd_per_million_output_tokens": usd_column("USD per M output tokens"),
+        },
+    )

@@ -4,7 +4,6 @@ The alert sensor keeps per-(alert, channel) delivery state in its cursor and in 
 table (budgets/notify.py). URLs come from environment variables at each tick.
 """
 
-
 import json
 import os
 import time
@@ -19,15 +18,23 @@ from pipelines.resources import Flopledger
 RUN_FAILURE_TRIES = 3
 
 
-@dg.sensor(name="alert_notifier", minimum_interval_seconds=60, default_status=dg.DefaultSensorStatus.RUNNING)
+@dg.sensor(
+    name="alert_notifier",
+    minimum_interval_seconds=60,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+)
 def alert_notifier(context: dg.SensorEvaluationContext, flopledger: Flopledger) -> dg.SkipReason:
     cursor = json.loads(context.cursor) if context.cursor else {}
     budgets = load_budgets(flopledger.config().budgets)
-    new_cursor, outcome = deliver_pending(flopledger.warehouse(), budgets, os.environ, flopledger.now(), cursor)
+    new_cursor, outcome = deliver_pending(
+        flopledger.warehouse(), budgets, os.environ, flopledger.now(), cursor
+    )
     context.update_cursor(json.dumps(new_cursor, sort_keys=True))
     for label in outcome.failed:
         context.log.warning(f"delivery failed, will retry: {label}")
-    return dg.SkipReason(f"sent {len(outcome.sent)}, failed {len(outcome.failed)}, waiting {len(outcome.waiting)}")
+    return dg.SkipReason(
+        f"sent {len(outcome.sent)}, failed {len(outcome.failed)}, waiting {len(outcome.waiting)}"
+    )
 
 
 def _post_with_retries(url: str, payload: dict) -> str | None:

@@ -1,6 +1,5 @@
 """Every SQL file in models/marts/ is one asset; its upstreams are the tables it names."""
 
-
 import dagster as dg
 import pyarrow as pa
 
@@ -69,5 +68,11 @@ def accelerator_specs(flopledger: Flopledger) -> dg.MaterializeResult:
 
 
 def build_assets(raw_keys: set[str]) -> list[dg.AssetsDefinition]:
-    known = raw_keys | {m.name for m in models.marts()} | {"flopledger_settings", "accelerator_specs"}
-    return [flopledger_settings, accelerator_specs, *(_mart_asset(m, known) for m in models.marts())]
+    known = (
+        raw_keys | {m.name for m in models.marts()} | {"flopledger_settings", "accelerator_specs"}
+    )
+    return [
+        flopledger_settings,
+        accelerator_specs,
+        *(_mart_asset(m, known) for m in models.marts()),
+    ]

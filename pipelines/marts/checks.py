@@ -33,7 +33,9 @@ def books_close(flopledger: Flopledger) -> dg.AssetCheckResult:
     )
 
 
-@dg.asset_check(asset="idle_capacity", description="allocated + unallocated idle = cost, every resource-hour.")
+@dg.asset_check(
+    asset="idle_capacity", description="allocated + unallocated idle = cost, every resource-hour."
+)
 def resource_hours_close(flopledger: Flopledger) -> dg.AssetCheckResult:
     return _none_found(
         flopledger,
@@ -53,7 +55,9 @@ def shares_are_sane(flopledger: Flopledger) -> dg.AssetCheckResult:
     )
 
 
-@dg.asset_check(asset="cost_per_run", description="No run is allocated more accelerator-hours than it held.")
+@dg.asset_check(
+    asset="cost_per_run", description="No run is allocated more accelerator-hours than it held."
+)
 def runs_within_what_they_held(flopledger: Flopledger) -> dg.AssetCheckResult:
     return _none_found(
         flopledger,
@@ -62,7 +66,9 @@ def runs_within_what_they_held(flopledger: Flopledger) -> dg.AssetCheckResult:
     )
 
 
-@dg.asset_check(asset="idle_capacity", description="One row per resource-hour: nothing counted twice.")
+@dg.asset_check(
+    asset="idle_capacity", description="One row per resource-hour: nothing counted twice."
+)
 def resource_hours_unique(flopledger: Flopledger) -> dg.AssetCheckResult:
     return _none_found(
         flopledger,
@@ -80,7 +86,9 @@ def held_within_placements(flopledger: Flopledger) -> dg.AssetCheckResult:
     )
 
 
-@dg.asset_check(asset="allocation_issues", description="Unknown run labels and clipped claims (reported).")
+@dg.asset_check(
+    asset="allocation_issues", description="Unknown run labels and clipped claims (reported)."
+)
 def allocation_issues_counted(flopledger: Flopledger) -> dg.AssetCheckResult:
     rows = flopledger.warehouse().query(query_sql("allocation_issue_counts")).to_pylist()
     counts = {r["kind"]: int(r["n"]) for r in rows}

@@ -14,9 +14,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from settings import load_config
 from pipelines.resources import Flopledger
 from pipelines.runner import run_pipeline
+from settings import load_config
 from tests.conftest import billing_row, write_ndjson
 
 NOW = datetime(2026, 10, 11, 6, 0)
@@ -26,9 +26,20 @@ def ten_days() -> list[dict]:
     rows = []
     for day in range(1, 11):
         hour = f"2026-10-{day:02d} 00"
-        last = {"hour": f"2026-10-{day:02d} 23", "end_hour": "2026-10-11 00"} if day == 10 else {"hour": hour}
+        last = (
+            {"hour": f"2026-10-{day:02d} 23", "end_hour": "2026-10-11 00"}
+            if day == 10
+            else {"hour": hour}
+        )
         rows.append(billing_row(cost=50, labels={"team": "llm"}, resource="vm-llm", **last))
-        rows.append(billing_row(hour=hour, cost=80 if day == 10 else 20, labels={"team": "vision"}, resource="vm-vis"))
+        rows.append(
+            billing_row(
+                hour=hour,
+                cost=80 if day == 10 else 20,
+                labels={"team": "vision"},
+                resource="vm-vis",
+            )
+        )
     return rows
 
 
@@ -51,7 +62,9 @@ class Ledger:
         self.config_path = root / "flopledger.yaml"
 
     def setup(self, budgets: str, fx: str | None = None, billing: list | None = None) -> Ledger:
-        write_ndjson(self.root / "billing" / "x.ndjson", billing if billing is not None else ten_days())
+        write_ndjson(
+            self.root / "billing" / "x.ndjson", billing if billing is not None else ten_days()
+        )
         write_ndjson(self.root / "jobs" / "runs.jsonl", [])
         (self.root / "budgets.yaml").write_text(budgets)
         text = self.config_path.read_text() + "budgets: budgets.yaml\n"

@@ -45,7 +45,11 @@ def built(tmp_path_factory) -> Ledger:
 def test_month_budget_thresholds_and_forecast(built):
     ledger = built
     s = ledger.status("llm-monthly")
-    assert (s["period_start"], s["period_end"], s["period_key"]) == (date(2026, 10, 1), date(2026, 10, 31), "2026-10")
+    assert (s["period_start"], s["period_end"], s["period_key"]) == (
+        date(2026, 10, 1),
+        date(2026, 10, 31),
+        "2026-10",
+    )
     assert s["spend_to_date"] == D("500")  # 10 days x 50
     assert s["percent_used"] == 50.0  # 500 / 1000
     assert s["thresholds_crossed"] == [50.0]
@@ -79,7 +83,9 @@ def test_week_starting_sunday_is_forecast_from_the_week_before(built):
     # run rate from 10-04 .. 10-10: (6 x 70 + 130) / 7 = 550 / 7 = 78.571428571; x 7 days left
     assert s["forecast"] == D("549.999999997")
     assert s["forecast_overrun"]  # 549.999999997 > 500
-    weeks = ledger.rows("SELECT period_key FROM budget_status WHERE budget = 'fleet-weekly' ORDER BY period_start")
+    weeks = ledger.rows(
+        "SELECT period_key FROM budget_status WHERE budget = 'fleet-weekly' ORDER BY period_start"
+    )
     # weeks starting Sundays 09-27 (holds 10-01 .. 10-03), 10-04, 10-11
     assert [w["period_key"] for w in weeks] == ["2026-09-27", "2026-10-04", "2026-10-11"]
 
@@ -87,7 +93,11 @@ def test_week_starting_sunday_is_forecast_from_the_week_before(built):
 def test_quarter_period_and_alert_ids(built):
     ledger = built
     q = ledger.status("fleet-quarter")
-    assert (q["period_key"], q["period_start"], q["period_end"]) == ("2026-Q4", date(2026, 10, 1), date(2026, 12, 31))
+    assert (q["period_key"], q["period_start"], q["period_end"]) == (
+        "2026-Q4",
+        date(2026, 10, 1),
+        date(2026, 12, 31),
+    )
     assert q["spend_to_date"] == D("760")  # 500 + 260
     assert ledger.alert_ids() == [
         "forecast:fleet-weekly:2026-10-11",
@@ -108,7 +118,10 @@ def test_rerun_raises_nothing_new_and_run_reports_the_checks(ledger, clock):
     assert ledger.rows("SELECT alert_id, raised_at FROM alerts ORDER BY alert_id") == first
     checks = {c.name: c for c in report.checks if c.asset == "budget_status"}
     assert not checks["budget_thresholds"].passed and checks["budget_thresholds"].severity == "WARN"
-    assert not checks["budget_not_exceeded"].passed and checks["budget_not_exceeded"].severity == "ERROR"
+    assert (
+        not checks["budget_not_exceeded"].passed
+        and checks["budget_not_exceeded"].severity == "ERROR"
+    )
     assert "llm-monthly 2026-10: forecast 155.0%" in checks["budget_not_exceeded"].description
     printed = render(report)  # what `flopledger run` prints
     assert "open alerts: 5" in printed

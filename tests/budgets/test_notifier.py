@@ -80,7 +80,9 @@ def tick(ledger, cursor: str | None) -> str | None:
     sensor = _SENSORS[key]
     with dg.instance_for_test() as instance:
         context = dg.build_sensor_context(
-            cursor=cursor, instance=instance, resources={"flopledger": Flopledger(config_path=str(ledger.config_path))}
+            cursor=cursor,
+            instance=instance,
+            resources={"flopledger": Flopledger(config_path=str(ledger.config_path))},
         )
         sensor(context)
         return context.cursor
@@ -106,11 +108,20 @@ def test_each_alert_is_delivered_exactly_once(ledger, clock, receiver):
     assert slack["text"] == (
         "Budget llm-monthly passed 50% for 2026-10: 500.00 USD spent of 1,000.00 USD (50.0%) in 2026-10 (team=llm)"
     )
-    assert slack["blocks"][1]["elements"][0]["text"] == "flopledger · `threshold:llm-monthly:2026-10:50`"
+    assert (
+        slack["blocks"][1]["elements"][0]["text"]
+        == "flopledger · `threshold:llm-monthly:2026-10:50`"
+    )
     generic = dict(receiver.received)["/ops"]
-    assert {k: generic[k] for k in ("source", "alert_id", "kind", "severity", "subject", "raised_at")} == {
-        "source": "flopledger", "alert_id": "threshold:llm-monthly:2026-10:50", "kind": "threshold",
-        "severity": "warning", "subject": "llm-monthly", "raised_at": "2026-10-11T06:00:00",
+    assert {
+        k: generic[k] for k in ("source", "alert_id", "kind", "severity", "subject", "raised_at")
+    } == {
+        "source": "flopledger",
+        "alert_id": "threshold:llm-monthly:2026-10:50",
+        "kind": "threshold",
+        "severity": "warning",
+        "subject": "llm-monthly",
+        "raised_at": "2026-10-11T06:00:00",
     }
     assert generic["details"]["spend_to_date"] == "500.000000000"
     row = ledger.rows("SELECT notified_at, deliveries FROM alerts")[0]

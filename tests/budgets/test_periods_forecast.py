@@ -15,15 +15,64 @@ from budgets.rules import spend_change_alerts
 @pytest.mark.parametrize(
     ("kind", "day", "week_start", "start", "last", "key"),
     [
-        ("month", date(2026, 10, 31), "monday", date(2026, 10, 1), date(2026, 10, 31), "2026-10"),  # month end
+        (
+            "month",
+            date(2026, 10, 31),
+            "monday",
+            date(2026, 10, 1),
+            date(2026, 10, 31),
+            "2026-10",
+        ),  # month end
         ("month", date(2026, 11, 1), "monday", date(2026, 11, 1), date(2026, 11, 30), "2026-11"),
-        ("month", date(2026, 12, 31), "monday", date(2026, 12, 1), date(2026, 12, 31), "2026-12"),  # year end
-        ("month", date(2028, 2, 29), "monday", date(2028, 2, 1), date(2028, 2, 29), "2028-02"),  # leap year
-        ("week", date(2026, 10, 11), "monday", date(2026, 10, 5), date(2026, 10, 11), "2026-10-05"),  # Sunday
-        ("week", date(2026, 10, 12), "monday", date(2026, 10, 12), date(2026, 10, 18), "2026-10-12"),  # Monday
-        ("week", date(2026, 10, 11), "sunday", date(2026, 10, 11), date(2026, 10, 17), "2026-10-11"),
+        (
+            "month",
+            date(2026, 12, 31),
+            "monday",
+            date(2026, 12, 1),
+            date(2026, 12, 31),
+            "2026-12",
+        ),  # year end
+        (
+            "month",
+            date(2028, 2, 29),
+            "monday",
+            date(2028, 2, 1),
+            date(2028, 2, 29),
+            "2028-02",
+        ),  # leap year
+        (
+            "week",
+            date(2026, 10, 11),
+            "monday",
+            date(2026, 10, 5),
+            date(2026, 10, 11),
+            "2026-10-05",
+        ),  # Sunday
+        (
+            "week",
+            date(2026, 10, 12),
+            "monday",
+            date(2026, 10, 12),
+            date(2026, 10, 18),
+            "2026-10-12",
+        ),  # Monday
+        (
+            "week",
+            date(2026, 10, 11),
+            "sunday",
+            date(2026, 10, 11),
+            date(2026, 10, 17),
+            "2026-10-11",
+        ),
         ("week", date(2026, 10, 10), "sunday", date(2026, 10, 4), date(2026, 10, 10), "2026-10-04"),
-        ("week", date(2026, 12, 31), "friday", date(2026, 12, 25), date(2026, 12, 31), "2026-12-25"),
+        (
+            "week",
+            date(2026, 12, 31),
+            "friday",
+            date(2026, 12, 25),
+            date(2026, 12, 31),
+            "2026-12-25",
+        ),
         ("quarter", date(2026, 11, 15), "monday", date(2026, 10, 1), date(2026, 12, 31), "2026-Q4"),
         ("quarter", date(2027, 3, 31), "monday", date(2027, 1, 1), date(2027, 3, 31), "2027-Q1"),
         ("quarter", date(2027, 4, 1), "monday", date(2027, 4, 1), date(2027, 6, 30), "2027-Q2"),
@@ -45,7 +94,12 @@ OCT = period_containing("month", date(2026, 10, 1))
 def test_forecast_on_a_partial_first_week_of_data():
     # Data starts 10-08: 30, 40, 50 on 10-08 .. 10-10; as of 10-11 with a 7-day window only
     # 3 complete days have data: run rate = (30 + 40 + 50) / 3 = 40.
-    spend = {date(2026, 10, 8): D(30), date(2026, 10, 9): D(40), date(2026, 10, 10): D(50), date(2026, 10, 11): D(5)}
+    spend = {
+        date(2026, 10, 8): D(30),
+        date(2026, 10, 9): D(40),
+        date(2026, 10, 10): D(50),
+        date(2026, 10, 11): D(5),
+    }
     f = forecast_period(spend, OCT, date(2026, 10, 11), 7, first_data_day=date(2026, 10, 8))
     assert (f.run_rate, f.rate_days) == (D(40), 3)
     assert f.spend_to_date == D(125)  # 30 + 40 + 50 + 5 (10-11 so far)
@@ -71,7 +125,9 @@ def test_spend_change_over_a_baseline():
     rule = SpendChangeRule(name="jump", baseline_days=4, above_pct=50, min_daily_spend=D(10))
     days = [date(2026, 10, d) for d in range(1, 6)]
     # baseline 10-01 .. 10-04: (10 + 20 + 30 + 20) / 4 = 20; limit 20 x 1.5 = 30.
-    spend = {(None, d): v for d, v in zip(days, [D(10), D(20), D(30), D(20), D("30.01")], strict=True)}
+    spend = {
+        (None, d): v for d, v in zip(days, [D(10), D(20), D(30), D(20), D("30.01")], strict=True)
+    }
     [alert] = spend_change_alerts(rule, spend, days[4], first_data_day=days[0])
     assert alert.alert_id == "spend_change:jump:all:2026-10-05"
     assert alert.details["baseline"] == D(20)
@@ -83,7 +139,9 @@ def test_spend_change_over_a_baseline():
 
 def test_fx_rates_file(tmp_path):
     path = tmp_path / "fx.csv"
-    path.write_text("date,currency,rate\n2026-09-01,GBP,0.75\n2026-10-01,GBP,0.8\n2026-10-01,JPY,150\n")
+    path.write_text(
+        "date,currency,rate\n2026-09-01,GBP,0.75\n2026-10-01,GBP,0.8\n2026-10-01,JPY,150\n"
+    )
     rates = load_fx_rates(path)
     assert rate_on(rates, "GBP", date(2026, 10, 1)) == D("0.8")  # on the day
     assert rate_on(rates, "GBP", date(2026, 9, 30)) == D("0.75")  # latest before
@@ -92,5 +150,7 @@ def test_fx_rates_file(tmp_path):
     with pytest.raises(BudgetConfigError, match="no rate for EUR"):
         rate_on(rates, "EUR", date(2026, 10, 1))
     path.write_text("date,currency,rate\n2026-10-01,GBP,zero\n")
-    with pytest.raises(BudgetConfigError, match=r"fx.csv:2: expected date \(YYYY-MM-DD\), currency, rate"):
+    with pytest.raises(
+        BudgetConfigError, match=r"fx.csv:2: expected date \(YYYY-MM-DD\), currency, rate"
+    ):
         load_fx_rates(path)

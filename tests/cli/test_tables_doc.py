@@ -2,11 +2,11 @@
 
 from pathlib import Path
 
-from settings import load_config
-from pipelines.runner import run_pipeline
 from cli.tables_doc import MARKER, render
-from warehouse import open_warehouse
+from pipelines.runner import run_pipeline
+from settings import load_config
 from tests.conftest import REPO, billing_row, run_record, write_ndjson
+from warehouse import open_warehouse
 
 
 def test_tables_doc_matches_the_warehouse(project_dir: Path):

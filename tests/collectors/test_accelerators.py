@@ -12,7 +12,11 @@ from collectors.accelerators import canonical_accelerator, classify_sku
         ("Spot Preemptible Nvidia H100 80GB GPU running in Americas", "H100-80GB", "spot"),
         # H100 Mega: both spellings and the "Plus" name.
         ("Nvidia H100 80GB Mega GPU running in Belgium", "H100-MEGA-80GB", "on_demand"),
-        ("Nvidia H100 Mega 80GB GPU attached to DWS Defined Duration VMs running in Americas", "H100-MEGA-80GB", "dws"),
+        (
+            "Nvidia H100 Mega 80GB GPU attached to DWS Defined Duration VMs running in Americas",
+            "H100-MEGA-80GB",
+            "dws",
+        ),
         ("Nvidia H100 80GB Plus GPU running in Americas", "H100-MEGA-80GB", "on_demand"),
         # H200 has no "Nvidia" prefix.
         ("H200 141GB GPU running in Americas", "H200-141GB", "on_demand"),
@@ -20,7 +24,11 @@ from collectors.accelerators import canonical_accelerator, classify_sku
         # B200 (A4) is sold per "1 gpu slice".
         ("A4 Nvidia B200 (1 gpu slice) running in Americas", "B200-180GB", "on_demand"),
         ("Spot Preemptible A4 Nvidia B200 (1 gpu slice) running in Americas", "B200-180GB", "spot"),
-        ("Commitment v1: A4 Nvidia B200 (1 gpu slice) in Americas for 3 Years", "B200-180GB", "commitment"),
+        (
+            "Commitment v1: A4 Nvidia B200 (1 gpu slice) in Americas for 3 Years",
+            "B200-180GB",
+            "commitment",
+        ),
         # A100 40 GB vs 80 GB.
         ("Nvidia Tesla A100 GPU running in Americas", "A100-40GB", "on_demand"),
         ("Nvidia A100 80GB GPU running in Americas", "A100-80GB", "on_demand"),

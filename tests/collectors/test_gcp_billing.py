@@ -18,7 +18,9 @@ def _one(tmp_path, row):
 
 
 def test_numbers_written_as_strings_are_exact(tmp_path):
-    row = _one(tmp_path, billing_row(cost="12.345678", credits=[credit("-1.1")], usage_seconds="3600"))
+    row = _one(
+        tmp_path, billing_row(cost="12.345678", credits=[credit("-1.1")], usage_seconds="3600")
+    )
     assert row["cost"] == Decimal("12.345678")
     assert row["credits_total"] == Decimal("-1.1")
     assert row["usage_amount"] == Decimal("3600")
@@ -68,7 +70,9 @@ def test_bad_rows_are_quarantined_with_reasons(tmp_path):
     backwards = billing_row(hour="2026-10-01 05", end_hour="2026-10-01 04")
     no_cost = billing_row(cost=None)
     bad_number = billing_row(cost="twelve")
-    path = write_ndjson(tmp_path / "x.ndjson", [good, "{not json", backwards, no_cost, bad_number, "[1, 2]"])
+    path = write_ndjson(
+        tmp_path / "x.ndjson", [good, "{not json", backwards, no_cost, bad_number, "[1, 2]"]
+    )
     table, stats = read_billing_files([path])
     reasons = {q.line: q.reason for q in stats.quarantined}
     assert table.num_rows == 1
@@ -113,7 +117,11 @@ def _parquet_extract(path, rows):
             ("usage", pa.struct([("amount", pa.float64()), ("unit", pa.string())])),
             (
                 "credits",
-                pa.list_(pa.struct([("name", pa.string()), ("amount", pa.float64()), ("type", pa.string())])),
+                pa.list_(
+                    pa.struct(
+                        [("name", pa.string()), ("amount", pa.float64()), ("type", pa.string())]
+                    )
+                ),
             ),
             ("cost_type", pa.string()),
         ]
@@ -164,8 +172,14 @@ def test_a_torn_parquet_file_is_quarantined(tmp_path):
 
 
 def test_day_window_only_keeps_rows_of_those_days(tmp_path):
-    rows = [billing_row(hour="2026-10-01 00"), billing_row(hour="2026-10-02 00"), billing_row(hour="2026-10-03 00")]
-    table, stats = read_billing_files([write_ndjson(tmp_path / "x.ndjson", rows)], days={date(2026, 10, 2)})
+    rows = [
+        billing_row(hour="2026-10-01 00"),
+        billing_row(hour="2026-10-02 00"),
+        billing_row(hour="2026-10-03 00"),
+    ]
+    table, stats = read_billing_files(
+        [write_ndjson(tmp_path / "x.ndjson", rows)], days={date(2026, 10, 2)}
+    )
     assert table["usage_day"].to_pylist() == [date(2026, 10, 2)]
     assert (stats.rows_in_window, stats.rows_outside_window) == (1, 2)
 
@@ -173,7 +187,9 @@ def test_day_window_only_keeps_rows_of_those_days(tmp_path):
 def test_huge_usage_amounts_fit_and_too_huge_ones_are_quarantined(tmp_path):
     # 100 TiB kept for a day is about 9.5e18 byte-seconds: beyond Python's default 28 digits once
     # given 9 decimal places, but well inside DECIMAL(38, 9). 1e30 is not: quarantined, not a crash.
-    big = billing_row(sku="Standard Storage US Multi-region", usage={"amount": 9.5e18, "unit": "byte-seconds"})
+    big = billing_row(
+        sku="Standard Storage US Multi-region", usage={"amount": 9.5e18, "unit": "byte-seconds"}
+    )
     too_big = billing_row(usage={"amount": "1e30", "unit": "byte-seconds"})
     table, stats = read_billing_files([write_ndjson(tmp_path / "x.ndjson", [big, too_big])])
     assert table["usage_amount"].to_pylist() == [Decimal("9500000000000000000")]

@@ -76,7 +76,9 @@ def test_csv_and_parquet_jobs_files(tmp_path):
     with path.open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(record))
         writer.writeheader()
-        writer.writerow({k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in record.items()})
+        writer.writerow(
+            {k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in record.items()}
+        )
     parquet = tmp_path / "runs.parquet"
     pq.write_table(pa.Table.from_pylist([run_record("pq-1", labels={"env": "prod"})]), parquet)
     read = read_jobs_files([path, parquet])
@@ -117,7 +119,15 @@ def test_sacct_2205_array_job_on_four_nodes_with_16_gpus():
 def test_sacct_same_job_on_two_versions_maps_the_same():
     old = _sacct("sacct_json_slurm-23.02.6_data_parser-v0.0.39_gpu.json").jobs.to_pylist()[0]
     new = _sacct("sacct_json_slurm-23.11.5_data_parser-v0.0.40_gpu.json").jobs.to_pylist()[0]
-    for key in ("run_id", "status", "submitted_at", "started_at", "ended_at", "accelerator_count", "team"):
+    for key in (
+        "run_id",
+        "status",
+        "submitted_at",
+        "started_at",
+        "ended_at",
+        "accelerator_count",
+        "team",
+    ):
         assert old[key] == new[key], key
     # A RUNNING job: time.end is 0, so ended_at is null; state is a string in v0.0.39, a list in v0.0.40.
     assert new["status"] == "running" and new["ended_at"] is None
@@ -138,17 +148,30 @@ def test_sacct_newer_versions_without_gpu_tres():
 
 
 def test_absurd_numbers_and_odd_sacct_shapes_are_quarantined(tmp_path):
-    rows = [run_record("inf", tokens_in="Infinity"), run_record("huge", tokens_in=10**30), run_record("ok")]
+    rows = [
+        run_record("inf", tokens_in="Infinity"),
+        run_record("huge", tokens_in=10**30),
+        run_record("ok"),
+    ]
     read = read_jobs_files([write_ndjson(tmp_path / "runs.jsonl", rows)])
     assert read.jobs["run_id"].to_pylist() == ["ok"]
     assert [q.reason for q in read.quarantined] == [
         "tokens_in: 'Infinity' is not a whole number >= 0",
         f"tokens_in: {10**30} is too large",
     ]
-    sacct = {"meta": {}, "errors": [], "jobs": [
-        {"job_id": 1, "state": {"current": ["COMPLETED"]}, "tres": {"allocated": ["gpu"]}, "time": {}},
-        {"job_id": 2, "state": {"current": "COMPLETED"}, "time": {"submission": {"set": True}}},
-    ]}
+    sacct = {
+        "meta": {},
+        "errors": [],
+        "jobs": [
+            {
+                "job_id": 1,
+                "state": {"current": ["COMPLETED"]},
+                "tres": {"allocated": ["gpu"]},
+                "time": {},
+            },
+            {"job_id": 2, "state": {"current": "COMPLETED"}, "time": {"submission": {"set": True}}},
+        ],
+    }
     path = tmp_path / "sacct.json"
     path.write_text(json.dumps(sacct))
     read = read_jobs_files([path])

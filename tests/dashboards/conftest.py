@@ -34,7 +34,9 @@ def fleet_copy(fleet_config: Path, tmp_path: Path) -> Path:
 def open_page(monkeypatch: pytest.MonkeyPatch, fleet_config: Path):
     """open_page(name, query_params=None, config=None) -> AppTest after the page has run."""
 
-    def _open(name: str, query_params: dict[str, Any] | None = None, config: Path | None = None) -> AppTest:
+    def _open(
+        name: str, query_params: dict[str, Any] | None = None, config: Path | None = None
+    ) -> AppTest:
         monkeypatch.setenv("FLOPLEDGER_CONFIG", str(config or fleet_config))
         at = AppTest.from_file(str(APP), default_timeout=60)
         for key, value in (query_params or {}).items():

@@ -10,8 +10,8 @@ from typing import Any
 import duckdb
 from streamlit.testing.v1 import AppTest
 
-from settings import load_config
 from pipelines.runner import run_pipeline
+from settings import load_config
 from simulator import simulate
 from warehouse.duckdb import DuckDBWarehouse
 

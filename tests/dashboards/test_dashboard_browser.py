@@ -24,8 +24,14 @@ from tests.dashboards.test_dashboard_pages import _add_probes_and_budgets
 CHROMIUM = Path("/usr/bin/chromium")
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts" / "dashboards"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 URLS = {
     "overview": "",
     "cost_per_run": "cost_per_run",
@@ -50,8 +56,10 @@ DRAWN = """
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium "
-                       "(apt-get install -y chromium)"),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)",
+    ),
 ]
 
 
@@ -78,8 +86,20 @@ def _wait_healthy(url: str, proc: subprocess.Popen, timeout_s: float = 60) -> No
 def served(fleet_copy: Path) -> Iterator[str]:
     _add_probes_and_budgets(fleet_copy)
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "dashboard", "--config", str(fleet_copy),
-                             "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "cli.main",
+            "dashboard",
+            "--config",
+            str(fleet_copy),
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(url, proc)
@@ -93,7 +113,9 @@ def _check_page(page, url: str, name: str) -> None:
     page.goto(f"{url}/{URLS[name]}")
     page.wait_for_selector(f"{CHART} canvas, {CHART} svg", timeout=30_000)
     page.wait_for_function(f"() => {DRAWN.strip()}(document).every((n) => n > 0)", timeout=30_000)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000
+    )
     assert not page.query_selector('[data-testid="stException"]'), f"{name}: exception shown"
     painted = page.evaluate(DRAWN, page.query_selector("body"))
     assert painted and all(n > 0 for n in painted), f"{name}: charts not drawn {painted}"

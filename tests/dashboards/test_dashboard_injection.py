@@ -16,16 +16,26 @@ PAYLOADS = [
     "' OR 1=1 --",
     "'; DROP TABLE cost_per_run; --",
     "llm' UNION SELECT * FROM billing_line_items --",
-    "\"; DELETE FROM spend_daily; --",
+    '"; DELETE FROM spend_daily; --',
     "%' OR '%'='",
 ]
-TABLES = ["cost_per_run", "spend_daily", "idle_capacity", "run_allocation", "billing_line_items", "jobs"]
+TABLES = [
+    "cost_per_run",
+    "spend_daily",
+    "idle_capacity",
+    "run_allocation",
+    "billing_line_items",
+    "jobs",
+]
 LEAKS = ("Binder Error", "Parser Error", "Catalog Error", "duckdb", "Traceback", "SELECT")
 
 
 def _page_text(at) -> str:
-    return "\n".join(str(e.value) for kind in ("markdown", "caption", "info", "error", "warning")
-                     for e in at.get(kind))
+    return "\n".join(
+        str(e.value)
+        for kind in ("markdown", "caption", "info", "error", "warning")
+        for e in at.get(kind)
+    )
 
 
 @pytest.mark.parametrize("page", list(PAGES))
@@ -44,12 +54,16 @@ def test_payloads_in_the_run_search_box(open_page, marts: Marts) -> None:
     for payload in PAYLOADS:
         at.text_input(key="run_search").set_value(payload).run()
         assert not at.exception and not at.error
-        assert at.caption[0].value.startswith("0 runs match")  # the payload is text that matches nothing
+        assert at.caption[0].value.startswith(
+            "0 runs match"
+        )  # the payload is text that matches nothing
         assert not any(leak in _page_text(at) for leak in LEAKS)
     assert marts.counts(TABLES) == before
 
 
-def test_payloads_reaching_the_data_layer_are_bound(fleet_config, marts: Marts, monkeypatch) -> None:
+def test_payloads_reaching_the_data_layer_are_bound(
+    fleet_config, marts: Marts, monkeypatch
+) -> None:
     monkeypatch.setenv("FLOPLEDGER_CONFIG", str(fleet_config))
     before = marts.counts(TABLES)
     runs = marts.one("SELECT count(*) FROM cost_per_run")
@@ -58,11 +72,13 @@ def test_payloads_reaching_the_data_layer_are_bound(fleet_config, marts: Marts, 
         hostile = Filters(date(2000, 1, 1), date(2100, 1, 1), team=(payload,), project=(payload,))
         assert data.query("runs_count", hostile, needle="").iloc[0]["runs"] == 0
         # a hostile sort key or dimension reaches SQL only as a bound value matching no CASE branch
-        found = data.query("runs_table", wide, needle=payload, sort_key=payload, descending=True,
-                           row_limit=10_000)
+        found = data.query(
+            "runs_table", wide, needle=payload, sort_key=payload, descending=True, row_limit=10_000
+        )
         assert len(found) == 0
-        found = data.query("runs_table", wide, needle="", sort_key=payload, descending=True,
-                           row_limit=10_000)
+        found = data.query(
+            "runs_table", wide, needle="", sort_key=payload, descending=True, row_limit=10_000
+        )
         assert len(found) == runs
         grouped = data.query("tokens_by", wide, dimension=payload)
         assert grouped["dimension_value"].tolist() == ["(none)"]

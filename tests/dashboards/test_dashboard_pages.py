@@ -15,7 +15,9 @@ def test_overview_matches_the_marts_and_follows_filters(open_page, marts: Marts)
     at = open_page("overview")
     spend = marts.one("SELECT sum(effective_cost) FROM spend_daily")
     runs = marts.one("SELECT sum(effective_cost) FROM cost_per_run")
-    unallocated, total = marts.rows("SELECT sum(unallocated_idle_cost), sum(effective_cost) FROM idle_capacity")[0]
+    unallocated, total = marts.rows(
+        "SELECT sum(unallocated_idle_cost), sum(effective_cost) FROM idle_capacity"
+    )[0]
     assert metric(at, "Spend to date (USD)") == money(spend)
     assert metric(at, "Cost of runs (USD)") == money(runs)
     # no telemetry: allocated idle is unknown, so the share is unallocated idle / cost
@@ -24,11 +26,20 @@ def test_overview_matches_the_marts_and_follows_filters(open_page, marts: Marts)
     _check_budgets(at, marts, current_only=True)
 
     at = open_page("overview", {"team": TEAM, "to": "2026-10-01"})
-    team_spend = marts.one("SELECT sum(effective_cost) FROM spend_daily WHERE team = ? AND day = DATE '2026-10-01'", [TEAM])
-    team_runs = marts.one("SELECT sum(effective_cost) FROM cost_per_run WHERE team = ? AND CAST(started_at AS DATE) = DATE '2026-10-01'", [TEAM])
+    team_spend = marts.one(
+        "SELECT sum(effective_cost) FROM spend_daily WHERE team = ? AND day = DATE '2026-10-01'",
+        [TEAM],
+    )
+    team_runs = marts.one(
+        "SELECT sum(effective_cost) FROM cost_per_run WHERE team = ? AND CAST(started_at AS DATE) = DATE '2026-10-01'",
+        [TEAM],
+    )
     assert metric(at, "Spend to date (USD)") == money(team_spend) != money(spend)
     assert metric(at, "Cost of runs (USD)") == money(team_runs)
-    assert {k: str(v).strip("[]'") for k, v in at.query_params.items()} == {"team": TEAM, "to": "2026-10-01"}
+    assert {k: str(v).strip("[]'") for k, v in at.query_params.items()} == {
+        "team": TEAM,
+        "to": "2026-10-01",
+    }
 
 
 def test_cost_per_run_table_detail_search_and_sort(open_page, marts: Marts) -> None:
@@ -36,11 +47,16 @@ def test_cost_per_run_table_detail_search_and_sort(open_page, marts: Marts) -> N
     count, total = marts.rows("SELECT count(*), sum(effective_cost) FROM cost_per_run")[0]
     assert at.caption[0].value.startswith(f"{count} runs match, costing {money(total)}")
     top_id, top_cost, util = marts.rows(
-        "SELECT run_id, effective_cost, mean_utilisation_pct FROM cost_per_run ORDER BY effective_cost DESC, run_id LIMIT 1")[0]
+        "SELECT run_id, effective_cost, mean_utilisation_pct FROM cost_per_run ORDER BY effective_cost DESC, run_id LIMIT 1"
+    )[0]
     assert at.dataframe[0].value["run_id"].iloc[0] == top_id
     assert metric(at, "Run cost (USD)") == money(top_cost)
-    assert metric(at, "Mean utilisation") == ("no telemetry yet" if util is None else f"{util:,.1f}%")
-    resource_cost = marts.one("SELECT sum(effective_cost) FROM run_allocation WHERE run_id = ?", [top_id])
+    assert metric(at, "Mean utilisation") == (
+        "no telemetry yet" if util is None else f"{util:,.1f}%"
+    )
+    resource_cost = marts.one(
+        "SELECT sum(effective_cost) FROM run_allocation WHERE run_id = ?", [top_id]
+    )
     assert at.dataframe[1].value["effective_usd"].sum() == resource_cost  # Decimal: every digit
     assert len(at.get("vega_lite_chart")) == 1  # cost by resource and hour
 
@@ -64,7 +80,9 @@ def test_cost_per_run_follows_workload_filter(open_page, marts: Marts) -> None:
 def _per_million(marts: Marts, where: str = "TRUE", params: list | None = None) -> str:
     cost, tokens = marts.rows(
         f"SELECT sum(effective_cost), sum(coalesce(tokens_in, 0) + coalesce(tokens_out, 0)) "
-        f"FROM cost_per_million_tokens WHERE {where}", params)[0]
+        f"FROM cost_per_million_tokens WHERE {where}",
+        params,
+    )[0]
     return money(float(cost) / (float(tokens) / 1e6))
 
 
@@ -77,27 +95,38 @@ def test_cost_per_million_tokens_matches_its_mart(open_page, marts: Marts) -> No
     assert sorted(at.dataframe[0].value["accelerator_type"]) == [t[0] for t in types]
 
     at = open_page("tokens", {"team": TEAM})
-    assert metric(at, "USD per million tokens") == _per_million(marts, "team = ?", [TEAM]) != _per_million(marts)
+    assert (
+        metric(at, "USD per million tokens")
+        == _per_million(marts, "team = ?", [TEAM])
+        != _per_million(marts)
+    )
 
 
 def test_idle_capacity_matches_its_mart(open_page, marts: Marts) -> None:
     at = open_page("idle")
     idle, hours, allocated_idle = marts.rows(
-        "SELECT sum(unallocated_idle_cost), sum(unallocated_idle_hours), sum(allocated_idle_cost) FROM idle_capacity")[0]
+        "SELECT sum(unallocated_idle_cost), sum(unallocated_idle_hours), sum(allocated_idle_cost) FROM idle_capacity"
+    )[0]
     assert metric(at, "Unallocated idle cost (USD)") == money(idle)
     assert metric(at, "Unallocated idle hours") == f"{hours:,.1f}"
-    assert metric(at, "Allocated idle cost (USD)") == ("no telemetry yet" if allocated_idle is None else money(allocated_idle))
+    assert metric(at, "Allocated idle cost (USD)") == (
+        "no telemetry yet" if allocated_idle is None else money(allocated_idle)
+    )
     assert len(at.get("vega_lite_chart")) == 3  # by type, by project, hour-of-day heatmap
 
     at = open_page("idle", {"accelerator": "TPU-v6e"})
-    tpu = marts.one("SELECT sum(unallocated_idle_cost) FROM idle_capacity WHERE accelerator_type = 'TPU-v6e'")
+    tpu = marts.one(
+        "SELECT sum(unallocated_idle_cost) FROM idle_capacity WHERE accelerator_type = 'TPU-v6e'"
+    )
     assert metric(at, "Unallocated idle cost (USD)") == money(tpu) != money(idle)
 
 
 def _check_budgets(at, marts: Marts, current_only: bool) -> None:
     """The budget table shows budget_status's rows (current periods on the Overview), or the empty state."""
     where = "WHERE is_current" if current_only else ""
-    rows = marts.rows(f"SELECT budget, spend_to_date FROM budget_status {where} ORDER BY is_current DESC, period_start DESC, budget, period_kind, period_key")
+    rows = marts.rows(
+        f"SELECT budget, spend_to_date FROM budget_status {where} ORDER BY is_current DESC, period_start DESC, budget, period_kind, period_key"
+    )
     if not rows:
         assert "No budgets yet" in infos(at)
         return
@@ -124,16 +153,22 @@ def test_budgets_and_alerts_match_their_tables(open_page, marts: Marts) -> None:
         assert "No alerts yet" in infos(at)
 
 
-PROBE = ("INSERT INTO probe_results (result_id, measured_at, node, device_index, device_kind, accelerator_type, "
-         "backend, dtype, m, n, k, achieved_tflops, median_tflops, peak_tflops_spec, efficiency, verified, "
-         "probe_version) VALUES (?, TIMESTAMP '2026-10-02 03:00:00', ?, 0, ?, ?, 'gpu', 'bf16', 8192, 8192, "
-         "8192, ?, ?, ?, ?, true, '1')")
-BUDGET = ("INSERT INTO budget_status VALUES ('dash-test-budget', 'month', '2026-10', DATE '2026-10-01', DATE '2026-10-31', "
-          "true, TIMESTAMP '2026-10-03 23:00:00', 'team=llm', 'billing', 'USD', 20000, 1, 20000, 7000.5, 2333.5, 3, 71000, 35.0025, 355.0, "
-          "[50.0, 80.0, 100.0], [], false, true, true, ['finance'])")
-ALERT = ("INSERT INTO alerts VALUES ('forecast:dash-test-budget:2026-10', 'forecast', 'dash-test-budget', 'warning', "
-         "'dash-test-budget forecast over budget', 'forecast 71,000 USD > 20,000 USD', NULL, ['finance'], "
-         "TIMESTAMP '2026-10-03 06:00:00', NULL, NULL)")
+PROBE = (
+    "INSERT INTO probe_results (result_id, measured_at, node, device_index, device_kind, accelerator_type, "
+    "backend, dtype, m, n, k, achieved_tflops, median_tflops, peak_tflops_spec, efficiency, verified, "
+    "probe_version) VALUES (?, TIMESTAMP '2026-10-02 03:00:00', ?, 0, ?, ?, 'gpu', 'bf16', 8192, 8192, "
+    "8192, ?, ?, ?, ?, true, '1')"
+)
+BUDGET = (
+    "INSERT INTO budget_status VALUES ('dash-test-budget', 'month', '2026-10', DATE '2026-10-01', DATE '2026-10-31', "
+    "true, TIMESTAMP '2026-10-03 23:00:00', 'team=llm', 'billing', 'USD', 20000, 1, 20000, 7000.5, 2333.5, 3, 71000, 35.0025, 355.0, "
+    "[50.0, 80.0, 100.0], [], false, true, true, ['finance'])"
+)
+ALERT = (
+    "INSERT INTO alerts VALUES ('forecast:dash-test-budget:2026-10', 'forecast', 'dash-test-budget', 'warning', "
+    "'dash-test-budget forecast over budget', 'forecast 71,000 USD > 20,000 USD', NULL, ['finance'], "
+    "TIMESTAMP '2026-10-03 06:00:00', NULL, NULL)"
+)
 
 
 def _add_probes_and_budgets(config: Path) -> None:
@@ -141,8 +176,22 @@ def _add_probes_and_budgets(config: Path) -> None:
     warehouse = DuckDBWarehouse(load_config(config).warehouse.path)
     con = connect(warehouse.path)
     try:
-        for i, (kind, achieved, spec) in enumerate([("H100-80GB", 720.0, 989.0), ("TPU-v6e", 800.0, 918.0)]):
-            con.execute(PROBE, [f"r{i}", f"node-{i}", kind, kind, achieved, achieved * 0.98, spec, achieved / spec])
+        for i, (kind, achieved, spec) in enumerate(
+            [("H100-80GB", 720.0, 989.0), ("TPU-v6e", 800.0, 918.0)]
+        ):
+            con.execute(
+                PROBE,
+                [
+                    f"r{i}",
+                    f"node-{i}",
+                    kind,
+                    kind,
+                    achieved,
+                    achieved * 0.98,
+                    spec,
+                    achieved / spec,
+                ],
+            )
         con.execute(BUDGET)
         con.execute(ALERT)
     finally:
@@ -165,6 +214,9 @@ def test_efficiency_and_budgets_with_data(open_page, fleet_copy: Path) -> None:
     _check_budgets(at, copy, current_only=False)
     assert "dash-test-budget" in at.dataframe[0].value["budget"].tolist()
     assert metric(at, "Alerts") == f"{copy.one('SELECT count(*) FROM alerts'):,}"
-    assert metric(at, "Not yet delivered") == f"{copy.one('SELECT count(*) FROM alerts WHERE notified_at IS NULL'):,}"
+    assert (
+        metric(at, "Not yet delivered")
+        == f"{copy.one('SELECT count(*) FROM alerts WHERE notified_at IS NULL'):,}"
+    )
     at = open_page("overview", config=fleet_copy)
     assert "No budgets yet" not in infos(at)

@@ -16,22 +16,42 @@ from dashboards.filters import Filters, from_url, to_url
 from dashboards.views.overview import projection
 
 LO, HI = date(2026, 10, 1), date(2026, 10, 31)
-OPTIONS = {"team": ["llm", "eu-llm"], "project": ["p"], "workload": ["pretraining"], "accelerator": ["H100-80GB"]}
+OPTIONS = {
+    "team": ["llm", "eu-llm"],
+    "project": ["p"],
+    "workload": ["pretraining"],
+    "accelerator": ["H100-80GB"],
+}
 
 
 def test_filters_round_trip_through_the_url() -> None:
-    chosen = Filters(date(2026, 10, 3), date(2026, 10, 9), team=("llm", "eu-llm"), accelerator=("H100-80GB",))
+    chosen = Filters(
+        date(2026, 10, 3), date(2026, 10, 9), team=("llm", "eu-llm"), accelerator=("H100-80GB",)
+    )
     url = to_url(chosen, LO, HI)
-    assert url == {"from": ["2026-10-03"], "to": ["2026-10-09"], "team": ["llm", "eu-llm"],
-                   "accelerator": ["H100-80GB"]}
+    assert url == {
+        "from": ["2026-10-03"],
+        "to": ["2026-10-09"],
+        "team": ["llm", "eu-llm"],
+        "accelerator": ["H100-80GB"],
+    }
     assert from_url(url, OPTIONS, LO, HI) == chosen
     assert to_url(Filters(LO, HI), LO, HI) == {}  # the default view keeps a clean URL
 
 
 def test_unknown_values_and_bad_dates_fall_back_to_the_default() -> None:
-    url = {"team": ["nobody", "llm"], "from": ["2026-13-01"], "to": ["2027-01-01"], "project": ["' OR 1=1 --"]}
-    assert from_url(url, OPTIONS, LO, HI) == Filters(LO, HI, team=("llm",))  # to clamped to the last day
-    assert from_url({"from": ["2026-10-20"], "to": ["2026-10-02"]}, OPTIONS, LO, HI) == Filters(LO, HI)
+    url = {
+        "team": ["nobody", "llm"],
+        "from": ["2026-13-01"],
+        "to": ["2027-01-01"],
+        "project": ["' OR 1=1 --"],
+    }
+    assert from_url(url, OPTIONS, LO, HI) == Filters(
+        LO, HI, team=("llm",)
+    )  # to clamped to the last day
+    assert from_url({"from": ["2026-10-20"], "to": ["2026-10-02"]}, OPTIONS, LO, HI) == Filters(
+        LO, HI
+    )
 
 
 def _axes(chart) -> dict[str, str]:
@@ -40,11 +60,26 @@ def _axes(chart) -> dict[str, str]:
 
 
 def test_charts_say_their_units() -> None:
-    spend = pd.DataFrame({"day": pd.to_datetime(["2026-10-01"]), "category": ["accelerator"], "effective_usd": [1.0]})
+    spend = pd.DataFrame(
+        {"day": pd.to_datetime(["2026-10-01"]), "category": ["accelerator"], "effective_usd": [1.0]}
+    )
     assert _axes(charts.spend_trend(spend)) == {"x": "Day (UTC)", "y": "Effective cost (USD)"}
-    hours = pd.DataFrame({"hour": pd.to_datetime(["2026-10-01 03:00"]), "resource_name": ["a"], "effective_usd": [2.0]})
+    hours = pd.DataFrame(
+        {
+            "hour": pd.to_datetime(["2026-10-01 03:00"]),
+            "resource_name": ["a"],
+            "effective_usd": [2.0],
+        }
+    )
     assert _axes(charts.run_hours(hours)) == {"x": "Hour (UTC)", "y": "Allocated cost (USD)"}
-    heat = pd.DataFrame({"weekday": [4], "hour_of_day": [3], "unallocated_idle_share": [0.5], "unallocated_idle_usd": [9.0]})
+    heat = pd.DataFrame(
+        {
+            "weekday": [4],
+            "hour_of_day": [3],
+            "unallocated_idle_share": [0.5],
+            "unallocated_idle_usd": [9.0],
+        }
+    )
     spec = charts.idle_heatmap(heat).to_dict()
     assert spec["mark"]["type"] == "rect" and spec["encoding"]["x"]["title"] == "Hour of day (UTC)"
     tokens = pd.DataFrame({"dimension_value": ["m"], "usd_per_million_tokens": [1.5]})
@@ -52,11 +87,16 @@ def test_charts_say_their_units() -> None:
 
 
 def test_money_is_exact_in_csv_and_rounded_on_screen() -> None:
-    frame = pd.DataFrame({"run_id": ["a", "b", "c"],
-                          "effective_usd": [D("1234567890.123456789"), D("0E-9"), None]})
+    frame = pd.DataFrame(
+        {"run_id": ["a", "b", "c"], "effective_usd": [D("1234567890.123456789"), D("0E-9"), None]}
+    )
     # every digit, never an exponent (str(Decimal("0E-9")) would write 0E-9)
     assert csv_text(frame).splitlines() == [
-        "run_id,effective_usd", "a,1234567890.123456789", "b,0.000000000", "c,"]
+        "run_id,effective_usd",
+        "a,1234567890.123456789",
+        "b,0.000000000",
+        "c,",
+    ]
     assert money(D("1234567890.125000001")) == "$1,234,567,890.13"
     assert money(D("-0.004")) == "-$0.00"
 
@@ -68,8 +108,13 @@ def test_month_projection_stays_exact() -> None:
 
 
 def test_charts_draw_decimal_money_as_numbers() -> None:
-    spend = pd.DataFrame({"day": pd.to_datetime(["2026-10-01"]), "category": ["accelerator"],
-                          "effective_usd": [D("1234567890.123456789")]})
+    spend = pd.DataFrame(
+        {
+            "day": pd.to_datetime(["2026-10-01"]),
+            "category": ["accelerator"],
+            "effective_usd": [D("1234567890.123456789")],
+        }
+    )
     [rows] = charts.spend_trend(spend).to_dict()["datasets"].values()
     assert rows[0]["effective_usd"] == 1234567890.1234567  # a float for drawing only
     assert spend["effective_usd"][0] == D("1234567890.123456789")  # the frame keeps every digit
@@ -91,7 +136,9 @@ def test_sign_in_required_by_config_fails_closed(tmp_path, monkeypatch):
     config = tmp_path / "flopledger.yaml"
     config.write_text("warehouse: {path: w.duckdb}\ndashboard: {sign_in: true}\n")
     monkeypatch.setenv("FLOPLEDGER_CONFIG", str(config))
-    app = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "dashboards" / "app.py"), default_timeout=60)
+    app = AppTest.from_file(
+        str(Path(__file__).resolve().parents[2] / "dashboards" / "app.py"), default_timeout=60
+    )
     app.run()
     assert not app.exception
     assert any("dashboard.sign_in" in e.value for e in app.error)

@@ -11,8 +11,8 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from settings import load_config
-from warehouse.duckdb import DuckDBWarehouse
 from tests.dashboards.helpers import APP, PAGES
+from warehouse.duckdb import DuckDBWarehouse
 
 REPUBLISH = """
 import sys
@@ -50,8 +50,12 @@ def test_every_page_load_succeeds_while_the_pipeline_writes(fleet_copy: Path, mo
     first = warehouse.snapshot_path.stat().st_ino
     failures: list[str] = []
     # a full `flopledger run` in its own process (it holds the warehouse's write lock) ...
-    run = subprocess.Popen([sys.executable, "-m", "cli.main", "run", "--config", str(fleet_copy)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "run", "--config", str(fleet_copy)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     t0 = time.monotonic()
     loads = _serve_while(run, failures)
     assert run.wait() == 0, run.stderr.read() if run.stderr else ""

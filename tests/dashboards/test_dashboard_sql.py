@@ -31,8 +31,12 @@ def _is_query_call(node: ast.AST) -> bool:
     func = node.func
     if isinstance(func, ast.Name):
         return func.id == "query"
-    return (isinstance(func, ast.Attribute) and func.attr == "query"
-            and isinstance(func.value, ast.Name) and func.value.id == "data")
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "query"
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "data"
+    )
 
 
 def _bound(call: ast.Call, where: str) -> tuple[str, set[str]]:
@@ -67,9 +71,12 @@ def _sql_names(name: str) -> set[str]:
 def test_every_sql_file_takes_exactly_the_names_the_code_binds() -> None:
     bindings = _bindings()
     assert sorted(bindings) == sorted(queries.names())  # every file is run, and only files
-    wrong = [f"{where}: {name} binds {sorted(names)}, its SQL takes {sorted(_sql_names(name))}"
-             for name, calls in bindings.items() for where, names in calls
-             if names != _sql_names(name)]
+    wrong = [
+        f"{where}: {name} binds {sorted(names)}, its SQL takes {sorted(_sql_names(name))}"
+        for name, calls in bindings.items()
+        for where, names in calls
+        if names != _sql_names(name)
+    ]
     assert wrong == []
 
 
@@ -100,8 +107,11 @@ def _duckdb_imports(path: Path) -> list[str]:
         elif isinstance(node, ast.ImportFrom):
             names = [node.module or ""]
         elif isinstance(node, ast.Call):  # __import__("duckdb"), importlib.import_module(...)
-            names = [a.value for a in node.args if isinstance(a, ast.Constant)
-                     and isinstance(a.value, str)]
+            names = [
+                a.value
+                for a in node.args
+                if isinstance(a, ast.Constant) and isinstance(a.value, str)
+            ]
         found += [f"{path.name}:{node.lineno}" for n in names if n.split(".")[0] == "duckdb"]
     return found
 

@@ -123,7 +123,9 @@ def test_a_row_in_another_currency(books):
     ]
     b = books.build(billing, [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")])
     assert b.run_cost("r") == D("110")
-    monthly = b.rows("SELECT currency, effective_cost_in_currency, effective_cost FROM spend_monthly")
+    monthly = b.rows(
+        "SELECT currency, effective_cost_in_currency, effective_cost FROM spend_monthly"
+    )
     # In EUR: 92.1734 + 9.21734 = 101.39074.
     assert monthly == [
         {"currency": "EUR", "effective_cost_in_currency": D("101.39074"),
@@ -168,9 +170,14 @@ def test_rounding_remainders_go_to_idle_and_the_books_close(books):
     # 28,800): each gets floor(10e9 x 9600 / 28800) = 3,333,333,333 nanos = 3.333333333;
     # idle keeps the last nano: 10 - 3 x 3.333333333 = 0.000000001.
     runs = [
-        run(r, "2026-10-01T00:00:00Z", "2026-10-01T00:20:00Z", gpus=8) if r == "a" else
-        run(r, "2026-10-01T00:20:00Z" if r == "b" else "2026-10-01T00:40:00Z",
-            "2026-10-01T00:40:00Z" if r == "b" else "2026-10-01T01:00:00Z", gpus=8)
+        run(r, "2026-10-01T00:00:00Z", "2026-10-01T00:20:00Z", gpus=8)
+        if r == "a"
+        else run(
+            r,
+            "2026-10-01T00:20:00Z" if r == "b" else "2026-10-01T00:40:00Z",
+            "2026-10-01T00:40:00Z" if r == "b" else "2026-10-01T01:00:00Z",
+            gpus=8,
+        )
         for r in ("a", "b", "c")
     ]
     b = books.build([gpu("2026-10-01 00", 10)], runs)
@@ -186,13 +193,28 @@ def test_cost_per_token_experiment_and_job(books):
     # Experiment: 160 in total, 1 successful run -> 160 per successful run.
     billing = [gpu("2026-10-01 00", 80), gpu("2026-10-01 01", 80)]
     runs = [
-        run("job-1", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z", job_id="job", attempt=1,
-            status="failed", tokens_in=0),
-        run("job-2", "2026-10-01T01:00:00Z", "2026-10-01T02:00:00Z", job_id="job", attempt=2,
-            tokens_in=400_000_000),
+        run(
+            "job-1",
+            "2026-10-01T00:00:00Z",
+            "2026-10-01T01:00:00Z",
+            job_id="job",
+            attempt=1,
+            status="failed",
+            tokens_in=0,
+        ),
+        run(
+            "job-2",
+            "2026-10-01T01:00:00Z",
+            "2026-10-01T02:00:00Z",
+            job_id="job",
+            attempt=2,
+            tokens_in=400_000_000,
+        ),
     ]
     b = books.build(billing, runs)
-    assert b.one("SELECT cost_per_million_tokens FROM cost_per_run WHERE run_id = 'job-2'") == D("0.2")
+    assert b.one("SELECT cost_per_million_tokens FROM cost_per_run WHERE run_id = 'job-2'") == D(
+        "0.2"
+    )
     assert b.one("SELECT cost_per_million_tokens FROM cost_per_run WHERE run_id = 'job-1'") is None
     job = b.rows(
         "SELECT attempts, effective_cost, failed_attempts_cost, final_status FROM cost_per_job"
@@ -211,10 +233,20 @@ def test_cost_per_token_experiment_and_job(books):
 
 def test_inference_cost_per_million_output_tokens(books):
     # 80 USD; 300M tokens in + 100M out = 400M -> 0.2 per M tokens; 80 / 100 = 0.8 per M output tokens.
-    runs = [run("inf", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z",
-                workload_class="online_inference", tokens_in=300_000_000, tokens_out=100_000_000)]
+    runs = [
+        run(
+            "inf",
+            "2026-10-01T00:00:00Z",
+            "2026-10-01T01:00:00Z",
+            workload_class="online_inference",
+            tokens_in=300_000_000,
+            tokens_out=100_000_000,
+        )
+    ]
     b = books.build([gpu("2026-10-01 00", 80)], runs)
-    row = b.rows("SELECT cost_per_million_tokens, cost_per_million_output_tokens FROM cost_per_run")[0]
+    row = b.rows(
+        "SELECT cost_per_million_tokens, cost_per_million_output_tokens FROM cost_per_run"
+    )[0]
     assert row == {"cost_per_million_tokens": D("0.2"), "cost_per_million_output_tokens": D("0.8")}
 
 
@@ -237,5 +269,10 @@ def test_a_placement_without_a_project_is_not_counted_in_two_projects(books):
     assert b.one("SELECT accelerator_hours FROM cost_per_run") == 8.0  # node-2 only
     assert b.one("SELECT project_id FROM cost_per_run") == "proj-a"
     issues = b.rows("SELECT kind, resource_name, detail FROM allocation_issues")
-    assert issues == [{"kind": "ambiguous_placement", "resource_name": "node-1",
-                       "detail": "run s holds node-1, billed in projects proj-a, proj-b"}]
+    assert issues == [
+        {
+            "kind": "ambiguous_placement",
+            "resource_name": "node-1",
+            "detail": "run s holds node-1, billed in projects proj-a, proj-b",
+        }
+    ]

@@ -209,4 +209,3 @@ def test_a_node_whose_ceiling_drops_is_flagged(ledger):
         ("node-x", "2026-10-01"),
         ("node-b", "2026-10-02"),
     ]
-

@@ -71,21 +71,41 @@ rules:
 def _billing() -> list[dict[str, Any]]:
     llm_prod, vision_prod = {"team": "llm", "env": "prod"}, {"team": "vision", "env": "prod"}
     return [
-        billing_row(hour="2026-10-01 00", sku=GPU, resource="vm-1", cost=10, credits=[credit(-2)],
-                    labels=llm_prod),
-        billing_row(hour="2026-10-01 05", sku=GPU, resource="vm-1", cost="5.50",
-                    labels={"team": "llm"}),
-        billing_row(hour="2026-10-02 00", sku=GPU, resource="vm-2", cost=7, project="cv-prod",
-                    labels=vision_prod),
-        billing_row(hour="2026-10-02 03", sku="Tax", resource=None, cost=3, cost_type="tax",
-                    labels={}),
+        billing_row(
+            hour="2026-10-01 00",
+            sku=GPU,
+            resource="vm-1",
+            cost=10,
+            credits=[credit(-2)],
+            labels=llm_prod,
+        ),
+        billing_row(
+            hour="2026-10-01 05", sku=GPU, resource="vm-1", cost="5.50", labels={"team": "llm"}
+        ),
+        billing_row(
+            hour="2026-10-02 00",
+            sku=GPU,
+            resource="vm-2",
+            cost=7,
+            project="cv-prod",
+            labels=vision_prod,
+        ),
+        billing_row(
+            hour="2026-10-02 03", sku="Tax", resource=None, cost=3, cost_type="tax", labels={}
+        ),
     ]
 
 
 def _runs() -> list[dict[str, Any]]:
-    return [run_record("llm-1", started_at="2026-10-01T00:00:00Z", ended_at="2026-10-01T01:00:00Z",
-                       placements=[{"resource_name": "vm-1", "accelerators": 8}],
-                       labels={"experiment": "e1"})]
+    return [
+        run_record(
+            "llm-1",
+            started_at="2026-10-01T00:00:00Z",
+            ended_at="2026-10-01T01:00:00Z",
+            placements=[{"resource_name": "vm-1", "accelerators": 8}],
+            labels={"experiment": "e1"},
+        )
+    ]
 
 
 @dataclass
@@ -204,11 +224,15 @@ def test_billing_scope_sums_the_rows_it_matches(built: Built) -> None:
 def test_billing_scope_groups_by_the_named_column(built: Built) -> None:
     # team: llm 13.50 (Oct 1); vision 7 and __unallocated__ 3 (Oct 2).
     assert _spend(built, "team") == {
-        ("llm", OCT1): D("13.50"), ("vision", OCT2): D("7"), ("__unallocated__", OCT2): D("3"),
+        ("llm", OCT1): D("13.50"),
+        ("vision", OCT2): D("7"),
+        ("__unallocated__", OCT2): D("3"),
     }
     # project: ml-prod 13.50 (Oct 1) and 3 (Oct 2, r4); cv-prod 7 (Oct 2).
     assert _spend(built, "project") == {
-        ("ml-prod", OCT1): D("13.50"), ("ml-prod", OCT2): D("3"), ("cv-prod", OCT2): D("7"),
+        ("ml-prod", OCT1): D("13.50"),
+        ("ml-prod", OCT2): D("3"),
+        ("cv-prod", OCT2): D("7"),
     }
 
 

@@ -8,13 +8,22 @@ from tests.models.rows import gpu, line_item, run
 def test_spend_categories_teams_and_chargeback(books):
     # 100 GiB kept for a day: 100 x 1,073,741,824 bytes x 86,400 s; egress 10 GiB in bytes.
     storage = line_item(
-        end_hour="2026-10-02 00", sku="Standard Storage US Multi-region", resource="ckpt",
-        cost="2.60", labels={"team": "llm"}, service="Cloud Storage",
-        usage_amount=1073741824 * 86400 * 100, usage_unit="byte-seconds",
+        end_hour="2026-10-02 00",
+        sku="Standard Storage US Multi-region",
+        resource="ckpt",
+        cost="2.60",
+        labels={"team": "llm"},
+        service="Cloud Storage",
+        usage_amount=1073741824 * 86400 * 100,
+        usage_unit="byte-seconds",
     )
     egress = line_item(
-        sku="Network Internet Egress from Americas to Americas", resource=None, cost="1.20",
-        labels={"team": "vision"}, usage_amount=10 * 1073741824, usage_unit="bytes",
+        sku="Network Internet Egress from Americas to Americas",
+        resource=None,
+        cost="1.20",
+        labels={"team": "vision"},
+        usage_amount=10 * 1073741824,
+        usage_unit="bytes",
     )
     tax = line_item(sku="Tax", resource=None, cost="5", cost_type="tax")
     billing = [

@@ -25,7 +25,13 @@ def test_every_job_and_schedule_resolves(tmp_path):
 
 def test_workspace_validates():
     result = subprocess.run(
-        [str(Path(sys.executable).parent / "dagster"), "definitions", "validate", "-w", "workspace.yaml"],
+        [
+            str(Path(sys.executable).parent / "dagster"),
+            "definitions",
+            "validate",
+            "-w",
+            "workspace.yaml",
+        ],
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -66,8 +66,12 @@ def test_simulated_probes_through_the_pipeline(project_dir):
     # a day the inputs no longer hold is kept as it was (history is not wiped), a day they still
     # hold is replaced by what they hold now (3 nodes x 14 shapes -> 2 x 14), nothing doubles.
     node_3 = rows[-1]["node"]
-    kept = [r for r in rows if not r["measured_at"].startswith("2026-10-02")
-            and not (r["measured_at"].startswith("2026-10-03") and r["node"] == node_3)]
+    kept = [
+        r
+        for r in rows
+        if not r["measured_at"].startswith("2026-10-02")
+        and not (r["measured_at"].startswith("2026-10-03") and r["node"] == node_3)
+    ]
     write_probe_jsonl(project_dir / "probes" / "sim.jsonl", kept)
     config_path = project_dir / "flopledger.yaml"
     assert run_pipeline(load_config(config_path), config_path).succeeded

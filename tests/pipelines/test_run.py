@@ -13,14 +13,19 @@ from tests.conftest import billing_row, credit, run_record, write_config, write_
 def _tables(db):
     con = duckdb.connect(str(db), read_only=True)
     try:
-        names = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall()]
+        names = [
+            r[0]
+            for r in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall()
+        ]
         return {n: sorted(map(repr, con.execute(f"SELECT * FROM {n}").fetchall())) for n in names}
     finally:
         con.close()
 
 
 def _checksums(db):
-    return {n: hashlib.sha256("\n".join(rows).encode()).hexdigest() for n, rows in _tables(db).items()}
+    return {
+        n: hashlib.sha256("\n".join(rows).encode()).hexdigest() for n, rows in _tables(db).items()
+    }
 
 
 def _scalar(db, sql):
@@ -45,7 +50,9 @@ def _inputs(project_dir):
     write_ndjson(project_dir / "billing" / "extract-1.ndjson", [a, b])
     write_ndjson(project_dir / "billing" / "extract-2.ndjson", [b, c])  # b again: an overlap
     write_ndjson(project_dir / "billing" / "late.ndjson", [late, '{"broken": '])
-    write_ndjson(project_dir / "jobs" / "runs.jsonl", [run_record("run-1"), run_record("bad", status="?")])
+    write_ndjson(
+        project_dir / "jobs" / "runs.jsonl", [run_record("run-1"), run_record("bad", status="?")]
+    )
     # Distinct rows: a, b, c, late. Billed: 100.25 + 100.25 + 50.10 + 0 = 250.60.
     # Credits: -20.05 - 20.05 - 5.005 = -45.105. Effective: 250.60 - 45.105 = 205.495.
     return Decimal("250.60"), Decimal("205.495")
@@ -57,10 +64,16 @@ def test_totals_duplicates_late_rows_and_counts(project_dir, capsys):
     db = project_dir / "w.duckdb"
     assert _scalar(db, "SELECT count(*) FROM billing_line_items") == 4
     assert _scalar(db, "SELECT sum(cost_usd) FROM billing_line_items") == billed
-    assert _scalar(db, "SELECT sum(cost_usd + credits_total_usd) FROM billing_line_items") == effective
+    assert (
+        _scalar(db, "SELECT sum(cost_usd + credits_total_usd) FROM billing_line_items") == effective
+    )
     assert _scalar(db, "SELECT sum(effective_cost) FROM spend_daily") == effective
     # Quarantine: the torn billing line and the bad run record, each with its reason.
-    reasons = dict(duckdb.connect(str(db), read_only=True).execute("SELECT source, reason FROM quarantine").fetchall())
+    reasons = dict(
+        duckdb.connect(str(db), read_only=True)
+        .execute("SELECT source, reason FROM quarantine")
+        .fetchall()
+    )
     assert reasons["gcp_billing"].startswith("not valid JSON")
     assert reasons["jobs"].startswith("status: '?' is not one of")
     out = capsys.readouterr().out
@@ -76,7 +89,13 @@ def test_rerun_changes_nothing(project_dir):
     first = _checksums(project_dir / "w.duckdb")
     assert main(["run", "--config", config]) == 0
     assert _checksums(project_dir / "w.duckdb") == first
-    assert set(first) >= {"billing_line_items", "jobs", "job_placements", "quarantine", "spend_daily"}
+    assert set(first) >= {
+        "billing_line_items",
+        "jobs",
+        "job_placements",
+        "quarantine",
+        "spend_daily",
+    }
 
 
 def test_a_late_row_is_picked_up_by_a_later_run(project_dir):
@@ -87,7 +106,9 @@ def test_a_late_row_is_picked_up_by_a_later_run(project_dir):
     late = billing_row(cost=0, credits=[credit(-2)], export_time="2026-10-30 00:00:00 UTC")
     write_ndjson(project_dir / "billing" / "2.ndjson", [late])
     assert main(["run", "--config", config]) == 0
-    assert _scalar(project_dir / "w.duckdb", "SELECT sum(effective_cost) FROM spend_daily") == Decimal(8)
+    assert _scalar(
+        project_dir / "w.duckdb", "SELECT sum(effective_cost) FROM spend_daily"
+    ) == Decimal(8)
 
 
 def test_backfill_range_loads_only_those_days(project_dir):
@@ -119,7 +140,19 @@ def test_sql_is_read_only(project_dir, capsys):
     config = str(project_dir / "flopledger.yaml")
     assert main(["run", "--config", config]) == 0
     capsys.readouterr()
-    assert main(["sql", "--config", config, "--format", "csv", "SELECT count(*) AS n FROM billing_line_items"]) == 0
+    assert (
+        main(
+            [
+                "sql",
+                "--config",
+                config,
+                "--format",
+                "csv",
+                "SELECT count(*) AS n FROM billing_line_items",
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.splitlines() == ["n", "4"]
     assert main(["sql", "--config", config, "DROP TABLE billing_line_items"]) == 1
     assert "read-only" in capsys.readouterr().err
@@ -131,29 +164,57 @@ def test_a_scheduled_day_picks_up_late_rows_of_any_day(project_dir):
     from pipelines.asset_jobs import INGEST_JOB
     from pipelines.definitions import build_definitions
 
-    late = billing_row(hour="2026-10-01 00", cost=0, credits=[credit(-3)], export_time="2026-10-20 00:00:00 UTC")
+    late = billing_row(
+        hour="2026-10-01 00", cost=0, credits=[credit(-3)], export_time="2026-10-20 00:00:00 UTC"
+    )
     write_ndjson(project_dir / "billing" / "late.ndjson", [late])
-    defs = build_definitions(str(project_dir / "flopledger.yaml"), start=date(2026, 10, 1), end=date(2026, 10, 20))
+    defs = build_definitions(
+        str(project_dir / "flopledger.yaml"), start=date(2026, 10, 1), end=date(2026, 10, 20)
+    )
     result = defs.resolve_job_def(INGEST_JOB).execute_in_process(partition_key="2026-10-20")
     assert result.success
-    assert _scalar(project_dir / "w.duckdb", "SELECT sum(credits_total_usd) FROM billing_line_items") == -3
+    assert (
+        _scalar(project_dir / "w.duckdb", "SELECT sum(credits_total_usd) FROM billing_line_items")
+        == -3
+    )
 
 
 def test_a_rerun_keeps_days_whose_inputs_have_moved_on(project_dir):
     """Jobs of 2026-10-01 were archived out of the jobs folder: rerunning keeps them."""
     config = str(project_dir / "flopledger.yaml")
-    write_ndjson(project_dir / "billing" / "x.ndjson", [billing_row(hour=f"2026-10-0{d} 00") for d in (1, 2)])
+    write_ndjson(
+        project_dir / "billing" / "x.ndjson", [billing_row(hour=f"2026-10-0{d} 00") for d in (1, 2)]
+    )
     write_ndjson(project_dir / "jobs" / "a.jsonl", [run_record("old")])
     assert main(["run", "--config", config]) == 0
     (project_dir / "jobs" / "a.jsonl").unlink()
-    newer = run_record("new", submitted_at="2026-10-02T00:00:00Z", started_at="2026-10-02T00:00:00Z",
-                       ended_at="2026-10-02T01:00:00Z")
+    newer = run_record(
+        "new",
+        submitted_at="2026-10-02T00:00:00Z",
+        started_at="2026-10-02T00:00:00Z",
+        ended_at="2026-10-02T01:00:00Z",
+    )
     write_ndjson(project_dir / "jobs" / "b.jsonl", [newer])
     assert main(["run", "--config", config]) == 0
-    assert _scalar(project_dir / "w.duckdb", "SELECT string_agg(run_id, ',' ORDER BY run_id) FROM jobs") == "new,old"
+    assert (
+        _scalar(
+            project_dir / "w.duckdb", "SELECT string_agg(run_id, ',' ORDER BY run_id) FROM jobs"
+        )
+        == "new,old"
+    )
 
 
 def test_from_after_to_is_refused(project_dir, capsys):
-    code = main(["run", "--config", str(project_dir / "flopledger.yaml"), "--from", "2026-10-05", "--to", "2026-10-01"])
+    code = main(
+        [
+            "run",
+            "--config",
+            str(project_dir / "flopledger.yaml"),
+            "--from",
+            "2026-10-05",
+            "--to",
+            "2026-10-01",
+        ]
+    )
     assert code == 2
     assert "--from 2026-10-05 is after --to 2026-10-01" in capsys.readouterr().err

@@ -37,7 +37,9 @@ def test_no_meter_off_gpu() -> None:
     assert nvml_energy_meter("tpu", 0) is None
 
 
-def test_unsupported_counter_lost_gpu_or_no_bindings_read_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unsupported_counter_lost_gpu_or_no_bindings_read_unknown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     unsupported = nvml_energy_meter("gpu", 0, Nvml(SimulatedNvml("not_supported", gpus=1)))
     assert unsupported is not None and unsupported() is None
 

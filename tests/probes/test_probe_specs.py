@@ -78,5 +78,9 @@ def test_one_spec_row_per_published_peak_of_the_accelerator_table() -> None:
     # H100-80GB, H100-MEGA-80GB, H200-141GB, B200-180GB, L4-24GB: fp8 too = 5 x 5 = 25
     # TPU-v4, v5e, v5p, v6e: bf16 only = 4; TPU-v2, v3: none. 8 + 25 + 4 = 37
     assert len(spec_rows()) == 37
-    assert {"accelerator_type": "TPU-v5p", "dtype": "bf16", "peak_tflops": 459.0,
-            "source": "https://cloud.google.com/tpu/docs/v5p (per chip)"} in spec_rows()
+    assert {
+        "accelerator_type": "TPU-v5p",
+        "dtype": "bf16",
+        "peak_tflops": 459.0,
+        "source": "https://cloud.google.com/tpu/docs/v5p (per chip)",
+    } in spec_rows()

@@ -7,8 +7,8 @@ from decimal import Decimal
 from pathlib import Path
 
 from cli.main import main
-from settings import load_config
 from pipelines.runner import run_pipeline
+from settings import load_config
 from simulator import simulate
 from warehouse import open_warehouse
 
@@ -17,10 +17,14 @@ def test_warehouse_totals_equal_truth_exactly(tmp_path: Path) -> None:
     result = simulate(tmp_path / "sim", gpus=24, tpu_chips=8, days=2, seed=5, telemetry=False)
     report = run_pipeline(load_config(result.config_path), result.config_path)
     assert report.succeeded, report.failures
-    got = open_warehouse(report.config.warehouse).query(
-        """SELECT count(*) AS rows_, sum(cost_usd) AS billed, sum(credits_total_usd) AS credits,
+    got = (
+        open_warehouse(report.config.warehouse)
+        .query(
+            """SELECT count(*) AS rows_, sum(cost_usd) AS billed, sum(credits_total_usd) AS credits,
                   sum(cost_usd + credits_total_usd) AS effective FROM billing_line_items"""
-    ).to_pylist()[0]
+        )
+        .to_pylist()[0]
+    )
     truth = json.loads((result.out_dir / "truth" / "totals.json").read_text())
     assert got["rows_"] == truth["distinct_rows"]
     assert got["billed"] == Decimal(truth["billed_usd"])
@@ -29,12 +33,28 @@ def test_warehouse_totals_equal_truth_exactly(tmp_path: Path) -> None:
 
 
 def test_simulate_command(tmp_path: Path, capsys) -> None:
-    code = main(["simulate", "--out", str(tmp_path / "cli"), "--gpus", "8", "--tpu-chips", "0", "--days", "1",
-                 "--no-telemetry"])
+    code = main(
+        [
+            "simulate",
+            "--out",
+            str(tmp_path / "cli"),
+            "--gpus",
+            "8",
+            "--tpu-chips",
+            "0",
+            "--days",
+            "1",
+            "--no-telemetry",
+        ]
+    )
     assert code == 0
     assert "truth: billed" in capsys.readouterr().out
     assert sorted(p.name for p in (tmp_path / "cli" / "truth").iterdir()) == [
-        "held.csv", "resource_hours.csv", "run_costs.csv", "totals.json"]
+        "held.csv",
+        "resource_hours.csv",
+        "run_costs.csv",
+        "totals.json",
+    ]
 
 
 def _csv(path: Path) -> list[dict[str, str]]:
@@ -55,8 +75,12 @@ def test_every_run_costs_what_the_truth_implies(tmp_path: Path) -> None:
     warehouse = open_warehouse(report.config.warehouse)
     truth_dir = result.out_dir / "truth"
 
-    got = {r["run_id"]: r for r in warehouse.query(
-        "SELECT run_id, effective_cost, direct_cost, accelerator_hours FROM cost_per_run").to_pylist()}
+    got = {
+        r["run_id"]: r
+        for r in warehouse.query(
+            "SELECT run_id, effective_cost, direct_cost, accelerator_hours FROM cost_per_run"
+        ).to_pylist()
+    }
     truth = _csv(truth_dir / "run_costs.csv")
     assert len(truth) > 20
     for run in truth:
@@ -67,7 +91,9 @@ def test_every_run_costs_what_the_truth_implies(tmp_path: Path) -> None:
 
     idle = {
         (r["resource_name"], str(r["hour"])): r["unallocated_idle_cost"]
-        for r in warehouse.query("SELECT resource_name, hour, unallocated_idle_cost FROM idle_capacity").to_pylist()
+        for r in warehouse.query(
+            "SELECT resource_name, hour, unallocated_idle_cost FROM idle_capacity"
+        ).to_pylist()
     }
     checked = 0
     for rh in _csv(truth_dir / "resource_hours.csv"):
@@ -83,4 +109,9 @@ def test_every_run_costs_what_the_truth_implies(tmp_path: Path) -> None:
     ).to_pylist()[0]["c"]
     assert coverage >= 0.95
     # The simulator makes some runs hold accelerators idle: allocated idle shows up.
-    assert warehouse.query("SELECT sum(allocated_idle_cost) AS a FROM idle_capacity").to_pylist()[0]["a"] > 0
+    assert (
+        warehouse.query("SELECT sum(allocated_idle_cost) AS a FROM idle_capacity").to_pylist()[0][
+            "a"
+        ]
+        > 0
+    )

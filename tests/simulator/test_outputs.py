@@ -30,7 +30,8 @@ BQ_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})? UTC
 def _digests(folder: Path) -> dict[str, str]:
     return {
         str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(folder.rglob("*")) if p.is_file()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
     }
 
 
@@ -91,15 +92,25 @@ def test_every_ndjson_row_validates_against_the_export_schema(tiny: SimulationRe
 
 
 def _arrow(field: dict[str, Any]) -> pa.DataType:
-    scalars = {"STRING": pa.string(), "FLOAT": pa.float64(), "NUMERIC": pa.decimal128(38, 9),
-               "TIMESTAMP": pa.timestamp("us", tz="UTC"), "BOOLEAN": pa.bool_()}
-    base = (pa.struct([pa.field(f["name"], _arrow(f)) for f in field["fields"]])
-            if field["type"] == "RECORD" else scalars[field["type"]])
+    scalars = {
+        "STRING": pa.string(),
+        "FLOAT": pa.float64(),
+        "NUMERIC": pa.decimal128(38, 9),
+        "TIMESTAMP": pa.timestamp("us", tz="UTC"),
+        "BOOLEAN": pa.bool_(),
+    }
+    base = (
+        pa.struct([pa.field(f["name"], _arrow(f)) for f in field["fields"]])
+        if field["type"] == "RECORD"
+        else scalars[field["type"]]
+    )
     return pa.list_(base) if field["mode"] == "REPEATED" else base
 
 
 def test_every_parquet_file_has_the_export_schema(tiny: SimulationResult) -> None:
-    expected = pa.schema([pa.field(f["name"], _arrow(f)) for f in json.loads(SCHEMA_JSON.read_text())])
+    expected = pa.schema(
+        [pa.field(f["name"], _arrow(f)) for f in json.loads(SCHEMA_JSON.read_text())]
+    )
     files = files_of(tiny, "billing/**/*.parquet")
     assert files
     for path in files:
@@ -107,16 +118,22 @@ def test_every_parquet_file_has_the_export_schema(tiny: SimulationResult) -> Non
 
 
 def _billing(tiny: SimulationResult) -> tuple[pa.Table, Any]:
-    return read_billing_files(files_of(tiny, "billing/**/*.ndjson") + files_of(tiny, "billing/**/*.parquet"))
+    return read_billing_files(
+        files_of(tiny, "billing/**/*.ndjson") + files_of(tiny, "billing/**/*.parquet")
+    )
 
 
-def test_billing_reads_back_with_nothing_quarantined_and_totals_equal_truth(tiny: SimulationResult) -> None:
+def test_billing_reads_back_with_nothing_quarantined_and_totals_equal_truth(
+    tiny: SimulationResult,
+) -> None:
     table, stats = _billing(tiny)
     assert stats.rows_quarantined == 0
     distinct: dict[str, Decimal] = {}
     billed: dict[str, Decimal] = {}
-    for rid, cost, credits in zip(*(table.column(c).to_pylist() for c in ("row_id", "cost_usd", "credits_total_usd")),
-                                  strict=True):
+    for rid, cost, credits in zip(
+        *(table.column(c).to_pylist() for c in ("row_id", "cost_usd", "credits_total_usd")),
+        strict=True,
+    ):
         distinct[rid], billed[rid] = cost + credits, cost
     truth = json.loads((tiny.out_dir / "truth" / "totals.json").read_text())
     assert table.num_rows > len(distinct) == truth["distinct_rows"]  # overlaps repeat rows
@@ -128,7 +145,9 @@ def test_billing_reads_back_with_nothing_quarantined_and_totals_equal_truth(tiny
 def test_overlaps_repeat_rows_exactly_in_the_same_format(tiny: SimulationResult) -> None:
     table, _ = _billing(tiny)
     formats: dict[str, set[str]] = defaultdict(set)
-    for rid, source in zip(table.column("row_id").to_pylist(), table.column("source").to_pylist(), strict=True):
+    for rid, source in zip(
+        table.column("row_id").to_pylist(), table.column("source").to_pylist(), strict=True
+    ):
         formats[rid].add(Path(source).suffix)
     assert all(len(f) == 1 for f in formats.values())  # no row in both formats
     overlaps = files_of(tiny, "billing/**/*-overlap.ndjson")
@@ -149,20 +168,29 @@ def test_bill_has_credits_late_rows_tax_and_run_labels(tiny: SimulationResult) -
     assert all(r["resource_name"] is None for r in rows if r["cost_type"] == "tax")
     run_labels = {v for r in rows for k, v in r["labels"] if k == "run_id"}
     assert "run-999999" in run_labels and len(run_labels) >= 2
-    assert {"H100-80GB", "H200-141GB", "TPU-v5p", "TPU-v6e"} <= {r["accelerator_type"] for r in rows}
+    assert {"H100-80GB", "H200-141GB", "TPU-v5p", "TPU-v6e"} <= {
+        r["accelerator_type"] for r in rows
+    }
 
 
 def test_jobs_read_back_with_every_kind_of_run(tiny: SimulationResult) -> None:
     read = read_jobs_files(files_of(tiny, "jobs/*.jsonl") + files_of(tiny, "jobs/*.json"))
     assert read.quarantined == []
     jobs = read.jobs.to_pylist()
-    assert {j["workload_class"] for j in jobs} >= {"pretraining", "post_training", "rl_eval", "online_inference",
-                                                    "batch_inference"}
+    assert {j["workload_class"] for j in jobs} >= {
+        "pretraining",
+        "post_training",
+        "rl_eval",
+        "online_inference",
+        "batch_inference",
+    }
     assert {"succeeded", "failed", "running"} <= {j["status"] for j in jobs}
     assert all(j["ended_at"] is None for j in jobs if j["status"] == "running")
     assert all(j["submitted_at"] <= j["started_at"] for j in jobs)
     retried = [j for j in jobs if j["attempt"] == 2]
-    assert retried and all(any(o["job_id"] == j["job_id"] and o["attempt"] == 1 for o in jobs) for j in retried)
+    assert retried and all(
+        any(o["job_id"] == j["job_id"] and o["attempt"] == 1 for o in jobs) for j in retried
+    )
     slurm = {j["run_id"] for j in jobs if j["scheduler"] == "slurm"}
     assert slurm and len(jobs) == len({j["run_id"] for j in jobs})
     placements = read.placements.to_pylist()
@@ -184,7 +212,13 @@ def test_telemetry_reads_back(tiny: SimulationResult) -> None:
 def test_config_names_only_what_was_written(tiny: SimulationResult, tmp_path: Path) -> None:
     config = yaml.safe_load(tiny.config_path.read_text())
     assert config["warehouse"]["path"] == "warehouse.duckdb"
-    assert set(config["sources"]) == {"gcp_billing", "jobs", "nvml_spool", "cloud_monitoring", "probes"}
+    assert set(config["sources"]) == {
+        "gcp_billing",
+        "jobs",
+        "nvml_spool",
+        "cloud_monitoring",
+        "probes",
+    }
     assert config["budgets"] == "budgets.yaml" and (tiny.out_dir / "budgets.yaml").is_file()
     gpu_only = simulate(tmp_path / "gpu", gpus=16, tpu_chips=0, days=1, seed=2)
     sources = yaml.safe_load(gpu_only.config_path.read_text())["sources"]

@@ -5,10 +5,10 @@ from datetime import datetime, time, timedelta
 import dagster as dg
 
 from collectors.cloud_monitoring import collect_tpu_samples, read_saved_pages
-from settings import CloudMonitoringConfig
+from pipelines.loading import load_minutes
 from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
-from pipelines.loading import load_minutes
+from settings import CloudMonitoringConfig
 
 
 def _read(source: CloudMonitoringConfig, files: list, days: list) -> tuple:
@@ -16,7 +16,9 @@ def _read(source: CloudMonitoringConfig, files: list, days: list) -> tuple:
     if source.paths:
         return read_saved_pages(files, inventory=source.inventory)
     if source.project_id is None:
-        raise ValueError("sources.cloud_monitoring: give paths (saved pages) or project_id (the API)")
+        raise ValueError(
+            "sources.cloud_monitoring: give paths (saved pages) or project_id (the API)"
+        )
     start = datetime.combine(days[0], time())
     end = datetime.combine(days[-1] + timedelta(days=1), time())
     return collect_tpu_samples(
@@ -31,12 +33,18 @@ def _read(source: CloudMonitoringConfig, files: list, days: list) -> tuple:
 
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
-    @daily_raw_asset("tpu_samples", partitions, "One row per TPU chip per minute from Cloud Monitoring.")
-    def tpu_samples(context: dg.AssetExecutionContext, flopledger: Flopledger) -> dg.MaterializeResult:
+    @daily_raw_asset(
+        "tpu_samples", partitions, "One row per TPU chip per minute from Cloud Monitoring."
+    )
+    def tpu_samples(
+        context: dg.AssetExecutionContext, flopledger: Flopledger
+    ) -> dg.MaterializeResult:
         config, warehouse = flopledger.config(), flopledger.warehouse()
         source, days = config.sources.cloud_monitoring, window_days(context)
         if source is None or not (source.paths or source.project_id):
-            return dg.MaterializeResult(metadata={"skipped": dg.MetadataValue.text("not configured")})
+            return dg.MaterializeResult(
+                metadata={"skipped": dg.MetadataValue.text("not configured")}
+            )
         samples, quarantined, notes = _read(source, config.source_files("cloud_monitoring"), days)
         for note in notes[:20]:
             context.log.warning(f"cloud_monitoring: {note}")

@@ -1,17 +1,20 @@
 """Billing export rows into `billing_line_items`: every row not seen before, whatever its day."""
 
-
 import dagster as dg
 
 from collectors.gcp_billing.read import BillingRead, iter_billing_batches
 from pipelines.loading import counts_metadata, store_quarantine
 from pipelines.partitions import daily_raw_asset, window_days
-from pipelines.run_tags import window_only
 from pipelines.resources import Flopledger
+from pipelines.run_tags import window_only
 
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
-    @daily_raw_asset("billing_line_items", partitions, "GCP billing export rows (NDJSON and Parquet extracts), exact decimals.")
+    @daily_raw_asset(
+        "billing_line_items",
+        partitions,
+        "GCP billing export rows (NDJSON and Parquet extracts), exact decimals.",
+    )
     def billing_line_items(
         context: dg.AssetExecutionContext, flopledger: Flopledger
     ) -> dg.MaterializeResult:

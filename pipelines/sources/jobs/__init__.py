@@ -9,4 +9,6 @@ from pipelines.sources.jobs import assets, checks
 
 
 def build(partitions: dg.PartitionsDefinition) -> dg.Definitions:
-    return dg.Definitions(assets=assets.build_assets(partitions), asset_checks=checks.build_checks())
+    return dg.Definitions(
+        assets=assets.build_assets(partitions), asset_checks=checks.build_checks()
+    )

@@ -1,6 +1,5 @@
 """Run records into `jobs` and `job_placements`, one partition per UTC submission day."""
 
-
 import dagster as dg
 import pyarrow as pa
 import pyarrow.compute as pc

@@ -5,17 +5,23 @@ from collections import Counter
 import dagster as dg
 
 from collectors.nvml.read import files_for, read_spool
-from pipelines.loading import counts_metadata
+from pipelines.loading import counts_metadata, load_minutes
 from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
-from pipelines.loading import load_minutes
+
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
-    @daily_raw_asset("gpu_samples", partitions, "One row per GPU per minute from the NVML agent's spool files.")
-    def gpu_samples(context: dg.AssetExecutionContext, flopledger: Flopledger) -> dg.MaterializeResult:
+    @daily_raw_asset(
+        "gpu_samples", partitions, "One row per GPU per minute from the NVML agent's spool files."
+    )
+    def gpu_samples(
+        context: dg.AssetExecutionContext, flopledger: Flopledger
+    ) -> dg.MaterializeResult:
         config, warehouse = flopledger.config(), flopledger.warehouse()
         if config.sources.nvml_spool is None:
-            return dg.MaterializeResult(metadata={"skipped": dg.MetadataValue.text("not configured")})
+            return dg.MaterializeResult(
+                metadata={"skipped": dg.MetadataValue.text("not configured")}
+            )
         files, remote = config.source_files("nvml_spool"), config.remote_paths("nvml_spool")
         totals: Counter[str] = Counter()
         # A day at a time, so that memory holds one day of the fleet's minutes, not the window's.

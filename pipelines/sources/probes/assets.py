@@ -29,7 +29,11 @@ def load_days(
 
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
-    @daily_raw_asset("probe_results", partitions, "One row per probe measurement (node, device, dtype, shape) from the probe CLI's JSONL.")
+    @daily_raw_asset(
+        "probe_results",
+        partitions,
+        "One row per probe measurement (node, device, dtype, shape) from the probe CLI's JSONL.",
+    )
     def probe_results(
         context: dg.AssetExecutionContext, flopledger: Flopledger
     ) -> dg.MaterializeResult:
