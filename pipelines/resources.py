@@ -18,7 +18,8 @@ class Flopledger(dg.ConfigurableResource):
     _schema_ready: bool = PrivateAttr(default=False)
 
     def config(self) -> Config:
-        return load_config(self.config_path)
+        """The config file, read afresh (quietly: `flopledger run` has said what is empty)."""
+        return load_config(self.config_path, warn=False)
 
     def warehouse(self) -> Warehouse:
         """The configured warehouse, its raw tables created (once per resource instance)."""

@@ -114,12 +114,12 @@ def _resolve(base: Path, value: str) -> str:
     return os.path.normpath(base / value)
 
 
-def _check_plain_path(key: str, value: str) -> None:
+def _check_plain_path(key: str, value: str, warn: bool = True) -> None:
     """A plain path must exist; a glob that matches nothing now is only a warning."""
     if value.startswith("gs://"):
         return
     if GLOB_CHARS & set(value):
-        if not _matching_files(value):
+        if warn and not _matching_files(value):
             log.warning("%s: %s matches no file", key, value)
         return
     if not Path(value).exists():
@@ -134,8 +134,11 @@ def _error_line(path: Path, err: ValidationError) -> str:
     return f"{path}: {key}: {first['msg']} (got {first.get('input')!r})"
 
 
-def load_config(path: str | Path) -> Config:
-    """Read and validate `flopledger.yaml`; every relative path made absolute."""
+def load_config(path: str | Path, warn: bool = True) -> Config:
+    """Read and validate `flopledger.yaml`; every relative path made absolute.
+
+    `warn=False` keeps quiet about globs that match nothing (for callers that reload the
+    file on every use; the CLI and a first load say it once)."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"{path}: config file does not exist")
@@ -153,12 +156,12 @@ def load_config(path: str | Path) -> Config:
         raise ConfigError(
             f"{path}: warehouse.kind: {config.warehouse.kind!r} is not implemented yet (use duckdb)"
         )
-    if config.sources.focus is not None:
+    if warn and config.sources.focus is not None:
         log.warning("sources.focus: FOCUS ingest is not built yet; those files are not read")
-    return _absolute(config, path.resolve().parent)
+    return _absolute(config, path.resolve().parent, warn)
 
 
-def _absolute(config: Config, base: Path) -> Config:
+def _absolute(config: Config, base: Path, warn: bool) -> Config:
     """Make paths absolute against the config file's folder and check plain paths exist."""
     sources = {}
     for name in SourcesConfig.model_fields:
@@ -167,7 +170,7 @@ def _absolute(config: Config, base: Path) -> Config:
             continue
         paths = [_resolve(base, p) for p in source.paths]
         for i, p in enumerate(paths):
-            _check_plain_path(f"sources.{name}.paths[{i}]", p)
+            _check_plain_path(f"sources.{name}.paths[{i}]", p, warn)
         update: dict[str, object] = {"paths": paths}
         if isinstance(source, CloudMonitoringConfig) and source.inventory:
             update["inventory"] = _resolve(base, source.inventory)

@@ -115,3 +115,11 @@ def test_defaults_when_the_file_names_nothing(tmp_path):
     assert config.warehouse.path == str(tmp_path / "warehouse.duckdb")
     assert (config.reporting_currency, config.allocation.run_label_key) == ("USD", "run_id")
     assert config.source_files("jobs") == []
+
+
+def test_a_quiet_load_says_nothing_of_empty_globs(tmp_path, caplog):
+    # The Dagster resource rereads the file on every use: it must not repeat the warning.
+    path = write_config(tmp_path, "sources: {gcp_billing: {paths: ['none/*.ndjson']}}\n")
+    with caplog.at_level(logging.WARNING, logger="settings.config_file"):
+        load_config(path, warn=False)
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
