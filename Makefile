@@ -25,11 +25,13 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
-test: setup browser
+# The house first (lint, format, types: seconds), then the tests.
+test: setup browser lint
 	.venv/bin/python -m pytest
 
 lint: setup
 	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
 	.venv/bin/python -m mypy
 
 dagster: setup
