@@ -27,185 +27,109 @@ class ExportField(NamedTuple):
 
 _F = ExportField  # short, so the nesting below reads like the JSON schema
 
+# fmt: off
 EXPORT_FIELDS: tuple[ExportField, ...] = (
     _F("billing_account_id", "STRING", "NULLABLE"),
-    _F(
-        "service",
-        "RECORD",
-        "NULLABLE",
-        (
-            _F("id", "STRING", "NULLABLE"),
-            _F("description", "STRING", "NULLABLE"),
-        ),
-    ),
-    _F(
-        "sku",
-        "RECORD",
-        "NULLABLE",
-        (
-            _F("id", "STRING", "NULLABLE"),
-            _F("description", "STRING", "NULLABLE"),
-        ),
-    ),
+    _F("service", "RECORD", "NULLABLE", (
+        _F("id", "STRING", "NULLABLE"),
+        _F("description", "STRING", "NULLABLE"),
+    )),
+    _F("sku", "RECORD", "NULLABLE", (
+        _F("id", "STRING", "NULLABLE"),
+        _F("description", "STRING", "NULLABLE"),
+    )),
     _F("usage_start_time", "TIMESTAMP", "NULLABLE"),
     _F("usage_end_time", "TIMESTAMP", "NULLABLE"),
-    _F(
-        "project",
-        "RECORD",
-        "NULLABLE",
-        (
-            _F("id", "STRING", "NULLABLE"),
-            _F("number", "STRING", "NULLABLE"),
-            _F("name", "STRING", "NULLABLE"),
-            _F(
-                "labels",
-                "RECORD",
-                "REPEATED",
-                (
-                    _F("key", "STRING", "NULLABLE"),
-                    _F("value", "STRING", "NULLABLE"),
-                ),
-            ),
-            _F("ancestry_numbers", "STRING", "NULLABLE"),
-            _F(
-                "ancestors",
-                "RECORD",
-                "REPEATED",
-                (
-                    _F("resource_name", "STRING", "NULLABLE"),
-                    _F("display_name", "STRING", "NULLABLE"),
-                ),
-            ),
-        ),
-    ),
-    _F(
-        "labels",
-        "RECORD",
-        "REPEATED",
-        (
+    _F("project", "RECORD", "NULLABLE", (
+        _F("id", "STRING", "NULLABLE"),
+        _F("number", "STRING", "NULLABLE"),
+        _F("name", "STRING", "NULLABLE"),
+        _F("labels", "RECORD", "REPEATED", (
             _F("key", "STRING", "NULLABLE"),
             _F("value", "STRING", "NULLABLE"),
-        ),
-    ),
-    _F(
-        "system_labels",
-        "RECORD",
-        "REPEATED",
-        (
-            _F("key", "STRING", "NULLABLE"),
-            _F("value", "STRING", "NULLABLE"),
-        ),
-    ),
-    _F(
-        "location",
-        "RECORD",
-        "NULLABLE",
-        (
-            _F("location", "STRING", "NULLABLE"),
-            _F("country", "STRING", "NULLABLE"),
-            _F("region", "STRING", "NULLABLE"),
-            _F("zone", "STRING", "NULLABLE"),
-        ),
-    ),
-    _F(
-        "resource",
-        "RECORD",
-        "NULLABLE",
-        (
-            _F("name", "STRING", "NULLABLE"),
-            _F("global_name", "STRING", "NULLABLE"),
-        ),
-    ),
-    _F(
-        "tags",
-        "RECORD",
-        "REPEATED",
-        (
-            _F("key", "STRING", "NULLABLE"),
-            _F("value", "STRING", "NULLABLE"),
-            _F("inherited", "BOOLEAN", "NULLABLE"),
-            _F("namespace", "STRING", "NULLABLE"),
-        ),
-    ),
-    _F(
-        "price",
-        "RECORD",
-        "NULLABLE",
-        (
-            _F("effective_price", "NUMERIC", "NULLABLE"),
-            _F("tier_start_amount", "NUMERIC", "NULLABLE"),
-            _F("unit", "STRING", "NULLABLE"),
-            _F("pricing_unit_quantity", "NUMERIC", "NULLABLE"),
-            _F("list_price", "NUMERIC", "NULLABLE"),
-            _F("effective_price_default", "NUMERIC", "NULLABLE"),
-            _F("list_price_consumption_model", "NUMERIC", "NULLABLE"),
-        ),
-    ),
-    _F("subscription", "RECORD", "NULLABLE", (_F("instance_id", "STRING", "NULLABLE"),)),
+        )),
+        _F("ancestry_numbers", "STRING", "NULLABLE"),
+        _F("ancestors", "RECORD", "REPEATED", (
+            _F("resource_name", "STRING", "NULLABLE"),
+            _F("display_name", "STRING", "NULLABLE"),
+        )),
+    )),
+    _F("labels", "RECORD", "REPEATED", (
+        _F("key", "STRING", "NULLABLE"),
+        _F("value", "STRING", "NULLABLE"),
+    )),
+    _F("system_labels", "RECORD", "REPEATED", (
+        _F("key", "STRING", "NULLABLE"),
+        _F("value", "STRING", "NULLABLE"),
+    )),
+    _F("location", "RECORD", "NULLABLE", (
+        _F("location", "STRING", "NULLABLE"),
+        _F("country", "STRING", "NULLABLE"),
+        _F("region", "STRING", "NULLABLE"),
+        _F("zone", "STRING", "NULLABLE"),
+    )),
+    _F("resource", "RECORD", "NULLABLE", (
+        _F("name", "STRING", "NULLABLE"),
+        _F("global_name", "STRING", "NULLABLE"),
+    )),
+    _F("tags", "RECORD", "REPEATED", (
+        _F("key", "STRING", "NULLABLE"),
+        _F("value", "STRING", "NULLABLE"),
+        _F("inherited", "BOOLEAN", "NULLABLE"),
+        _F("namespace", "STRING", "NULLABLE"),
+    )),
+    _F("price", "RECORD", "NULLABLE", (
+        _F("effective_price", "NUMERIC", "NULLABLE"),
+        _F("tier_start_amount", "NUMERIC", "NULLABLE"),
+        _F("unit", "STRING", "NULLABLE"),
+        _F("pricing_unit_quantity", "NUMERIC", "NULLABLE"),
+        _F("list_price", "NUMERIC", "NULLABLE"),
+        _F("effective_price_default", "NUMERIC", "NULLABLE"),
+        _F("list_price_consumption_model", "NUMERIC", "NULLABLE"),
+    )),
+    _F("subscription", "RECORD", "NULLABLE", (
+        _F("instance_id", "STRING", "NULLABLE"),
+    )),
     _F("transaction_type", "STRING", "NULLABLE"),
     _F("seller_name", "STRING", "NULLABLE"),
     _F("export_time", "TIMESTAMP", "NULLABLE"),
     _F("cost", "FLOAT", "NULLABLE"),
     _F("currency", "STRING", "NULLABLE"),
     _F("currency_conversion_rate", "FLOAT", "NULLABLE"),
-    _F(
-        "usage",
-        "RECORD",
-        "NULLABLE",
-        (
-            _F("amount", "FLOAT", "NULLABLE"),
-            _F("unit", "STRING", "NULLABLE"),
-            _F("amount_in_pricing_units", "FLOAT", "NULLABLE"),
-            _F("pricing_unit", "STRING", "NULLABLE"),
-        ),
-    ),
-    _F(
-        "credits",
-        "RECORD",
-        "REPEATED",
-        (
-            _F("name", "STRING", "NULLABLE"),
-            _F("amount", "FLOAT", "NULLABLE"),
-            _F("full_name", "STRING", "NULLABLE"),
-            _F("id", "STRING", "NULLABLE"),
-            _F("type", "STRING", "NULLABLE"),
-        ),
-    ),
-    _F(
-        "invoice",
-        "RECORD",
-        "NULLABLE",
-        (
-            _F("month", "STRING", "NULLABLE"),
-            _F("publisher_type", "STRING", "NULLABLE"),
-        ),
-    ),
+    _F("usage", "RECORD", "NULLABLE", (
+        _F("amount", "FLOAT", "NULLABLE"),
+        _F("unit", "STRING", "NULLABLE"),
+        _F("amount_in_pricing_units", "FLOAT", "NULLABLE"),
+        _F("pricing_unit", "STRING", "NULLABLE"),
+    )),
+    _F("credits", "RECORD", "REPEATED", (
+        _F("name", "STRING", "NULLABLE"),
+        _F("amount", "FLOAT", "NULLABLE"),
+        _F("full_name", "STRING", "NULLABLE"),
+        _F("id", "STRING", "NULLABLE"),
+        _F("type", "STRING", "NULLABLE"),
+    )),
+    _F("invoice", "RECORD", "NULLABLE", (
+        _F("month", "STRING", "NULLABLE"),
+        _F("publisher_type", "STRING", "NULLABLE"),
+    )),
     _F("cost_type", "STRING", "NULLABLE"),
-    _F(
-        "adjustment_info",
-        "RECORD",
-        "NULLABLE",
-        (
-            _F("id", "STRING", "NULLABLE"),
-            _F("description", "STRING", "NULLABLE"),
-            _F("mode", "STRING", "NULLABLE"),
-            _F("type", "STRING", "NULLABLE"),
-        ),
-    ),
+    _F("adjustment_info", "RECORD", "NULLABLE", (
+        _F("id", "STRING", "NULLABLE"),
+        _F("description", "STRING", "NULLABLE"),
+        _F("mode", "STRING", "NULLABLE"),
+        _F("type", "STRING", "NULLABLE"),
+    )),
     _F("cost_at_list", "FLOAT", "NULLABLE"),
-    _F(
-        "consumption_model",
-        "RECORD",
-        "NULLABLE",
-        (
-            _F("id", "STRING", "NULLABLE"),
-            _F("description", "STRING", "NULLABLE"),
-            _F("applied_subscription_instance_id", "STRING", "NULLABLE"),
-        ),
-    ),
+    _F("consumption_model", "RECORD", "NULLABLE", (
+        _F("id", "STRING", "NULLABLE"),
+        _F("description", "STRING", "NULLABLE"),
+        _F("applied_subscription_instance_id", "STRING", "NULLABLE"),
+    )),
     _F("cost_at_effective_price_default", "FLOAT", "NULLABLE"),
     _F("cost_at_list_consumption_model", "FLOAT", "NULLABLE"),
 )
+# fmt: on
 
 _SCALARS: Mapping[str, pa.DataType] = MappingProxyType(
     {
