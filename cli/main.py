@@ -14,6 +14,7 @@ import sys
 import warnings
 
 from settings import ConfigError
+from warehouse import WarehouseLocked
 
 COMMANDS = ("run", "sql", "simulate", "demo", "agent", "probe", "alerts", "dashboard")
 
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         return int(args.func(args))
-    except ConfigError as exc:
+    except (ConfigError, WarehouseLocked) as exc:
         print(f"flopledger: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -94,6 +94,8 @@ def run_pipeline(
 ) -> RunOutcome:
     """Ingest the days found in the inputs (or [start, end]) in one run, then rebuild the marts."""
     _quiet_dagster()
+    # One clear error before any step runs, rather than every step failing on the lock.
+    open_warehouse(config.warehouse).ensure_schema()
     report = RunOutcome(config=config)
     window = _window(config, start, end)
     defs = build_definitions(

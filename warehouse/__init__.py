@@ -10,6 +10,7 @@ from warehouse.base import (
     Reader,
     TableInfo,
     Warehouse,
+    WarehouseLocked,
 )
 from warehouse.factory import open_warehouse
 
@@ -21,5 +22,6 @@ __all__ = [
     "Reader",
     "TableInfo",
     "Warehouse",
+    "WarehouseLocked",
     "open_warehouse",
 ]

@@ -34,6 +34,18 @@ class NoWarehouse(QueryError):
     """Nothing has been built (or published) yet."""
 
 
+class WarehouseLocked(Exception):
+    """Another process holds the warehouse's write lock (DuckDB allows one writer per file)."""
+
+    def __init__(self, path: str, pid: int | None) -> None:
+        self.path, self.pid = path, pid
+        holder = f"process {pid}" if pid is not None else "another process"
+        super().__init__(
+            f"{path} is locked by {holder}: one writer at a time; wait for it to finish "
+            "(or stop it), then run again"
+        )
+
+
 @dataclass(frozen=True)
 class ColumnInfo:
     table: str

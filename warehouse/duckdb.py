@@ -7,6 +7,7 @@ writer lock is held only while work is done. Every connection runs in UTC.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -23,6 +24,7 @@ from warehouse.base import (
     Reader,
     TableInfo,
     Warehouse,
+    WarehouseLocked,
     identifier,
 )
 from warehouse.duckdb_reader import SnapshotReader
@@ -32,9 +34,20 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+_LOCK_HOLDER = re.compile(r"Conflicting lock is held in .*\(PID (\d+)\)")
+
+
 def connect(path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection in UTC: the one place that opens the warehouse file."""
-    con = duckdb.connect(str(path), read_only=read_only)
+    """A DuckDB connection in UTC: the one place that opens the warehouse file.
+
+    Raises WarehouseLocked (naming the holder's PID) when another process writes it."""
+    try:
+        con = duckdb.connect(str(path), read_only=read_only)
+    except duckdb.IOException as exc:
+        if "Could not set lock" not in str(exc):
+            raise
+        holder = _LOCK_HOLDER.search(str(exc))
+        raise WarehouseLocked(str(path), int(holder.group(1)) if holder else None) from None
     con.execute("SET TimeZone = 'UTC'")
     return con
 
@@ -143,14 +156,16 @@ class DuckDBWarehouse(Warehouse):
         return SnapshotReader(self.snapshot_path, self.path)
 
     def publish_snapshot(self) -> str:
-        """Copy the closed file aside and swap it in atomically (rename).
+        """Copy the checkpointed file aside while holding its write lock, then swap the copy
+        in atomically (rename).
 
-        Readers hold the old inode until they reopen, so a reader never sees a half copy
-        and never blocks the writer."""
+        Holding the lock while copying means no other writer can slip in between the
+        checkpoint and the copy. Readers hold the old inode until they reopen, so a reader
+        never sees a half copy and never blocks the writer."""
         tmp = self.snapshot_path.with_suffix(".tmp")
         with self._connect() as con:
             con.execute("CHECKPOINT")
-        shutil.copyfile(self.path, tmp)
+            shutil.copyfile(self.path, tmp)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, self.snapshot_path)
