@@ -1,21 +1,23 @@
 """Read-only queries against the published DuckDB snapshot.
 
 One read-only connection per snapshot version is kept (opening the file costs ~25 ms a
-query at fleet scale), and a superseded one is closed only when no query is still using it; it is made in a private in-memory DuckDB that ATTACHes the file,
-so a newly swapped-in file is never confused with the old one DuckDB may still cache by
-path. Each query takes its own cursor, so threads (Streamlit's sessions) may share a reader.
-Before any snapshot is published, the live file is read (read-only).
+query at fleet scale); a superseded one is closed only when no query is still using it.
+Each is made in a private in-memory DuckDB (in UTC) that ATTACHes the file, so a newly
+swapped-in file is never confused with the old one DuckDB may still cache by path. Each query takes its own cursor, so threads (Streamlit's sessions) may share a reader.
+Before any snapshot is published, the live file is read (read-only), opened and closed for
+each query, so that a reader never holds the pipeline's file open.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
 import pyarrow as pa
 
 import duckdb
-from warehouse.base import NoWarehouse, Params, QueryError, Reader
+from warehouse.base import NoWarehouse, Params, QueryError, Reader, WarehouseLocked
 
 
 class _Attached:
@@ -23,8 +25,12 @@ class _Attached:
 
     def __init__(self, path: str) -> None:
         self.con = duckdb.connect(":memory:")
-        self.con.execute("SET TimeZone = 'UTC'")
-        self.con.execute("ATTACH '" + path.replace("'", "''") + "' AS snapshot (READ_ONLY)")
+        self.con.execute("SET GLOBAL TimeZone = 'UTC'")  # GLOBAL: cursors share it
+        try:
+            self.con.execute("ATTACH '" + path.replace("'", "''") + "' AS snapshot (READ_ONLY)")
+        except duckdb.Error:
+            self.con.close()
+            raise
         self.users = 0
 
 
@@ -75,21 +81,51 @@ class SnapshotReader(Reader):
         version = self.version()
         if not version:
             self._target()  # raises NoWarehouse
-        attached = self._acquire(version)
+        if not version.startswith(f"{self.snapshot}:"):
+            return self._query_live(version, sql, params)
         try:
-            cursor = attached.con.cursor()  # one cursor per query: threads may share a reader
-            try:
-                cursor.execute("USE snapshot")  # a cursor starts in the default catalog
-                return cursor.sql(sql, params=params).to_arrow_table()
-            finally:
-                cursor.close()
+            attached = self._acquire(version)
         except duckdb.Error as exc:
-            raise QueryError(str(exc).strip().splitlines()[0]) from exc
+            raise _refusal(exc, self.snapshot) from exc
+        try:
+            return _run(attached.con, sql, params)
         finally:
             self._release(attached)
+
+    def _query_live(self, version: str, sql: str, params: Params) -> pa.Table:
+        """Before the first snapshot: the live file, opened for this query only, so that a
+        reader never keeps the pipeline from writing."""
+        try:
+            attached = _Attached(version.rsplit(":", 2)[0])
+        except duckdb.Error as exc:
+            raise _refusal(exc, self.live) from exc
+        try:
+            return _run(attached.con, sql, params)
+        finally:
+            attached.con.close()
 
     def close(self) -> None:
         with self._lock:
             for attached in self._attached.values():
                 attached.con.close()
             self._attached.clear()
+
+
+def _run(con: duckdb.DuckDBPyConnection, sql: str, params: Params) -> pa.Table:
+    cursor = con.cursor()  # one cursor per query: threads may share a reader
+    try:
+        cursor.execute("USE snapshot")  # a cursor starts in the default catalog
+        return cursor.sql(sql, params=params).to_arrow_table()
+    except duckdb.Error as exc:
+        raise QueryError(str(exc).strip().splitlines()[0]) from exc
+    finally:
+        cursor.close()
+
+
+def _refusal(exc: duckdb.Error, path: Path) -> Exception:
+    """Why a file could not be attached: the writer's lock, or another error said in a line."""
+    text = str(exc)
+    if "Could not set lock" in text:
+        holder = re.search(r"\(PID (\d+)\)", text)
+        return WarehouseLocked(str(path), int(holder.group(1)) if holder else None)
+    return QueryError(text.strip().splitlines()[0])

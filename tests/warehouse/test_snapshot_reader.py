@@ -3,6 +3,9 @@ while the next query reads the new one."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -48,3 +51,39 @@ def test_a_query_on_the_old_snapshot_survives_a_publish(tmp_path: Path) -> None:
     # (to 399,999,998) plus 399,999,999 (= 1 mod 7): 57,142,857 hits; v from the old snapshot.
     assert old.to_pylist() == [{"v": 1, "n": 57_142_857}]
     reader.close()
+
+
+def test_before_the_first_snapshot_a_reader_never_keeps_the_writer_out(tmp_path: Path) -> None:
+    wh = DuckDBWarehouse(tmp_path / "w.duckdb")
+    wh.execute("CREATE TABLE t AS SELECT 1 AS v")
+    reader = wh.reader()  # a dashboard opened before any run published
+    assert reader.query("SELECT v FROM t").to_pylist() == [{"v": 1}]
+    writer = subprocess.run(
+        [sys.executable, "-c", "import duckdb, sys; duckdb.connect(sys.argv[1]).execute('CREATE TABLE u (x INT)')",
+         str(wh.path)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert writer.returncode == 0, writer.stderr
+    reader.close()
+
+
+def test_reader_queries_run_in_utc_whatever_the_machine_says(tmp_path: Path) -> None:
+    wh = DuckDBWarehouse(tmp_path / "w.duckdb")
+    _publish(wh, 1)
+    code = (
+        "import sys; from warehouse.duckdb import DuckDBWarehouse\n"
+        "r = DuckDBWarehouse(sys.argv[1]).reader()\n"
+        "print(r.query(\"SELECT current_setting('TimeZone') AS tz, "
+        "CAST(TIMESTAMPTZ '2026-10-01 02:00:00+00' AS DATE) AS d\").to_pylist())\n"
+    )
+    env = {**os.environ, "TZ": "America/New_York"}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(wh.path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    # 02:00 UTC on 1 October is still 30 September in New York: UTC keeps it on the 1st.
+    assert out.stdout.strip() == "[{'tz': 'UTC', 'd': datetime.date(2026, 10, 1)}]"
