@@ -16,7 +16,7 @@ def alert_line(alert: dict[str, Any]) -> str:
 def alert_lines(warehouse: Warehouse) -> list[str]:
     """Open alerts (not yet delivered to every channel) as report lines; none when there are none.
 
-    `flopledger run` can append these to its report: `lines += alert_lines(report.warehouse())`."""
+    `flopledger run` appends these to its report (cli/run_report.py)."""
     try:
         alerts = open_alerts(warehouse)
     except Exception:  # noqa: BLE001 - an older warehouse without the alerts table has none to show

@@ -31,8 +31,9 @@ def storage_client(
     from google.cloud import storage
 
     endpoint = endpoint or os.environ.get(EMULATOR_ENV)
-    if endpoint is None:
-        return storage.Client(project=project, credentials=credentials)
+    if endpoint is None:  # no project given: the client finds it as Google's own tools do
+        given = {"project": project} if project is not None else {}
+        return storage.Client(credentials=credentials, **given)
     return storage.Client(
         project=project or "local",
         credentials=credentials or AnonymousCredentials(),

@@ -32,7 +32,7 @@ def sign_in_required() -> bool:
     """flopledger.yaml's `dashboard.sign_in` (a config that cannot be read: not required here;
     the pages then say what is wrong)."""
     try:
-        return load_config(config_path()).dashboard.sign_in
+        return load_config(config_path(), warn=False).dashboard.sign_in
     except ConfigError:
         return False
 

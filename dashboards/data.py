@@ -97,7 +97,7 @@ def config_path() -> str:
 @st.cache_resource(show_spinner=False)
 def reader(path: str) -> Reader:
     """The configured warehouse's reader (opened on first use, once per config file)."""
-    return open_warehouse(load_config(path).warehouse).reader()
+    return open_warehouse(load_config(path, warn=False).warehouse).reader()
 
 
 def _read(source: Reader, name: str, params: dict[str, Any]) -> pa.Table:
