@@ -1,13 +1,33 @@
-"""The two asset jobs: names shared by the definitions, the schedules and the CLI."""
+"""The asset jobs: names shared by the definitions, the schedules, the sensors and the CLI.
+
+Every job writes the one DuckDB file, which takes one writer at a time. So each runs its
+steps in one process (the in-process executor: no two steps of a run fight for the lock),
+and each carries WAREHOUSE_TAG, which `dagster.yaml` limits to one run at a time (the run
+queue holds the next until the warehouse is free)."""
+
+from typing import Any
 
 import dagster as dg
 
 INGEST_JOB = "ingest"  # every raw (daily-partitioned) asset
-MARTS_JOB = "marts"  # every mart, its checks, budgets and alerts
+TELEMETRY_JOB = "telemetry"  # GPU and TPU samples only: the hourly tick
+MARTS_JOB = "marts"  # every mart, its checks, budgets, alerts and the published snapshot
+WAREHOUSE_TAG = "flopledger/warehouse"
+TELEMETRY_ASSETS = ("gpu_samples", "tpu_samples")
 
 
-def asset_jobs() -> list:
+def _writer(name: str, selection: dg.AssetSelection) -> Any:  # an unresolved asset job
+    return dg.define_asset_job(
+        name,
+        selection=selection,
+        executor_def=dg.in_process_executor,
+        tags={WAREHOUSE_TAG: "writer"},
+    )
+
+
+def asset_jobs() -> list[Any]:
     return [
-        dg.define_asset_job(INGEST_JOB, selection=dg.AssetSelection.groups("raw")),
-        dg.define_asset_job(MARTS_JOB, selection=dg.AssetSelection.groups("marts")),
+        _writer(INGEST_JOB, dg.AssetSelection.groups("raw")),
+        _writer(TELEMETRY_JOB, dg.AssetSelection.assets(*TELEMETRY_ASSETS)),
+        _writer(MARTS_JOB, dg.AssetSelection.groups("marts")),
     ]

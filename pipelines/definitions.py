@@ -44,7 +44,7 @@ def start_day(config_path: str, today: date) -> date:
 
     Read from the config alone: loading the workspace never opens the warehouse."""
     try:
-        history_start = load_config(config_path).history_start
+        history_start = load_config(config_path, warn=False).history_start
     except ConfigError:
         history_start = None
     return history_start or today - timedelta(days=DEFAULT_HISTORY_DAYS)
@@ -63,11 +63,13 @@ def build_definitions(
         if isinstance(a, dg.AssetsDefinition)
         for key in a.keys
     }
+    jobs = asset_jobs()
     rest = dg.Definitions(
         assets=mart_assets.build_assets(raw_keys),
         asset_checks=mart_checks.CHECKS,
-        jobs=asset_jobs(),
+        jobs=jobs,
         schedules=schedules.build_schedules(partitions),
+        sensors=schedules.build_sensors({job.name: job for job in jobs}),
         resources={"flopledger": Flopledger(config_path=config_path)},
         loggers={"progress": progress_logger},
     )

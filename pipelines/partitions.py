@@ -1,8 +1,9 @@
 """Daily partitions by UTC usage day, for whatever days the inputs hold.
 
-The partition set is not hard-coded: its first day comes from the config's
-`history_start`, else from what the warehouse already holds, else from what the CLI
-found in the inputs (the CLI builds the definitions for exactly the days it runs).
+The partition set is not hard-coded: the CLI builds the definitions for exactly the days
+its inputs hold; Dagster's own tools (the UI, the daemon) start at the config's
+`history_start` (the simulator writes it), else 90 days ago. Loading them never opens the
+warehouse.
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ from pipelines.resources import Flopledger
 NOW_TAG = "flopledger/now"
 # Keep every source to the run's partition days (an explicit backfill range).
 WINDOW_ONLY_TAG = "flopledger/window_only"
+# A run `flopledger run` made (it builds the marts itself: no sensor follows it up).
+CLI_TAG = "flopledger/cli"
 
 
 def run_now(context: dg.AssetExecutionContext, flopledger: Flopledger) -> datetime:

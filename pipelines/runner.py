@@ -15,8 +15,10 @@ import dagster as dg
 from pipelines.asset_jobs import INGEST_JOB, MARTS_JOB
 from pipelines.days import input_days
 from pipelines.definitions import build_definitions
+from pipelines.instance import flopledger_instance
+from pipelines.marts.snapshot import SNAPSHOT_ASSET
 from pipelines.outcome import CheckResult, RunOutcome
-from pipelines.run_tags import WINDOW_ONLY_TAG
+from pipelines.run_tags import CLI_TAG, WINDOW_ONLY_TAG
 from settings import Config
 from warehouse import open_warehouse
 
@@ -52,6 +54,10 @@ def _window(config: Config, start: date | None, end: date | None) -> _Window | N
     return _Window(lo, hi, found)
 
 
+# How a failed blocking check fails its step: reported as the check, not as a step failure.
+BLOCKING_CHECK_FAILED = "DagsterAssetCheckFailedError"
+
+
 def _metadata_value(value: Any) -> Any:
     return getattr(value, "value", value)
 
@@ -64,9 +70,10 @@ def collect_events(report: RunOutcome, result: dg.ExecuteInProcessResult) -> Non
             meta = {k: _metadata_value(v) for k, v in mat.metadata.items()}
             report.materialized[mat.asset_key.to_user_string()] = meta
         elif event.event_type == dg.DagsterEventType.STEP_FAILURE:
-            report.failures.append(
-                f"{event.step_key}: {_root_cause(event.step_failure_data.error)}"
-            )
+            error = event.step_failure_data.error
+            if error is not None and error.cls_name == BLOCKING_CHECK_FAILED:
+                continue  # the check's own result says what failed; the snapshot is withheld
+            report.failures.append(f"{event.step_key}: {_root_cause(error)}")
         elif event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
             data = event.asset_check_evaluation_data
             report.checks.append(
@@ -89,6 +96,32 @@ def _root_cause(error: Any) -> str:
     return error.message.strip().splitlines()[0]
 
 
+def _ingest(
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    report: RunOutcome,
+    window: _Window,
+    window_only: bool,
+) -> None:
+    """One run of the ingest job over the window's partition range."""
+    days = (window.end - window.start).days + 1
+    _progress(f"[1/2] ingest: {days} day(s), {window.start} .. {window.end}")
+    t0 = time.monotonic()
+    result = defs.resolve_job_def(INGEST_JOB).execute_in_process(
+        instance=instance,
+        run_config=QUIET,
+        raise_on_error=False,
+        tags={
+            CLI_TAG: "true",
+            "dagster/asset_partition_range_start": window.start.isoformat(),
+            "dagster/asset_partition_range_end": window.end.isoformat(),
+            **({WINDOW_ONLY_TAG: "true"} if window_only else {}),
+        },
+    )
+    collect_events(report, result)
+    _progress(f"      done in {time.monotonic() - t0:.1f} s")
+
+
 def run_pipeline(
     config: Config, config_path: str | Path, start: date | None = None, end: date | None = None
 ) -> RunOutcome:
@@ -103,32 +136,19 @@ def run_pipeline(
         window.start if window else None,
         window.end if window else None,
     )
-    instance = dg.DagsterInstance.ephemeral()
-    if window is None:
-        _progress("flopledger: no input rows found; rebuilding the marts only")
-    else:
-        days = (window.end - window.start).days + 1
-        _progress(f"[1/2] ingest: {days} day(s), {window.start} .. {window.end}")
+    with flopledger_instance(config) as instance:  # the UI shows these runs too
+        if window is not None:
+            _ingest(defs, instance, report, window, window_only=bool(start or end))
+        else:
+            _progress("flopledger: no input rows found; rebuilding the marts only")
+        _progress("[2/2] marts and checks")
         t0 = time.monotonic()
-        result = defs.resolve_job_def(INGEST_JOB).execute_in_process(
-            instance=instance,
-            run_config=QUIET,
-            raise_on_error=False,
-            tags={
-                "dagster/asset_partition_range_start": window.start.isoformat(),
-                "dagster/asset_partition_range_end": window.end.isoformat(),
-                **({WINDOW_ONLY_TAG: "true"} if start or end else {}),
-            },
+        result = defs.resolve_job_def(MARTS_JOB).execute_in_process(
+            instance=instance, run_config=QUIET, raise_on_error=False, tags={CLI_TAG: "true"}
         )
         collect_events(report, result)
         _progress(f"      done in {time.monotonic() - t0:.1f} s")
-    _progress("[2/2] marts and checks")
-    t0 = time.monotonic()
-    result = defs.resolve_job_def(MARTS_JOB).execute_in_process(
-        instance=instance, run_config=QUIET, raise_on_error=False
-    )
-    collect_events(report, result)
-    _progress(f"      done in {time.monotonic() - t0:.1f} s")
-    if report.succeeded and not report.failed_books_checks:
-        report.snapshot = open_warehouse(config.warehouse).publish_snapshot()
+    # The marts job publishes the snapshot itself (an asset the blocking books checks gate).
+    published = report.materialized.get(SNAPSHOT_ASSET, {}).get("path")
+    report.snapshot = str(published) if published else None
     return report

@@ -1,15 +1,19 @@
-"""The schedules of the asset jobs: billing and marts daily, telemetry hourly (the raw group's current-day partition).
+"""When the asset jobs run: billing daily (with a trailing window for late rows), telemetry
+hourly (the GPU and TPU samples of the current day), and the marts after each of them.
 
 Each run carries its scheduled execution time as the `flopledger/now` tag: time is an input.
+The marts run carries the tag of the run that triggered it. Runs of `flopledger run` (tagged
+CLI_TAG) build their own marts, so the sensor leaves them alone.
 """
 
 from datetime import datetime, timedelta
+from typing import Any
 
 import dagster as dg
 
 from collectors.timeparse import naive_utc
-from pipelines.asset_jobs import INGEST_JOB, MARTS_JOB
-from pipelines.run_tags import NOW_TAG
+from pipelines.asset_jobs import INGEST_JOB, MARTS_JOB, TELEMETRY_JOB
+from pipelines.run_tags import CLI_TAG, NOW_TAG
 
 LATE_DAYS = (
     3  # the daily ingest rebuilds the last days' telemetry and jobs; billing takes every unseen row
@@ -55,15 +59,8 @@ def build_schedules(partitions: dg.PartitionsDefinition) -> list[dg.ScheduleDefi
         )
 
     @dg.schedule(
-        name="marts_daily", job_name=MARTS_JOB, cron_schedule="0 6 * * *", execution_timezone="UTC"
-    )
-    def marts_daily(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
-        now = _now(context)
-        return dg.RunRequest(run_key=f"marts-{now:%Y-%m-%d}", tags={NOW_TAG: now.isoformat()})
-
-    @dg.schedule(
         name="telemetry_hourly",
-        job_name=INGEST_JOB,
+        job_name=TELEMETRY_JOB,
         cron_schedule="15 * * * *",
         execution_timezone="UTC",
     )
@@ -78,4 +75,29 @@ def build_schedules(partitions: dg.PartitionsDefinition) -> list[dg.ScheduleDefi
             tags={NOW_TAG: now.isoformat()},
         )
 
-    return [billing_daily, marts_daily, telemetry_hourly]
+    return [billing_daily, telemetry_hourly]
+
+
+def build_sensors(jobs: dict[str, Any]) -> list[dg.SensorDefinition]:
+    """`marts_after_ingest`: each successful scheduled ingest or telemetry run is followed by
+    one marts run (keyed by the triggering run, so never twice)."""
+
+    @dg.run_status_sensor(
+        name="marts_after_ingest",
+        run_status=dg.DagsterRunStatus.SUCCESS,
+        monitored_jobs=[jobs[INGEST_JOB], jobs[TELEMETRY_JOB]],
+        request_job=jobs[MARTS_JOB],
+        default_status=dg.DefaultSensorStatus.RUNNING,
+    )
+    def marts_after_ingest(context: dg.RunStatusSensorContext) -> dg.RunRequest | dg.SkipReason:
+        run = context.dagster_run
+        if run.tags.get(CLI_TAG):
+            return dg.SkipReason(
+                f"run {run.run_id} came from flopledger run, which builds its marts"
+            )
+        now = run.tags.get(NOW_TAG)
+        return dg.RunRequest(
+            run_key=f"marts-after-{run.run_id}", tags={NOW_TAG: now} if now else {}
+        )
+
+    return [marts_after_ingest]

@@ -78,6 +78,10 @@ class Config(_Strict):
     # currency needs the fx_rates file applied to every mart, which is not built yet.
     reporting_currency: Literal["USD"] = "USD"
     history_start: date | None = Field(default=None, strict=False)
+    # Dagster's instance (run history, materialisations, schedules' state): shared by
+    # `flopledger run`, `flopledger ui` and the daemon. Default: `dagster_home/` beside the
+    # warehouse file.
+    dagster_home: str | None = None
     budgets: str | None = None
     price_book: str | None = None
     fx_rates: str | None = None
@@ -108,6 +112,11 @@ def _matching_files(pattern: str) -> list[Path]:
     return [Path(p) for p in glob.glob(pattern, recursive=True) if Path(p).is_file()]
 
 
+def _matches_a_file(pattern: str) -> bool:
+    """Whether a glob matches at least one file (stops at the first: spools are large)."""
+    return any(Path(p).is_file() for p in glob.iglob(pattern, recursive=True))
+
+
 def _resolve(base: Path, value: str) -> str:
     if value.startswith("gs://") or Path(value).is_absolute():
         return value
@@ -119,7 +128,7 @@ def _check_plain_path(key: str, value: str, warn: bool = True) -> None:
     if value.startswith("gs://"):
         return
     if GLOB_CHARS & set(value):
-        if warn and not _matching_files(value):
+        if warn and not _matches_a_file(value):
             log.warning("%s: %s matches no file", key, value)
         return
     if not Path(value).exists():
@@ -183,10 +192,16 @@ def _absolute(config: Config, base: Path, warn: bool) -> Config:
             files[key] = _resolve(base, value)
             _check_plain_path(key, files[key])
     warehouse = config.warehouse.model_copy(update={"path": _resolve(base, config.warehouse.path)})
+    dagster_home = (
+        _resolve(base, config.dagster_home)
+        if config.dagster_home
+        else str(Path(warehouse.path).parent / "dagster_home")
+    )
     return config.model_copy(
         update={
             **files,
             "warehouse": warehouse,
+            "dagster_home": dagster_home,
             "sources": config.sources.model_copy(update=sources),
             "base_dir": str(base),
         }

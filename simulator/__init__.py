@@ -21,7 +21,7 @@ from typing import Any
 from budgets.demo import write_demo_budgets
 from probes.simulated import simulated_probe_rows, write_probe_jsonl
 from simulator.billing import day_rows
-from simulator.clock import DAY_US, day_start_us
+from simulator.clock import DAY_US, day_start_us, to_naive
 from simulator.extracts import ExportWriter
 from simulator.fleet import EUR, USD, Fleet, build_fleet
 from simulator.jobfiles import write_jobs_jsonl, write_sacct
@@ -40,6 +40,7 @@ OWNED = (
     "warehouse.duckdb",
     "warehouse.snapshot.duckdb",
     "budgets.yaml",
+    "dagster_home",
     "probes",
 )
 
@@ -75,6 +76,8 @@ def config_text(fleet: Fleet, has_slurm: bool, telemetry: bool, args: str) -> st
         "  kind: duckdb",
         "  path: warehouse.duckdb",
         "reporting_currency: USD",
+        f"history_start: {to_naive(fleet.start_us).date().isoformat()}  # Dagster's first partition",
+        "dagster_home: dagster_home  # run history for `flopledger run`, `flopledger ui`, the daemon",
         "budgets: budgets.yaml",
         "sources:",
         "  gcp_billing:",

@@ -14,6 +14,7 @@ from budgets.budget_file import load_budgets
 from budgets.notify import channel_url, deliver_pending, post_json
 from budgets.payloads import payload_for, run_failure_alert
 from pipelines.resources import Flopledger
+from warehouse import WarehouseLocked
 
 RUN_FAILURE_TRIES = 3
 
@@ -26,9 +27,12 @@ RUN_FAILURE_TRIES = 3
 def alert_notifier(context: dg.SensorEvaluationContext, flopledger: Flopledger) -> dg.SkipReason:
     cursor = json.loads(context.cursor) if context.cursor else {}
     budgets = load_budgets(flopledger.config().budgets)
-    new_cursor, outcome = deliver_pending(
-        flopledger.warehouse(), budgets, os.environ, flopledger.now(), cursor
-    )
+    try:
+        new_cursor, outcome = deliver_pending(
+            flopledger.warehouse(), budgets, os.environ, flopledger.now(), cursor
+        )
+    except WarehouseLocked as exc:  # a run is writing: nothing is lost, the next tick sends
+        return dg.SkipReason(f"warehouse busy, retrying next tick ({exc})")
     context.update_cursor(json.dumps(new_cursor, sort_keys=True))
     for label in outcome.failed:
         context.log.warning(f"delivery failed, will retry: {label}")

@@ -1,5 +1,8 @@
 """Asset checks on the marts: the books close, shares are sane, and what is odd is counted.
 
+The ERROR checks are blocking: when one fails, nothing downstream of its mart runs, so the
+snapshot readers see is never published from books in doubt.
+
 Their queries are in models/queries, named for what they count."""
 
 import dagster as dg
@@ -21,7 +24,9 @@ def _none_found(flopledger: Flopledger, query: str, what: str) -> dg.AssetCheckR
     return dg.AssetCheckResult(passed=n == 0, severity=ERROR, description=f"{n} {what}")
 
 
-@dg.asset_check(asset="books", description="Every reconciliation difference is exactly zero.")
+@dg.asset_check(
+    blocking=True, asset="books", description="Every reconciliation difference is exactly zero."
+)
 def books_close(flopledger: Flopledger) -> dg.AssetCheckResult:
     rows = flopledger.warehouse().query(query_sql("books_differences")).to_pylist()
     off = {r["check_name"]: str(r["difference"]) for r in rows if r["difference"] != 0}
@@ -34,7 +39,9 @@ def books_close(flopledger: Flopledger) -> dg.AssetCheckResult:
 
 
 @dg.asset_check(
-    asset="idle_capacity", description="allocated + unallocated idle = cost, every resource-hour."
+    blocking=True,
+    asset="idle_capacity",
+    description="allocated + unallocated idle = cost, every resource-hour.",
 )
 def resource_hours_close(flopledger: Flopledger) -> dg.AssetCheckResult:
     return _none_found(
@@ -44,7 +51,11 @@ def resource_hours_close(flopledger: Flopledger) -> dg.AssetCheckResult:
     )
 
 
-@dg.asset_check(asset="run_allocation", description="No negative share, no allocation above cost.")
+@dg.asset_check(
+    blocking=True,
+    asset="run_allocation",
+    description="No negative share, no allocation above cost.",
+)
 def shares_are_sane(flopledger: Flopledger) -> dg.AssetCheckResult:
     n = _count(flopledger, "shares_out_of_range_count")
     over = _count(flopledger, "over_allocated_resource_hours_count")
@@ -56,7 +67,9 @@ def shares_are_sane(flopledger: Flopledger) -> dg.AssetCheckResult:
 
 
 @dg.asset_check(
-    asset="cost_per_run", description="No run is allocated more accelerator-hours than it held."
+    blocking=True,
+    asset="cost_per_run",
+    description="No run is allocated more accelerator-hours than it held.",
 )
 def runs_within_what_they_held(flopledger: Flopledger) -> dg.AssetCheckResult:
     return _none_found(
@@ -67,7 +80,9 @@ def runs_within_what_they_held(flopledger: Flopledger) -> dg.AssetCheckResult:
 
 
 @dg.asset_check(
-    asset="idle_capacity", description="One row per resource-hour: nothing counted twice."
+    blocking=True,
+    asset="idle_capacity",
+    description="One row per resource-hour: nothing counted twice.",
 )
 def resource_hours_unique(flopledger: Flopledger) -> dg.AssetCheckResult:
     return _none_found(
@@ -77,7 +92,9 @@ def resource_hours_unique(flopledger: Flopledger) -> dg.AssetCheckResult:
     )
 
 
-@dg.asset_check(asset="run_held_hours", description="No run holds more than its placements say.")
+@dg.asset_check(
+    blocking=True, asset="run_held_hours", description="No run holds more than its placements say."
+)
 def held_within_placements(flopledger: Flopledger) -> dg.AssetCheckResult:
     return _none_found(
         flopledger,

@@ -1,0 +1,32 @@
+"""The one Dagster instance of a flopledger deployment: `flopledger run`, `flopledger ui`
+and `dagster-daemon` share it, so the UI shows every run's materialisations and checks.
+
+It lives in the config's `dagster_home` folder (default: beside the warehouse), with the
+repository's `dagster.yaml` (the run queue that lets one writer at a time at the warehouse)
+copied in the first time. Set DAGSTER_HOME to the same folder for Dagster's own commands."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import dagster as dg
+
+from settings import Config
+
+REPO = Path(__file__).resolve().parent.parent
+INSTANCE_TEMPLATE = REPO / "dagster.yaml"
+
+
+def prepare_dagster_home(config: Config) -> Path:
+    """The config's dagster_home, created with the repository's dagster.yaml if it has none."""
+    home = Path(config.dagster_home or Path(config.warehouse.path).parent / "dagster_home")
+    home.mkdir(parents=True, exist_ok=True)
+    target = home / "dagster.yaml"
+    if not target.exists():
+        shutil.copyfile(INSTANCE_TEMPLATE, target)
+    return home
+
+
+def flopledger_instance(config: Config) -> dg.DagsterInstance:
+    return dg.DagsterInstance.from_config(str(prepare_dagster_home(config)))

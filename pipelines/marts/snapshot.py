@@ -1,0 +1,28 @@
+"""Publish the snapshot readers use: an asset downstream of every mart, budget and alert.
+
+The books' ERROR checks are blocking (pipelines/marts/checks.py): when one fails, this asset
+does not run and readers keep the last good snapshot. Scheduled runs and `flopledger run`
+publish the same way."""
+
+import dagster as dg
+
+from pipelines.resources import Flopledger
+
+SNAPSHOT_ASSET = "warehouse_snapshot"
+# Written by the marts job besides the SQL marts (alerts/ and marts/assets.py).
+OTHER_MARTS = ("flopledger_settings", "accelerator_specs", "budgets", "budget_status", "alerts")
+
+
+def build_snapshot_asset(marts: list[str]) -> dg.AssetsDefinition:
+    @dg.asset(
+        name=SNAPSHOT_ASSET,
+        group_name="marts",
+        deps=[*marts, *OTHER_MARTS],
+        kinds={"duckdb"},
+        description="The consistent read-only copy the dashboards and `flopledger sql` read.",
+    )
+    def warehouse_snapshot(flopledger: Flopledger) -> dg.MaterializeResult:
+        path = flopledger.warehouse().publish_snapshot()
+        return dg.MaterializeResult(metadata={"path": dg.MetadataValue.path(path)})
+
+    return warehouse_snapshot
