@@ -6,7 +6,7 @@ from collectors.gcp_billing.read import BillingRead, iter_billing_batches
 from pipelines.loading import counts_metadata, store_quarantine
 from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
-from pipelines.run_tags import window_only
+from pipelines.run_tags import run_now, window_only
 
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
@@ -25,7 +25,8 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         stats = BillingRead()
         new = duplicates = 0
         files = config.source_files("gcp_billing")
-        for batch in iter_billing_batches(files, stats, days, ingested_at=flopledger.now()):
+        now = run_now(context, flopledger)  # a scheduled run: its tick, not the wall clock
+        for batch in iter_billing_batches(files, stats, days, ingested_at=now):
             inserted = warehouse.insert_new("billing_line_items", batch, "row_id")
             new += inserted
             duplicates += batch.num_rows - inserted
