@@ -21,7 +21,7 @@ from pipelines.partitions import daily_partitions
 from pipelines.progress import progress_logger
 from pipelines.resources import Flopledger
 from pipelines.sources import cloud_monitoring, gcp_billing, jobs, nvml_spool, probes
-from settings import ConfigError, load_config
+from settings import Config, ConfigError, SchedulesConfig, load_config
 
 # Each source package has build(partitions) -> dg.Definitions. Add a source here.
 SOURCES = [gcp_billing, jobs, nvml_spool, cloud_monitoring, probes]
@@ -39,14 +39,19 @@ def default_config_path() -> str:
     return str(REPO / "examples" / "flopledger.yaml")
 
 
-def start_day(config_path: str, today: date) -> date:
+def _config(config_path: str) -> Config | None:
+    """The config, quietly; None when it is broken (each asset then says why when it runs)."""
+    try:
+        return load_config(config_path, warn=False)
+    except ConfigError:
+        return None
+
+
+def start_day(config: Config | None, today: date) -> date:
     """`history_start` from the config, else DEFAULT_HISTORY_DAYS before `today`.
 
     Read from the config alone: loading the workspace never opens the warehouse."""
-    try:
-        history_start = load_config(config_path, warn=False).history_start
-    except ConfigError:
-        history_start = None
+    history_start = config.history_start if config is not None else None
     return history_start or today - timedelta(days=DEFAULT_HISTORY_DAYS)
 
 
@@ -55,7 +60,8 @@ def build_definitions(
 ) -> dg.Definitions:
     """All assets, checks, jobs and schedules, partitioned from `start` to `end` (today if None)."""
     today = datetime.now(UTC).date()
-    partitions = daily_partitions(start or start_day(config_path, today), end)
+    config = _config(config_path)
+    partitions = daily_partitions(start or start_day(config, today), end)
     sources = dg.Definitions.merge(*(source.build(partitions) for source in SOURCES))
     raw_keys = {
         key.to_user_string()
@@ -68,7 +74,9 @@ def build_definitions(
         assets=mart_assets.build_assets(raw_keys),
         asset_checks=mart_checks.CHECKS,
         jobs=jobs,
-        schedules=schedules.build_schedules(partitions),
+        schedules=schedules.build_schedules(
+            partitions, config.schedules if config is not None else SchedulesConfig()
+        ),
         sensors=schedules.build_sensors({job.name: job for job in jobs}),
         resources={"flopledger": Flopledger(config_path=config_path)},
         loggers={"progress": progress_logger},

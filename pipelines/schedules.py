@@ -14,6 +14,7 @@ import dagster as dg
 from collectors.timeparse import naive_utc
 from pipelines.asset_jobs import INGEST_JOB, MARTS_JOB, TELEMETRY_JOB
 from pipelines.run_tags import CLI_TAG, NOW_TAG
+from settings import SchedulesConfig
 
 LATE_DAYS = (
     3  # the daily ingest rebuilds the last days' telemetry and jobs; billing takes every unseen row
@@ -42,11 +43,13 @@ def _keys_between(
     return [k for k in wanted if k in keys]
 
 
-def build_schedules(partitions: dg.PartitionsDefinition) -> list[dg.ScheduleDefinition]:
+def build_schedules(
+    partitions: dg.PartitionsDefinition, crons: SchedulesConfig
+) -> list[dg.ScheduleDefinition]:
     @dg.schedule(
         name="billing_daily",
         job_name=INGEST_JOB,
-        cron_schedule="0 5 * * *",
+        cron_schedule=crons.billing,
         execution_timezone="UTC",
     )
     def billing_daily(context: dg.ScheduleEvaluationContext) -> dg.RunRequest | dg.SkipReason:
@@ -61,7 +64,7 @@ def build_schedules(partitions: dg.PartitionsDefinition) -> list[dg.ScheduleDefi
     @dg.schedule(
         name="telemetry_hourly",
         job_name=TELEMETRY_JOB,
-        cron_schedule="15 * * * *",
+        cron_schedule=crons.telemetry,
         execution_timezone="UTC",
     )
     def telemetry_hourly(context: dg.ScheduleEvaluationContext) -> dg.RunRequest | dg.SkipReason:

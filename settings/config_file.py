@@ -61,6 +61,14 @@ class SourcesConfig(_Strict):
     probes: SourceConfig | None = None
 
 
+class SchedulesConfig(_Strict):
+    """When Dagster's daemon runs the jobs (cron, UTC): billing with its late-row window, and
+    the hourly telemetry; the marts follow each (pipelines/schedules.py)."""
+
+    billing: str = "0 5 * * *"
+    telemetry: str = "15 * * * *"
+
+
 class DashboardConfig(_Strict):
     """`flopledger dashboard`: sign_in requires Streamlit's OIDC sign-in (st.login), configured
     in `.streamlit/secrets.toml` beside this file; without it the app refuses to show data."""
@@ -87,6 +95,7 @@ class Config(_Strict):
     fx_rates: str | None = None
     allocation: AllocationConfig = Field(default_factory=AllocationConfig)
     dashboard: DashboardConfig = Field(default_factory=DashboardConfig)
+    schedules: SchedulesConfig = Field(default_factory=SchedulesConfig)
     sources: SourcesConfig = Field(default_factory=SourcesConfig)
     # Where the file was read from; not a key of the file.
     base_dir: str = Field(default=".", exclude=True)
