@@ -34,8 +34,9 @@ lint: setup
 	.venv/bin/ruff format --check .
 	.venv/bin/python -m mypy
 
+# The Dagster UI and daemon on a config's instance (the demo's by default): its runs, checks, schedules.
 dagster: setup
-	.venv/bin/dagster dev -w workspace.yaml
+	.venv/bin/flopledger ui --config $(or $(FLOPLEDGER_CONFIG),demo/flopledger.yaml)
 
 gpu-check: setup
 	bash scripts/gpu_check.sh

@@ -16,7 +16,7 @@ import warnings
 from settings import ConfigError
 from warehouse import WarehouseLocked
 
-COMMANDS = ("run", "sql", "simulate", "demo", "agent", "probe", "alerts", "dashboard")
+COMMANDS = ("run", "sql", "simulate", "demo", "agent", "probe", "alerts", "dashboard", "ui")
 
 
 def build_parser() -> argparse.ArgumentParser:
