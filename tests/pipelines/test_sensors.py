@@ -1,0 +1,189 @@
+"""The sensors evaluated with Dagster's test helpers: what each asks for, and when it holds back.
+
+`marts_after_ingest` follows each successful scheduled ingest or telemetry run with one marts
+run; `alert_notifier` skips a tick while another process holds the warehouse file. Exactly-once
+delivery across ticks, restarts and reruns is tests/budgets/test_notifier.py's subject (the
+sensor through a local receiver); here only: a busy tick loses nothing.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import pytest
+
+from pipelines.alerts.sensors import alert_notifier
+from pipelines.definitions import build_definitions
+from pipelines.resources import Flopledger
+from tests.budgets.test_notifier import Receiver
+from tests.conftest import REPO, write_config
+
+NOW = "flopledger/now"
+RUN_ID = "5a1e0000-0000-4000-8000-000000000001"
+
+
+@pytest.fixture(scope="module")
+def marts_after_ingest() -> dg.RunStatusSensorDefinition:
+    defs = build_definitions(str(REPO / "examples" / "flopledger.yaml"))
+    return defs.get_sensor_def("marts_after_ingest")
+
+
+def finished(
+    instance: dg.DagsterInstance,
+    job: str,
+    run_id: str,
+    tags: dict[str, str],
+    status: dg.DagsterRunStatus = dg.DagsterRunStatus.SUCCESS,
+) -> tuple[dg.DagsterRun, dg.DagsterEvent]:
+    """A run of `job` stored in the instance, with the event its end writes to the event log."""
+    run = instance.add_run(dg.DagsterRun(job_name=job, run_id=run_id, tags=tags, status=status))
+    event_type = (
+        dg.DagsterEventType.RUN_SUCCESS
+        if status == dg.DagsterRunStatus.SUCCESS
+        else dg.DagsterEventType.RUN_FAILURE
+    )
+    event = dg.DagsterEvent(event_type_value=event_type.value, job_name=job)
+    instance.report_dagster_event(event, run_id=run_id)
+    return run, event
+
+
+def scheduled(now: str) -> dict[str, str]:
+    """The tags of a run billing_daily asked for (see test_schedules.py)."""
+    return {
+        "dagster/schedule_name": "billing_daily",
+        "dagster/asset_partition_range_start": "2026-10-03",
+        "dagster/asset_partition_range_end": "2026-10-05",
+        NOW: now,
+    }
+
+
+def test_a_scheduled_ingest_is_followed_by_one_marts_run(marts_after_ingest):
+    assert marts_after_ingest.job_name == "marts"  # the RunRequest's job
+    with dg.DagsterInstance.ephemeral() as instance:
+        run, event = finished(instance, "ingest", RUN_ID, scheduled("2026-10-06T06:30:00"))
+        context = dg.build_run_status_sensor_context(
+            sensor_name="marts_after_ingest",
+            dagster_event=event,
+            dagster_instance=instance,
+            dagster_run=run,
+        )
+        request = marts_after_ingest(context)
+    assert isinstance(request, dg.RunRequest)
+    assert request.run_key == f"marts-after-{RUN_ID}"
+    assert request.tags == {NOW: "2026-10-06T06:30:00"}  # the ingest's clock, not the sensor's
+
+
+def test_a_cli_run_is_left_alone(marts_after_ingest):
+    with dg.DagsterInstance.ephemeral() as instance:
+        run, event = finished(instance, "ingest", RUN_ID, {"flopledger/cli": "true"})
+        context = dg.build_run_status_sensor_context(
+            sensor_name="marts_after_ingest",
+            dagster_event=event,
+            dagster_instance=instance,
+            dagster_run=run,
+        )
+        result = marts_after_ingest(context)
+    assert isinstance(result, dg.SkipReason)
+    assert result.skip_message == f"run {RUN_ID} came from flopledger run, which builds its marts"
+
+
+def test_ticks_follow_only_successful_ingest_and_telemetry_runs(marts_after_ingest):
+    """The whole tick (Dagster's own filter on status and monitored jobs): a marts run is never
+    followed by another (no loop), nor a failed ingest; a telemetry run is, once."""
+    with dg.DagsterInstance.ephemeral() as instance:
+
+        def tick(cursor: str | None) -> tuple[list[dg.RunRequest], str | None]:
+            context = dg.build_sensor_context(instance=instance, cursor=cursor)
+            result = marts_after_ingest.evaluate_tick(context)
+            return result.run_requests or [], result.cursor
+
+        requests, cursor = tick(None)  # the first tick only sets the cursor
+        assert requests == []
+        finished(instance, "marts", "marts-1", {NOW: "2026-10-06T06:30:00"})
+        finished(instance, "ingest", "failed-1", {}, status=dg.DagsterRunStatus.FAILURE)
+        finished(instance, "telemetry", "telemetry-1", {NOW: "2026-10-06T05:07:00"})
+        requests, cursor = tick(cursor)
+        assert [(r.run_key, r.tags) for r in requests] == [  # the job: the sensor's, marts
+            (
+                "marts-after-telemetry-1",
+                {NOW: "2026-10-06T05:07:00", "dagster/sensor_name": "marts_after_ingest"},
+            )
+        ]
+        assert tick(cursor)[0] == []  # past it: not asked for again
+
+
+BUDGETS = """
+channels:
+  ops: {kind: json, url_env: FLOPLEDGER_TEST_OPS}
+budgets: []
+"""
+ALERT = "threshold:llm-monthly:2026-10:50"
+# A cursor as an earlier tick left it (an alert delivered before this one was raised).
+PRIOR = json.dumps(
+    {"threshold:llm-monthly:2026-09:50": {"ops": {"attempts": 1, "delivered_at": "2026-09-20"}}}
+)
+HOLD = """
+import sys, duckdb
+con = duckdb.connect(sys.argv[1])
+print("holding", flush=True)
+sys.stdin.read()  # until the test closes our stdin
+"""
+
+
+@pytest.fixture
+def small_warehouse(tmp_path) -> Path:
+    """One undelivered alert to the `ops` channel, in a warehouse no one has open."""
+    (tmp_path / "budgets.yaml").write_text(BUDGETS)
+    config = write_config(
+        tmp_path, "warehouse: {kind: duckdb, path: w.duckdb}\nbudgets: budgets.yaml\n"
+    )
+    Flopledger(config_path=str(config)).warehouse()  # the raw tables, alerts among them
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    con.execute(
+        "INSERT INTO alerts (alert_id, kind, subject, severity, title, message, details, "
+        "channels, raised_at) VALUES (?, 'threshold', 'llm-monthly', 'warning', "
+        "'Budget llm-monthly passed 50%', '500 of 1000', '{}', ['ops'], '2026-10-11 06:00')",
+        [ALERT],
+    )
+    con.close()
+    return config
+
+
+def notify(config: Path, cursor: str | None, flopledger: Flopledger | None = None):
+    context = dg.build_sensor_context(
+        cursor=cursor, resources={"flopledger": flopledger or Flopledger(config_path=str(config))}
+    )
+    return alert_notifier(context), context.cursor
+
+
+def test_a_busy_warehouse_skips_the_tick_and_loses_nothing(small_warehouse, monkeypatch):
+    warehouse = small_warehouse.parent / "w.duckdb"
+    with Receiver(fail=0) as receiver:
+        monkeypatch.setenv("FLOPLEDGER_TEST_OPS", receiver.url + "/ops")
+        warm = Flopledger(config_path=str(small_warehouse))
+        warm.warehouse()  # a resource that has made its schema goes straight to the query
+        holder = subprocess.Popen(
+            [sys.executable, "-c", HOLD, str(warehouse)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert holder.stdout.readline() == "holding\n"
+            for flopledger in (None, warm):  # a fresh resource fails making its schema
+                result, cursor = notify(small_warehouse, PRIOR, flopledger)
+                assert isinstance(result, dg.SkipReason)
+                assert result.skip_message.startswith("warehouse busy, retrying next tick (")
+                assert f"locked by process {holder.pid}" in result.skip_message
+                assert cursor == PRIOR  # not advanced: the next tick starts where this one did
+            assert receiver.received == []
+        finally:
+            holder.stdin.close()
+            holder.wait(timeout=10)
+        result, cursor = notify(small_warehouse, PRIOR)  # the file is free: delivered
+        assert result.skip_message == "sent 1, failed 0, waiting 0"
+        assert [(path, body["alert_id"]) for path, body in receiver.received] == [("/ops", ALERT)]
+        assert json.loads(cursor)[ALERT]["ops"]["attempts"] == 1
