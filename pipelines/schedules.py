@@ -51,6 +51,7 @@ def build_schedules(
         job_name=INGEST_JOB,
         cron_schedule=crons.billing,
         execution_timezone="UTC",
+        default_status=dg.DefaultScheduleStatus.RUNNING,
     )
     def billing_daily(context: dg.ScheduleEvaluationContext) -> dg.RunRequest | dg.SkipReason:
         now = _now(context)
@@ -66,6 +67,7 @@ def build_schedules(
         job_name=TELEMETRY_JOB,
         cron_schedule=crons.telemetry,
         execution_timezone="UTC",
+        default_status=dg.DefaultScheduleStatus.RUNNING,
     )
     def telemetry_hourly(context: dg.ScheduleEvaluationContext) -> dg.RunRequest | dg.SkipReason:
         now = _now(context)
