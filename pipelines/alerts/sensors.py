@@ -13,10 +13,35 @@ import dagster as dg
 from budgets.budget_file import load_budgets
 from budgets.notify import channel_url, deliver_pending, post_json
 from budgets.payloads import payload_for, run_failure_alert
+from pipelines.asset_jobs import WAREHOUSE_TAG
 from pipelines.resources import Flopledger
 from warehouse import WarehouseLocked
 
 RUN_FAILURE_TRIES = 3
+# A run in one of these may be writing the warehouse, or about to.
+UNFINISHED = [
+    dg.DagsterRunStatus.QUEUED,
+    dg.DagsterRunStatus.NOT_STARTED,
+    dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED,
+    dg.DagsterRunStatus.CANCELING,
+]
+
+
+def _writing_run(context: dg.SensorEvaluationContext) -> str | None:
+    """A warehouse-writing run queued or under way, if any (None under a test's bare context).
+
+    The run queue lets one writer at a time at the warehouse; the notifier writes it too
+    (delivery state), outside the queue, so it waits its turn: a run that found the file
+    held by the sensor would fail."""
+    try:
+        instance = context.instance
+    except dg.DagsterInvariantViolationError:  # built without an instance
+        return None
+    runs = instance.get_runs(
+        filters=dg.RunsFilter(statuses=UNFINISHED, tags={WAREHOUSE_TAG: "writer"}), limit=1
+    )
+    return runs[0].run_id if runs else None
 
 
 @dg.sensor(
@@ -26,6 +51,9 @@ RUN_FAILURE_TRIES = 3
 )
 def alert_notifier(context: dg.SensorEvaluationContext, flopledger: Flopledger) -> dg.SkipReason:
     cursor = json.loads(context.cursor) if context.cursor else {}
+    running = _writing_run(context)
+    if running:
+        return dg.SkipReason(f"run {running} writes the warehouse, retrying next tick")
     budgets = load_budgets(flopledger.config().budgets)
     try:
         new_cursor, outcome = deliver_pending(
