@@ -1,0 +1,278 @@
+"""Scheduled runs as deployed: a real `dagster-daemon run` over a simulated fleet.
+
+Both schedules tick once, at the next minute (the config's `schedules`): the daemon runs the
+ingest and telemetry jobs, the `marts_after_ingest` sensor follows each with a marts run, and the
+`alert_notifier` posts the alerts to a webhook on 127.0.0.1. The books must equal those of
+`flopledger run` over the same inputs, to the nano-dollar.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import time
+from collections import Counter
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import duckdb
+import pytest
+
+from cli.main import main
+from pipelines.instance import prepare_dagster_home
+from settings import load_config
+from tests.budgets.test_notifier import Receiver
+from tests.conftest import REPO
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(540)]
+
+DAYS = 3
+HEADROOM_S = 20  # from starting the daemon to its schedules' tick (it loads in about 5 s)
+WEBHOOK_ENV = "FLOPLEDGER_WEBHOOK_ONCALL"  # the channel the simulated budgets.yaml names
+HOOK_PATH = "/oncall"
+# From the daemon's start: the tick (<= 80 s), four runs one at a time, the marts sensor's
+# 30 s and the notifier's 60 s intervals, and the notifier's tick after delivering (2-3.5 min).
+DEADLINE_S = 390
+MONEY_MARTS = (
+    "cost_per_run",
+    "cost_per_job",
+    "idle_capacity",
+    "spend_daily",
+    "team_chargeback",
+    "books",
+)
+NOT_COMPARED = {"ingested_at", "source", "file", "path"}  # when and where, not what
+# Money is DECIMAL and compared exactly; a DOUBLE sum (hours, utilisation) may differ in its
+# last bits from run to run (DuckDB adds in parallel), so those are compared to 1e-6.
+FLOATS = {"DOUBLE", "FLOAT", "REAL"}
+FLOAT_DIGITS = 6
+FAILED = {dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED}
+DONE = {dg.DagsterRunStatus.SUCCESS, *FAILED}
+NOTHING_LEFT = "sent 0, failed 0, waiting 0"  # the notifier's tick when all is delivered
+SENT = re.compile(r"sent (\d+),")
+SLACK_ALERT_ID = re.compile(r"`([^`]+)`$")
+
+
+def _simulate(out: Path, start: date) -> Path:
+    args = ["simulate", "--out", str(out), "--gpus", "8", "--tpu-chips", "4"]
+    assert main([*args, "--days", str(DAYS), "--start", start.isoformat()]) == 0
+    return out / "flopledger.yaml"
+
+
+def _next_tick() -> datetime:
+    """The first whole minute (UTC) at least HEADROOM_S away, when the daemon is up, on the
+    day it is now: `flopledger run` (the reference, run before it) takes the wall clock's day
+    as its own, and the budgets' periods and alert ids depend on that day."""
+    while True:
+        now = datetime.now(UTC)
+        soon = now + timedelta(seconds=HEADROOM_S)
+        tick = soon.replace(second=0, microsecond=0) + timedelta(minutes=1)
+        if tick.date() == now.date():
+            return tick
+        time.sleep((tick.replace(hour=0, minute=0) - now).total_seconds() + 1)  # to midnight
+
+
+def _once_at(tick: datetime) -> str:
+    """Both schedules at that one minute (a cron of every minute would tick again and again)."""
+    cron = f"{tick.minute} {tick.hour} * * *"
+    return f'schedules: {{billing: "{cron}", telemetry: "{cron}"}}\n'
+
+
+def _daemon(home: Path, config: Path, hook: Receiver, log: Path) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        "FLOPLEDGER_CONFIG": str(config),
+        WEBHOOK_ENV: hook.url + HOOK_PATH,
+    }
+    with log.open("wb") as out:  # the child keeps its own handle
+        return subprocess.Popen(
+            [str(Path(sys.executable).parent / "dagster-daemon"), "run", "-w", "workspace.yaml"],
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def _stop(daemon: subprocess.Popen[bytes]) -> None:
+    if daemon.poll() is None:
+        daemon.terminate()
+        try:
+            daemon.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+            daemon.wait(timeout=30)
+
+
+def _ticks(instance: dg.DagsterInstance, name: str) -> list[Any]:
+    """The instigator's ticks, oldest first."""
+    for state in instance.all_instigator_state():
+        if state.instigator_name == name:
+            ticks = instance.get_ticks(state.instigator_origin_id, state.selector_id)
+            return sorted(ticks, key=lambda t: t.timestamp)
+    return []
+
+
+def _sent(tick: Any) -> int:
+    match = SENT.match(tick.skip_reason or "")
+    return int(match.group(1)) if match else 0
+
+
+def _settled(instance: dg.DagsterInstance, tick: datetime) -> bool:
+    """A run failed; or every run is over, each ingest and telemetry run has its marts run,
+    and the notifier has ticked after the last run and after every tick that sent something,
+    with nothing left to send (a repeat would be sent then)."""
+    runs = instance.get_runs()
+    if any(r.status in FAILED for r in runs):
+        return True
+    by_job = Counter(r.job_name for r in runs)
+    if datetime.now(UTC) > tick + timedelta(seconds=45):
+        assert by_job["ingest"], f"billing_daily did not tick at {tick:%H:%M} UTC"
+    if not runs or any(r.status not in DONE for r in runs):
+        return False
+    if not by_job["ingest"] or by_job["marts"] < by_job["ingest"] + by_job["telemetry"]:
+        return False
+    last_end = max(instance.get_run_record_by_id(r.run_id).end_time or 0 for r in runs)
+    ticks = _ticks(instance, "alert_notifier")
+    sending = [t.timestamp for t in ticks if _sent(t)]
+    return bool(sending) and any(
+        t.skip_reason == NOTHING_LEFT and t.timestamp > max(last_end, *sending) for t in ticks
+    )
+
+
+def _story(instance: dg.DagsterInstance) -> str:
+    """What the daemon did: its runs and the notifier's ticks, for a failure's message."""
+    lines = [f"run {r.job_name} {r.status.value} {r.tags}" for r in instance.get_runs()]
+    lines += [f"alert_notifier: {t.skip_reason}" for t in _ticks(instance, "alert_notifier")]
+    return "\n".join(lines)
+
+
+def _wait(instance: dg.DagsterInstance, tick: datetime, daemon: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + DEADLINE_S
+    while not _settled(instance, tick):
+        if daemon.poll() is not None:
+            pytest.fail(f"dagster-daemon exited ({daemon.returncode})\n{_story(instance)}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"the daemon did not settle in {DEADLINE_S} s\n{_story(instance)}")
+        time.sleep(2)
+
+
+def _log_excerpt(log: Path, lines: int = 150) -> str:
+    """The daemon's own lines and the runs' messages, without the step-by-step debug events."""
+    noise = (" - DEBUG - ", "BetaWarning", "return fn(*args, **kwargs)")
+    kept = [
+        line
+        for line in log.read_text(errors="replace").splitlines()
+        if line.strip() and not any(n in line for n in noise)
+    ]
+    return "\n".join(kept[-lines:]) + "\n"
+
+
+def _rows(db: Path, table: str) -> list[tuple[Any, ...]]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        columns = con.execute(f"DESCRIBE {table}").fetchall()
+        kept = ", ".join(
+            f'round("{name}", {FLOAT_DIGITS})' if kind in FLOATS else f'"{name}"'
+            for name, kind, *_ in columns
+            if name not in NOT_COMPARED
+        )
+        return con.execute(f"SELECT {kept} FROM {table} ORDER BY ALL").fetchall()
+    finally:
+        con.close()
+
+
+def _query(db: Path, sql: str) -> list[tuple[Any, ...]]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def _checksum(db: Path, table: str) -> str:
+    return hashlib.sha256("\n".join(map(repr, _rows(db, table))).encode()).hexdigest()
+
+
+def _alert_id(body: dict[str, Any]) -> str:
+    """The alert a Slack-shaped body carries (its context block ends with the id in backticks)."""
+    context = body["blocks"][-1]["elements"][0]["text"]
+    match = SLACK_ALERT_ID.search(context)
+    assert match, context
+    return match.group(1)
+
+
+def test_the_daemon_runs_the_schedules_and_delivers_each_alert_once(tmp_path: Path) -> None:
+    t0 = time.monotonic()
+    tick = _next_tick()
+    start = tick.date() - timedelta(days=DAYS)  # the tick's window: the DAYS before its day
+    config = _simulate(tmp_path / "daemon", start)
+    config.write_text(config.read_text() + _once_at(tick))
+    home = prepare_dagster_home(load_config(config))  # the repository's dagster.yaml in it
+    assert home == tmp_path / "daemon" / "dagster_home"
+    reference = _simulate(tmp_path / "reference", start)
+    assert datetime.now(UTC) < tick - timedelta(seconds=10), "simulating took too long"
+
+    with Receiver(fail=0) as hook:
+        daemon = _daemon(home, config, hook, tmp_path / "daemon.log")
+        try:
+            # The daemon waits for the minute: build the reference meanwhile.
+            assert main(["run", "--config", str(reference)]) == 0
+            with dg.DagsterInstance.from_config(str(home)) as instance:
+                _wait(instance, tick, daemon)
+                runs = instance.get_runs()
+        except BaseException:
+            sys.stderr.write(_log_excerpt(tmp_path / "daemon.log"))
+            raise
+        finally:
+            _stop(daemon)
+        received = list(hook.received)
+    print(f"\nsettled in {time.monotonic() - t0:.0f} s")
+
+    # Every run the daemon launched succeeded: the scheduled ingest, the telemetry, and the
+    # marts run the sensor asked for after each.
+    assert {r.status for r in runs} == {dg.DagsterRunStatus.SUCCESS}, [
+        (r.job_name, r.status) for r in runs
+    ]
+    by_job = Counter(r.job_name for r in runs)
+    assert by_job == {"ingest": 1, "telemetry": 1, "marts": 2}
+    ingest = next(r for r in runs if r.job_name == "ingest")
+    assert ingest.tags["dagster/schedule_name"] == "billing_daily"
+    assert ingest.tags["dagster/asset_partition_range_start"] == start.isoformat()
+    last_day = start + timedelta(days=DAYS - 1)
+    assert ingest.tags["dagster/asset_partition_range_end"] == last_day.isoformat()
+    assert ingest.tags["flopledger/now"] == tick.replace(tzinfo=None).isoformat()
+    for run in runs:
+        if run.job_name == "marts":
+            assert run.tags["dagster/sensor_name"] == "marts_after_ingest"
+
+    # The books are those of `flopledger run` over the same inputs.
+    live = tmp_path / "daemon" / "warehouse.duckdb"
+    ref = tmp_path / "reference" / "warehouse.duckdb"
+    assert len(_rows(live, "cost_per_run")) > 0
+    for table in MONEY_MARTS:
+        assert _checksum(live, table) == _checksum(ref, table), table
+    total = "SELECT sum(effective_cost) FROM spend_daily"
+    assert _query(live, total) == _query(ref, total)
+    alerts = _query(live, "SELECT alert_id, channels, notified_at FROM alerts")
+    raised = "SELECT alert_id, severity, title, message FROM alerts ORDER BY ALL"
+    assert _query(live, raised) == _query(ref, raised)
+
+    # Each alert raised once and posted once to its one channel, no more.
+    assert alerts, "the simulated budgets trip: there should be alerts"
+    assert len({alert_id for alert_id, _, _ in alerts}) == len(alerts)
+    assert all(channels == ["oncall"] and notified for _, channels, notified in alerts)
+    assert {path for path, _ in received} == {HOOK_PATH}
+    posted = Counter(_alert_id(body) for _, body in received)
+    assert posted == Counter(alert_id for alert_id, _, _ in alerts)
+
+    # The readers' snapshot was published by the marts run.
+    snapshot = tmp_path / "daemon" / "warehouse.snapshot.duckdb"
+    assert snapshot.is_file()
+    assert _checksum(snapshot, "cost_per_run") == _checksum(live, "cost_per_run")
