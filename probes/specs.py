@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from accelerators import ACCELERATORS, DTYPES, match_device_kind
+from accelerators import ACCELERATORS, DTYPES, match_device_kind, peak_tflops
 
 __all__ = [
     "DTYPES",
@@ -58,12 +58,6 @@ def peak_spec(accelerator_type: str | None, dtype: str) -> PeakSpec | None:
     return next(
         (p for p in PEAKS if p.accelerator_type == accelerator_type and p.dtype == dtype), None
     )
-
-
-def peak_tflops(accelerator_type: str | None, dtype: str) -> float | None:
-    """Peak dense TFLOP/s of a canonical accelerator type in a dtype; None when unknown."""
-    spec = peak_spec(accelerator_type, dtype)
-    return None if spec is None else spec.peak_tflops
 
 
 def peak_for_device_kind(device_kind: str | None, dtype: str) -> PeakSpec | None:
