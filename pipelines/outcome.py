@@ -34,8 +34,3 @@ class RunOutcome:
     @property
     def failed_error_checks(self) -> list[CheckResult]:
         return [c for c in self.checks if not c.passed and c.severity == "ERROR"]
-
-    @property
-    def failed_books_checks(self) -> list[CheckResult]:
-        """Failed ERROR checks other than budgets': the numbers themselves are in doubt."""
-        return [c for c in self.failed_error_checks if c.asset != "budget_status"]

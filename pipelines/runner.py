@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,6 @@ def _quiet_dagster() -> None:
 class _Window:
     start: date
     end: date
-    days: list[date] = field(default_factory=list)
 
 
 def _window(config: Config, start: date | None, end: date | None) -> _Window | None:
@@ -51,7 +50,7 @@ def _window(config: Config, start: date | None, end: date | None) -> _Window | N
         lo, hi = (found[0], found[-1]) if found else (None, None)
     if lo is None or hi is None:
         return None
-    return _Window(lo, hi, found)
+    return _Window(lo, hi)
 
 
 # How a failed blocking check fails its step: reported as the check, not as a step failure.
