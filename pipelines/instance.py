@@ -19,8 +19,12 @@ INSTANCE_TEMPLATE = REPO / "dagster.yaml"
 
 
 def prepare_dagster_home(config: Config) -> Path:
-    """The config's dagster_home, created with the repository's dagster.yaml if it has none."""
-    home = Path(config.dagster_home or Path(config.warehouse.path).parent / "dagster_home")
+    """The config's dagster_home, created with the repository's dagster.yaml if it has none.
+
+    load_config always sets dagster_home (its default, beside the warehouse, is decided there)."""
+    if config.dagster_home is None:
+        raise ValueError("config.dagster_home is unset: read the config with settings.load_config")
+    home = Path(config.dagster_home)
     home.mkdir(parents=True, exist_ok=True)
     target = home / "dagster.yaml"
     if not target.exists():
