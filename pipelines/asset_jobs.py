@@ -13,6 +13,7 @@ INGEST_JOB = "ingest"  # every raw (daily-partitioned) asset
 TELEMETRY_JOB = "telemetry"  # GPU and TPU samples only: the hourly tick
 MARTS_JOB = "marts"  # every mart, its checks, budgets, alerts and the published snapshot
 WAREHOUSE_TAG = "flopledger/warehouse"
+WRITER_TAGS = {WAREHOUSE_TAG: "writer"}  # on every job; dagster.yaml limits it to one run
 TELEMETRY_ASSETS = ("gpu_samples", "tpu_samples")
 
 
@@ -21,7 +22,7 @@ def _writer(name: str, selection: dg.AssetSelection) -> Any:  # an unresolved as
         name,
         selection=selection,
         executor_def=dg.in_process_executor,
-        tags={WAREHOUSE_TAG: "writer"},
+        tags=WRITER_TAGS,
     )
 
 

@@ -13,7 +13,7 @@ import dagster as dg
 from budgets.budget_file import load_budgets
 from budgets.notify import channel_url, deliver_pending, post_json
 from budgets.payloads import payload_for, run_failure_alert
-from pipelines.asset_jobs import WAREHOUSE_TAG
+from pipelines.asset_jobs import WRITER_TAGS
 from pipelines.resources import Flopledger
 from warehouse import WarehouseLocked
 
@@ -38,9 +38,7 @@ def _writing_run(context: dg.SensorEvaluationContext) -> str | None:
         instance = context.instance
     except dg.DagsterInvariantViolationError:  # built without an instance
         return None
-    runs = instance.get_runs(
-        filters=dg.RunsFilter(statuses=UNFINISHED, tags={WAREHOUSE_TAG: "writer"}), limit=1
-    )
+    runs = instance.get_runs(filters=dg.RunsFilter(statuses=UNFINISHED, tags=WRITER_TAGS), limit=1)
     return runs[0].run_id if runs else None
 
 
