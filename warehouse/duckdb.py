@@ -7,7 +7,6 @@ writer lock is held only while work is done. Every connection runs in UTC.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -24,17 +23,14 @@ from warehouse.base import (
     Reader,
     TableInfo,
     Warehouse,
-    WarehouseLocked,
     identifier,
 )
+from warehouse.duckdb_lock import as_locked
 from warehouse.duckdb_reader import SnapshotReader
 
 
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
-
-
-_LOCK_HOLDER = re.compile(r"Conflicting lock is held in .*\(PID (\d+)\)")
 
 
 def connect(path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -44,10 +40,10 @@ def connect(path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConnect
     try:
         con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.IOException as exc:
-        if "Could not set lock" not in str(exc):
+        locked = as_locked(exc, path)
+        if locked is None:
             raise
-        holder = _LOCK_HOLDER.search(str(exc))
-        raise WarehouseLocked(str(path), int(holder.group(1)) if holder else None) from None
+        raise locked from None
     con.execute("SET TimeZone = 'UTC'")
     return con
 
@@ -103,22 +99,18 @@ class DuckDBWarehouse(Warehouse):
         self, table: str, day_column: str, days: Sequence[date], data: pa.Table
     ) -> int:
         table, day_column = identifier(table), identifier(day_column)
-        with self._connect() as con:
-            con.execute("BEGIN")
-            con.execute(
-                f"DELETE FROM {table} WHERE CAST({day_column} AS DATE) IN (SELECT unnest(?))",
-                [list(days)],
-            )
-            con.register("incoming", data)
-            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming")
-            con.execute("COMMIT")
-        return data.num_rows
+        where = f"WHERE CAST({day_column} AS DATE) IN (SELECT unnest(?))"
+        return self._replace(table, where, [list(days)], data)
 
     def replace_all(self, table: str, data: pa.Table) -> int:
-        table = identifier(table)
+        return self._replace(identifier(table), "", None, data)
+
+    def _replace(self, table: str, where: str, params: Params, data: pa.Table) -> int:
+        """In one transaction: delete the rows `where` picks (every row if empty), insert `data`.
+        `table` and `where` are built here from checked identifiers, never taken from callers."""
         with self._connect() as con:
             con.execute("BEGIN")
-            con.execute(f"DELETE FROM {table}")
+            con.execute(f"DELETE FROM {table} {where}", params)
             con.register("incoming", data)
             con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming")
             con.execute("COMMIT")

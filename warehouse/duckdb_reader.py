@@ -10,14 +10,14 @@ each query, so that a reader never holds the pipeline's file open.
 
 from __future__ import annotations
 
-import re
 import threading
 from pathlib import Path
 
 import pyarrow as pa
 
 import duckdb
-from warehouse.base import NoWarehouse, Params, QueryError, Reader, WarehouseLocked
+from warehouse.base import NoWarehouse, Params, QueryError, Reader
+from warehouse.duckdb_lock import as_locked
 
 
 class _Attached:
@@ -124,8 +124,4 @@ def _run(con: duckdb.DuckDBPyConnection, sql: str, params: Params) -> pa.Table:
 
 def _refusal(exc: duckdb.Error, path: Path) -> Exception:
     """Why a file could not be attached: the writer's lock, or another error said in a line."""
-    text = str(exc)
-    if "Could not set lock" in text:
-        holder = re.search(r"\(PID (\d+)\)", text)
-        return WarehouseLocked(str(path), int(holder.group(1)) if holder else None)
-    return QueryError(text.strip().splitlines()[0])
+    return as_locked(exc, path) or QueryError(str(exc).strip().splitlines()[0])
