@@ -16,14 +16,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from models.sql_text import named_params, without_comments
+
 SQL_DIR = Path(__file__).parent / "sql"
 FRAGMENT_DIR = SQL_DIR / "fragments"
 MAX_DEPTH = 5  # fragments reading fragments; deeper is a cycle
 
 _READ = re.compile(r"\b(FROM|JOIN)(\s+)([a-z_][a-z0-9_]*)\b")
-_COMMENT_OR_STRING = re.compile(r"'(?:[^']|'')*'|--[^\n]*")
-_STRING = re.compile(r"'(?:[^']|'')*'")
-_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def names() -> tuple[str, ...]:
@@ -35,11 +34,6 @@ def fragment_names() -> tuple[str, ...]:
     return tuple(sorted(p.stem for p in FRAGMENT_DIR.glob("*.sql")))
 
 
-def _code(sql: str) -> str:
-    """The SQL without its `--` comments (string literals kept as they are)."""
-    return _COMMENT_OR_STRING.sub(lambda m: m.group(0) if m.group(0)[0] == "'" else "", sql)
-
-
 def _splice(sql: str, fragments: tuple[str, ...], depth: int = 0) -> str:
     if depth > MAX_DEPTH:
         raise ValueError(f"dashboards/sql/fragments nest deeper than {MAX_DEPTH}: a cycle?")
@@ -48,7 +42,7 @@ def _splice(sql: str, fragments: tuple[str, ...], depth: int = 0) -> str:
         keyword, space, name = match.groups()
         if name not in fragments:
             return match.group(0)
-        body = _code((FRAGMENT_DIR / f"{name}.sql").read_text()).strip()
+        body = without_comments((FRAGMENT_DIR / f"{name}.sql").read_text()).strip()
         return f"{keyword}{space}(\n{_splice(body, fragments, depth + 1)}\n)"
 
     return _READ.sub(inline, sql)
@@ -59,13 +53,15 @@ def text(name: str) -> str:
     """The SQL of `dashboards/sql/<name>.sql`, fragments spliced in (names come from code)."""
     if name not in names():
         raise KeyError(f"no dashboard query named {name!r}")
-    return _splice(_code((SQL_DIR / f"{name}.sql").read_text()), fragment_names()).strip()
+    return _splice(
+        without_comments((SQL_DIR / f"{name}.sql").read_text()), fragment_names()
+    ).strip()
 
 
 @cache
 def params(name: str) -> frozenset[str]:
     """The `$name` parameters a query's SQL uses, its fragments' included."""
-    return frozenset(_PARAM.findall(_STRING.sub("''", text(name))))
+    return named_params(text(name))
 
 
 def check(name: str, bound: Mapping[str, Any]) -> None:

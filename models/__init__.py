@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from models.sql_text import named_params
+
 MODELS_DIR = Path(__file__).parent
 
 _TABLE_RE = re.compile(r"^--\s*@table:\s*(.+)$", re.M)
@@ -30,8 +32,6 @@ _DDL_COL_RE = re.compile(r"^\s+(\w+)\s+[A-Z][^\n]*?--\s*(.+)$", re.M)
 _DEPENDS_RE = re.compile(r"^--\s*@depends:\s*(.+)$", re.M)
 _QUERY_RE = re.compile(r"^--\s*@query:\s*(.+)$", re.M)
 _PARAM_DOC_RE = re.compile(r"^--\s*@param\s+(\w+):\s*(.+)$", re.M)
-_PARAM_USE_RE = re.compile(r"\$([A-Za-z_]\w*)")
-_COMMENT_RE = re.compile(r"--[^\n]*")
 
 
 @dataclass(frozen=True)
@@ -124,4 +124,4 @@ def query_params(name: str) -> dict[str, str]:
 
 def query_params_used(name: str) -> frozenset[str]:
     """The `$name` parameters a query's SQL uses (comments left out)."""
-    return frozenset(_PARAM_USE_RE.findall(_COMMENT_RE.sub("", query_sql(name))))
+    return named_params(query_sql(name))
