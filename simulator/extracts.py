@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -26,9 +27,11 @@ NUMERIC_PLACES = Decimal("1e-9")
 MAX_FILE_ROWS = 100_000
 
 
-def _json_one(field: ExportField, value: Any) -> Any:
-    if field.type == "RECORD":
-        return {f.name: _json_value(f, value.get(f.name)) for f in field.fields}
+# How one leaf value is written: as the NDJSON extract's text, or as a Parquet column's value.
+Leaf = Callable[[ExportField, Any], Any]
+
+
+def _json_leaf(field: ExportField, value: Any) -> Any:
     if field.type == "TIMESTAMP":
         return bq_text(value)
     if field.type == "FLOAT":
@@ -38,17 +41,7 @@ def _json_one(field: ExportField, value: Any) -> Any:
     return value
 
 
-def _json_value(field: ExportField, value: Any) -> Any:
-    if value is None:
-        return [] if field.mode == "REPEATED" else None
-    if field.mode == "REPEATED":
-        return [_json_one(field, v) for v in value]
-    return _json_one(field, value)
-
-
-def _arrow_one(field: ExportField, value: Any) -> Any:
-    if field.type == "RECORD":
-        return {f.name: _arrow_value(f, value.get(f.name)) for f in field.fields}
+def _arrow_leaf(field: ExportField, value: Any) -> Any:
     if field.type == "TIMESTAMP":
         return to_datetime(value)
     if field.type == "FLOAT":
@@ -58,18 +51,25 @@ def _arrow_one(field: ExportField, value: Any) -> Any:
     return value
 
 
-def _arrow_value(field: ExportField, value: Any) -> Any:
+def _value(field: ExportField, value: Any, leaf: Leaf) -> Any:
+    """A field's value in the export's shape: records as dicts, repeated fields as lists."""
     if value is None:
         return [] if field.mode == "REPEATED" else None
     if field.mode == "REPEATED":
-        return [_arrow_one(field, v) for v in value]
-    return _arrow_one(field, value)
+        return [_one(field, v, leaf) for v in value]
+    return _one(field, value, leaf)
+
+
+def _one(field: ExportField, value: Any, leaf: Leaf) -> Any:
+    if field.type == "RECORD":
+        return {f.name: _value(f, value.get(f.name), leaf) for f in field.fields}
+    return leaf(field, value)
 
 
 def ndjson_line(row: Row) -> str:
     """One row as the extract's JSON: TIMESTAMP as "... UTC" text, FLOAT as numbers,
     NUMERIC as decimal strings, repeated records as lists of objects."""
-    record = {f.name: _json_value(f, row.get(f.name)) for f in EXPORT_FIELDS}
+    record = {f.name: _value(f, row.get(f.name), _json_leaf) for f in EXPORT_FIELDS}
     return json.dumps(record, separators=(",", ":"))
 
 
@@ -80,7 +80,9 @@ def write_ndjson(path: Path, rows: list[Row]) -> None:
 
 
 def write_parquet(path: Path, rows: list[Row]) -> None:
-    records = [{f.name: _arrow_value(f, row.get(f.name)) for f in EXPORT_FIELDS} for row in rows]
+    records = [
+        {f.name: _value(f, row.get(f.name), _arrow_leaf) for f in EXPORT_FIELDS} for row in rows
+    ]
     table = pa.Table.from_pylist(records, schema=EXPORT_PARQUET_SCHEMA)
     pq.write_table(table, path, compression="snappy")
 
