@@ -2,6 +2,15 @@
 
 The agent, the fleet simulator and the reader all use `GPU_SAMPLES_SCHEMA`;
 `rows_to_table` turns per-minute dicts into a table of it, filling `sample_id`.
+
+Spool schema versions (the agent writes `SCHEMA_VERSION` into each file's Parquet
+metadata under `SCHEMA_VERSION_KEY`; `SPOOL_COLUMNS` lists each version's columns):
+
+- 1: the columns up to `status`.
+- 2: adds `pod_namespace`, `pod_name`, `pod_uid`: the Kubernetes pod that held the GPU
+  in the minute, from the kubelet's PodResources API (null off Kubernetes, when no pod
+  held it, or when several pods shared it as MIG slices). A version-1 file still loads:
+  its pod columns read as null.
 """
 
 from __future__ import annotations
@@ -14,6 +23,8 @@ from typing import Any
 import pyarrow as pa
 
 STATUSES = ("ok", "lost", "not_supported")
+SCHEMA_VERSION = 2
+SCHEMA_VERSION_KEY = b"flopledger.gpu_samples.schema_version"
 
 GPU_SAMPLES_SCHEMA = pa.schema(
     [
@@ -46,10 +57,20 @@ GPU_SAMPLES_SCHEMA = pa.schema(
         pa.field("compute_processes_max", pa.int64()),
         pa.field("samples", pa.int64(), nullable=False),
         pa.field("status", pa.string(), nullable=False),
-    ]
+        pa.field("pod_namespace", pa.string()),
+        pa.field("pod_name", pa.string()),
+        pa.field("pod_uid", pa.string()),
+    ],
+    metadata={SCHEMA_VERSION_KEY: str(SCHEMA_VERSION).encode()},
 )
 
 COLUMNS = tuple(GPU_SAMPLES_SCHEMA.names)
+
+POD_COLUMNS = ("pod_namespace", "pod_name", "pod_uid")
+SPOOL_COLUMNS: dict[int, tuple[str, ...]] = {
+    1: tuple(c for c in COLUMNS if c not in POD_COLUMNS),
+    2: COLUMNS,
+}
 
 PCT_COLUMNS = tuple(c for c in COLUMNS if c.endswith("_pct"))
 NON_NEGATIVE_COLUMNS = tuple(

@@ -28,5 +28,8 @@ CREATE TABLE IF NOT EXISTS gpu_samples (
     ecc_errors BIGINT,                   -- New volatile ECC errors (corrected + uncorrected) in the minute (null where ECC is off).
     compute_processes_max BIGINT,        -- Most compute processes seen on the GPU in the minute.
     samples BIGINT NOT NULL,             -- Good readings behind the row (60 for a full minute at 1 Hz).
-    status VARCHAR NOT NULL              -- ok; lost (GPU fell off the bus during the minute); not_supported (a core counter gave nothing all minute).
+    status VARCHAR NOT NULL,             -- ok; lost (GPU fell off the bus during the minute); not_supported (a core counter gave nothing all minute).
+    pod_namespace VARCHAR,               -- Kubernetes namespace of the pod that held the GPU in the minute (kubelet PodResources API); null off Kubernetes, when no pod held it, or when MIG slices of it went to several pods.
+    pod_name VARCHAR,                    -- Name of that pod (null as for pod_namespace).
+    pod_uid VARCHAR                      -- UID of that pod: tells apart two pods of the same name minutes apart (null as for pod_namespace).
 );
