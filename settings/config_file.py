@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +77,21 @@ class DashboardConfig(_Strict):
 
 
 class AllocationConfig(_Strict):
+    """run_label_key: the billing label naming a run. shared_cost_policy: how team_chargeback
+    spreads what no run was allocated (unallocated idle and shared cost): none, proportional (to
+    allocated cost), even, or fixed (by shared_cost_key, team -> positive integer weight)."""
+
     run_label_key: str = "run_id"
+    shared_cost_policy: Literal["none", "proportional", "even", "fixed"] = "proportional"
+    shared_cost_key: dict[str, int] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _key_fits_policy(self) -> AllocationConfig:
+        if any(w <= 0 for w in self.shared_cost_key.values()):
+            raise ValueError("allocation.shared_cost_key: every weight must be a positive integer")
+        if self.shared_cost_policy == "fixed" and not self.shared_cost_key:
+            raise ValueError("allocation.shared_cost_policy fixed needs allocation.shared_cost_key")
+        return self
 
 
 class Config(_Strict):

@@ -1,13 +1,26 @@
--- @table: One team and calendar month (UTC): the cost of its runs, and the month's unallocated accelerator idle either shown apart or shared to teams in proportion to their allocated cost. USD.
--- @depends: run_allocation, run_direct_costs, jobs, idle_capacity
--- @col month: First day of the UTC month.
--- @col team: Team (runs without a team: __unallocated__).
--- @col allocated_cost: Cost allocated to the team's runs in the month (resource shares by hour, plus labelled rows by run start).
+-- @table: One team and calendar month (UTC) under the configured shared-cost policy: the cost of its runs (allocated), its part of the month's unallocated accelerator idle and of the shared cost (everything else of the bill no run was allocated: storage, network, tax, hosts without accelerators, ...), and the total it is charged. sum(total_cost) over all rows = sum(effective_cost) of spend_daily, to the nano-dollar. Integer nano-USD inside; a split's remainder goes deterministically (cumulative floor over teams in name order). USD. See docs/glossary.md.
+-- @depends: run_allocation, billing_hourly, jobs, idle_capacity, flopledger_settings
+-- @col month: First day of the UTC month (of the hour the cost was spread to).
+-- @col team: Run-owner team (the jobs' team; runs without a team: __unallocated__). Under the policy none, or when nothing can carry a spread, the month's unspread idle and shared cost stand on rows __idle__ and __shared__.
+-- @col policy: The shared-cost policy the row was built with: none, proportional (to allocated cost), even, or fixed (the configured key).
+-- @col allocated_cost: Cost allocated to the team's runs in the month (resource shares by hour, plus rows labelled with a run by their hour).
 -- @col share_of_allocated: The team's fraction of the month's allocated cost.
--- @col idle_cost_shared: The month's unallocated idle cost x share_of_allocated (USD).
+-- @col idle_cost_shared: The team's part of the month's unallocated idle cost under the policy (USD).
+-- @col shared_cost: The team's part of the month's shared cost under the policy (USD).
 -- @col cost_with_idle_shared: allocated_cost + idle_cost_shared (USD).
+-- @col total_cost: allocated_cost + idle_cost_shared + shared_cost: what the team is charged (USD).
 -- @col month_unallocated_idle_cost: The month's whole unallocated idle cost, shown apart (the same on every row of the month).
-WITH run_month AS (
+-- @col month_shared_cost: The month's whole shared cost (effective cost - allocated - unallocated idle), shown apart (the same on every row of the month).
+WITH settings AS (
+    SELECT coalesce(max(CASE WHEN key = 'chargeback_policy' THEN value END), 'proportional') AS policy
+    FROM flopledger_settings
+),
+fixed_key AS (
+    SELECT substr(key, length('chargeback_key:') + 1) AS team, CAST(value AS HUGEINT) AS weight
+    FROM flopledger_settings
+    WHERE starts_with(key, 'chargeback_key:')
+),
+run_month AS (
     SELECT
         date_trunc('month', a.hour) AS month,
         coalesce(j.team, '__unallocated__') AS team,
@@ -16,34 +29,119 @@ WITH run_month AS (
     JOIN jobs AS j USING (run_id)
     UNION ALL
     SELECT
-        date_trunc('month', coalesce(j.started_at, j.submitted_at)) AS month,
+        date_trunc('month', b.hour) AS month,
         coalesce(j.team, '__unallocated__') AS team,
-        d.direct_nanos AS nanos
-    FROM run_direct_costs AS d
-    JOIN jobs AS j USING (run_id)
+        b.effective_nanos AS nanos
+    FROM billing_hourly AS b
+    JOIN jobs AS j ON j.run_id = b.direct_run_id
 ),
 team_month AS (
     SELECT CAST(month AS DATE) AS month, team, sum(nanos) AS nanos
     FROM run_month
     GROUP BY ALL
 ),
+bill_month AS (
+    SELECT CAST(date_trunc('month', hour) AS DATE) AS month, sum(effective_nanos) AS effective_nanos
+    FROM billing_hourly
+    GROUP BY ALL
+),
 idle_month AS (
-    SELECT CAST(date_trunc('month', hour) AS DATE) AS month, to_nanos(sum(unallocated_idle_cost)) AS idle_nanos
+    SELECT CAST(date_trunc('month', hour) AS DATE) AS month, sum(to_nanos(unallocated_idle_cost)) AS idle_nanos
     FROM idle_capacity
     GROUP BY ALL
 ),
-totals AS (
-    SELECT month, sum(nanos) AS month_nanos FROM team_month GROUP BY month
+allocated_month AS (
+    SELECT month, sum(nanos) AS allocated_nanos FROM team_month GROUP BY month
+),
+months AS (
+    -- Whatever of the month's bill no run was allocated is spread: the accelerator idle
+    -- idle_capacity names, and the rest (shared). New kinds of unallocated cost fall in here.
+    SELECT
+        b.month,
+        coalesce(a.allocated_nanos, 0) AS allocated_nanos,
+        coalesce(i.idle_nanos, 0) AS idle_nanos,
+        b.effective_nanos - coalesce(a.allocated_nanos, 0) - coalesce(i.idle_nanos, 0) AS shared_nanos
+    FROM bill_month AS b
+    LEFT JOIN allocated_month AS a USING (month)
+    LEFT JOIN idle_month AS i USING (month)
+),
+candidates AS (
+    SELECT month, team, nanos AS allocated_nanos FROM team_month
+    UNION ALL
+    SELECT m.month, k.team, CAST(0 AS HUGEINT)
+    FROM months AS m, fixed_key AS k, settings AS s
+    WHERE s.policy = 'fixed'
+),
+weighted AS (
+    SELECT
+        c.month,
+        c.team,
+        sum(c.allocated_nanos) AS allocated_nanos,
+        CAST(CASE s.policy
+            WHEN 'proportional' THEN sum(c.allocated_nanos)
+            WHEN 'even' THEN 1
+            WHEN 'fixed' THEN coalesce(max(k.weight), 0)
+            ELSE 0
+        END AS HUGEINT) AS weight
+    FROM candidates AS c
+    CROSS JOIN settings AS s
+    LEFT JOIN fixed_key AS k ON k.team = c.team
+    GROUP BY c.month, c.team, s.policy
+),
+cumulative AS (
+    SELECT
+        *,
+        sum(weight) OVER (PARTITION BY month ORDER BY team ROWS UNBOUNDED PRECEDING) AS upto_weight,
+        sum(weight) OVER (PARTITION BY month) AS month_weight
+    FROM weighted
+),
+team_rows AS (
+    SELECT
+        c.month,
+        c.team,
+        c.allocated_nanos,
+        CASE WHEN c.month_weight <> 0
+             THEN floor_div(m.idle_nanos * c.upto_weight, c.month_weight)
+                  - floor_div(m.idle_nanos * (c.upto_weight - c.weight), c.month_weight)
+             ELSE 0 END AS idle_part,
+        CASE WHEN c.month_weight <> 0
+             THEN floor_div(m.shared_nanos * c.upto_weight, c.month_weight)
+                  - floor_div(m.shared_nanos * (c.upto_weight - c.weight), c.month_weight)
+             ELSE 0 END AS shared_part
+    FROM cumulative AS c
+    JOIN months AS m USING (month)
+),
+unspread AS (
+    -- A month nothing can carry (policy none, or zero total weight) keeps its idle and shared
+    -- cost on rows of their own, so the month still sums to its bill.
+    SELECT m.month, '__idle__' AS team, CAST(0 AS HUGEINT) AS allocated_nanos, m.idle_nanos AS idle_part, CAST(0 AS HUGEINT) AS shared_part
+    FROM months AS m
+    WHERE m.idle_nanos <> 0
+      AND coalesce((SELECT sum(weight) FROM weighted AS w WHERE w.month = m.month), 0) = 0
+    UNION ALL
+    SELECT m.month, '__shared__', CAST(0 AS HUGEINT), CAST(0 AS HUGEINT), m.shared_nanos
+    FROM months AS m
+    WHERE m.shared_nanos <> 0
+      AND coalesce((SELECT sum(weight) FROM weighted AS w WHERE w.month = m.month), 0) = 0
+),
+all_rows AS (
+    SELECT * FROM team_rows
+    UNION ALL
+    SELECT * FROM unspread
 )
 SELECT
-    t.month,
-    t.team,
-    from_nanos(t.nanos) AS allocated_cost,
-    CASE WHEN s.month_nanos <> 0 THEN CAST(t.nanos AS DOUBLE) / CAST(s.month_nanos AS DOUBLE) END AS share_of_allocated,
-    from_nanos(CASE WHEN s.month_nanos <> 0 THEN floor_div(coalesce(i.idle_nanos, 0) * t.nanos, s.month_nanos) ELSE 0 END) AS idle_cost_shared,
-    from_nanos(t.nanos + CASE WHEN s.month_nanos <> 0 THEN floor_div(coalesce(i.idle_nanos, 0) * t.nanos, s.month_nanos) ELSE 0 END) AS cost_with_idle_shared,
-    from_nanos(coalesce(i.idle_nanos, 0)) AS month_unallocated_idle_cost
-FROM team_month AS t
-JOIN totals AS s USING (month)
-LEFT JOIN idle_month AS i USING (month)
-ORDER BY t.month, t.team
+    r.month,
+    r.team,
+    s.policy,
+    from_nanos(r.allocated_nanos) AS allocated_cost,
+    CASE WHEN m.allocated_nanos <> 0 THEN CAST(r.allocated_nanos AS DOUBLE) / CAST(m.allocated_nanos AS DOUBLE) END AS share_of_allocated,
+    from_nanos(r.idle_part) AS idle_cost_shared,
+    from_nanos(r.shared_part) AS shared_cost,
+    from_nanos(r.allocated_nanos + r.idle_part) AS cost_with_idle_shared,
+    from_nanos(r.allocated_nanos + r.idle_part + r.shared_part) AS total_cost,
+    from_nanos(m.idle_nanos) AS month_unallocated_idle_cost,
+    from_nanos(m.shared_nanos) AS month_shared_cost
+FROM all_rows AS r
+JOIN months AS m USING (month)
+CROSS JOIN settings AS s
+ORDER BY r.month, r.team

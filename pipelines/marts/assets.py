@@ -37,6 +37,8 @@ def flopledger_settings(flopledger: Flopledger) -> dg.MaterializeResult:
     settings = {
         "run_label_key": config.allocation.run_label_key,
         "reporting_currency": config.reporting_currency,
+        "chargeback_policy": config.allocation.shared_cost_policy,
+        **{f"chargeback_key:{t}": str(w) for t, w in config.allocation.shared_cost_key.items()},
     }
     table = pa.table({"key": list(settings), "value": list(settings.values())})
     flopledger.warehouse().replace_all("flopledger_settings", table)

@@ -104,6 +104,21 @@ def held_within_placements(flopledger: Flopledger) -> dg.AssetCheckResult:
 
 
 @dg.asset_check(
+    blocking=True,
+    asset="team_chargeback",
+    description="Chargeback sums to the bill: sum(total_cost) = sum(spend_daily.effective_cost).",
+)
+def chargeback_sums_to_the_bill(flopledger: Flopledger) -> dg.AssetCheckResult:
+    row = flopledger.warehouse().query(query_sql("chargeback_difference")).to_pylist()[0]
+    return dg.AssetCheckResult(
+        passed=row["difference"] == 0,
+        severity=ERROR,
+        description=f"charged {row['charged']} against effective {row['effective']}",
+        metadata={"difference": dg.MetadataValue.text(str(row["difference"]))},
+    )
+
+
+@dg.asset_check(
     asset="allocation_issues", description="Unknown run labels and clipped claims (reported)."
 )
 def allocation_issues_counted(flopledger: Flopledger) -> dg.AssetCheckResult:
@@ -137,6 +152,7 @@ CHECKS = [
     runs_within_what_they_held,
     resource_hours_unique,
     held_within_placements,
+    chargeback_sums_to_the_bill,
     allocation_issues_counted,
     quarantine_is_empty,
 ]

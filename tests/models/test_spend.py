@@ -54,13 +54,19 @@ def test_spend_categories_teams_and_chargeback(books):
     assert b.one("SELECT egress_gib FROM egress_daily") == 10.0
     # Chargeback for October: llm's run 72 (hour 00: 80 - 8), vision's run 40 (half of hour 01).
     # Unallocated idle: hour 01's other half = 40; the bucket's 2.60 is not accelerator idle.
-    # Idle shared: llm 40 x 72/112 = 25.714285714 (floor), vision 40 x 40/112 = 14.285714285 (floor).
+    # Idle shared (proportional, the default): llm floor(40 x 72/112) = 25.714285714; vision the
+    # rest, 40 - 25.714285714 = 14.285714286 (the split's remainder nano goes to the last team).
+    # Shared: effective 160.80 - allocated 112 - idle 40 = 8.80 (bucket 2.60, egress 1.20, tax 5):
+    # llm floor(8.80 x 72/112) = 5.657142857; vision 8.80 - 5.657142857 = 3.142857143.
     rows = {r["team"]: r for r in b.rows("SELECT * FROM team_chargeback")}
     assert rows["llm"]["allocated_cost"] == D("72") and rows["vision"]["allocated_cost"] == D("40")
     assert rows["llm"]["month_unallocated_idle_cost"] == D("40")
     assert rows["llm"]["idle_cost_shared"] == D("25.714285714")
-    assert rows["vision"]["idle_cost_shared"] == D("14.285714285")
-    assert rows["vision"]["cost_with_idle_shared"] == D("54.285714285")
+    assert rows["vision"]["idle_cost_shared"] == D("14.285714286")
+    assert rows["vision"]["cost_with_idle_shared"] == D("54.285714286")
+    assert rows["llm"]["shared_cost"] == D("5.657142857")
+    assert rows["vision"]["total_cost"] == D("57.428571429")  # 40 + 14.285714286 + 3.142857143
+    assert rows["llm"]["total_cost"] == D("103.371428571")  # 72 + 25.714285714 + 5.657142857
     daily = b.rows(
         "SELECT unallocated_idle_hours, unallocated_idle_cost, idle_cost_share"
         " FROM idle_capacity_daily"
