@@ -3,19 +3,28 @@
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, datetime, time
 from pathlib import Path
 
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from collectors.files import JSON_SUFFIXES
+from collectors.limits import DEFAULT_LIMITS, Limits, OutOfBounds
 from collectors.timeparse import BadTimestamp, parse_timestamp
 
 _START = re.compile(r'"usage_start_time"\s*:\s*("[^"]*"|[\d.eE+-]+)')
 
 
-def _ndjson_days(path: Path) -> set[date]:
+def _plausible(moment: datetime | None, limits: Limits) -> bool:
+    """A day outside the plausible window is never a day to ingest (its row is quarantined)."""
+    try:
+        return moment is not None and limits.time("usage_start_time", moment) is not None
+    except OutOfBounds:
+        return False
+
+
+def _ndjson_days(path: Path, limits: Limits) -> set[date]:
     days: set[date] = set()
     with path.open("r", encoding="utf-8", errors="replace") as fh:
         for line in fh:
@@ -26,12 +35,12 @@ def _ndjson_days(path: Path) -> set[date]:
                 moment = parse_timestamp(match.group(1).strip('"'))
             except BadTimestamp:
                 continue
-            if moment is not None:
+            if _plausible(moment, limits):
                 days.add(moment.date())
     return days
 
 
-def _parquet_days(path: Path) -> set[date]:
+def _parquet_days(path: Path, limits: Limits) -> set[date]:
     try:
         column = pq.read_table(path, columns=["usage_start_time"])["usage_start_time"]
     except Exception:  # noqa: BLE001 - unreadable files are quarantined by the reader
@@ -43,19 +52,20 @@ def _parquet_days(path: Path) -> set[date]:
                 moment = parse_timestamp(value)
             except BadTimestamp:
                 continue  # the reader quarantines the row
-            if moment is not None:
+            if _plausible(moment, limits):
                 days.add(moment.date())
         return days
-    return {d for d in pc.unique(pc.cast(column, "date32")).to_pylist() if d is not None}
+    found = pc.unique(pc.cast(column, "date32")).to_pylist()
+    return {d for d in found if d is not None and _plausible(datetime.combine(d, time()), limits)}
 
 
-def usage_days(files: list[Path]) -> set[date]:
+def usage_days(files: list[Path], limits: Limits = DEFAULT_LIMITS) -> set[date]:
     """Every UTC day on which some row's usage starts (unreadable rows are the reader's business)."""
     days: set[date] = set()
     for path in files:
         suffix = path.suffix.lower()
         if suffix in JSON_SUFFIXES:
-            days |= _ndjson_days(path)
+            days |= _ndjson_days(path, limits)
         elif suffix == ".parquet":
-            days |= _parquet_days(path)
+            days |= _parquet_days(path, limits)
     return days

@@ -10,6 +10,7 @@ from typing import Any
 from collectors.accelerators import accelerator_seconds, classify_sku
 from collectors.gcp_billing.canonical import canonical_value, row_id
 from collectors.gcp_billing.fields import KNOWN_TOP_LEVEL
+from collectors.limits import DEFAULT_LIMITS, Limits, OutOfBounds
 from collectors.money import BadNumber, money, to_decimal, to_usd
 from collectors.timeparse import BadTimestamp, parse_timestamp
 
@@ -80,12 +81,15 @@ def _credits(record: dict[str, Any]) -> list[dict[str, Any]]:
     return credits
 
 
-def _window(record: dict[str, Any]) -> tuple[datetime, datetime]:
+def _window(record: dict[str, Any], limits: Limits) -> tuple[datetime, datetime]:
     start, end = _time(record, "usage_start_time"), _time(record, "usage_end_time")
     if start is None or end is None:
         raise BadRow("usage_start_time and usage_end_time are required")
     if end < start:
         raise BadRow(f"usage ends before it starts ({end.isoformat()} < {start.isoformat()})")
+    limits.time("usage_start_time", start)
+    limits.time("usage_end_time", end)
+    limits.span("usage", start, end)
     return start, end
 
 
@@ -128,15 +132,24 @@ def _rate(record: dict[str, Any]) -> Decimal | None:
     return None if rate is None else rate.quantize(RATE_PLACES)
 
 
-def _money_fields(record: dict[str, Any]) -> dict[str, Any]:
+def _money_fields(record: dict[str, Any], limits: Limits) -> dict[str, Any]:
     """Cost, credits and list cost in the row's currency, and in USD (cost / rate)."""
-    cost = _number(record, "cost")
+    cost = limits.money("cost", _number(record, "cost"))
     if cost is None:
         raise BadRow("cost is missing")
     rate = _rate(record)
     credits = _credits(record)
+    for i, credit in enumerate(credits):
+        limits.money(f"credits[{i}].amount", credit["amount"])
     credits_total = sum((c["amount"] for c in credits), Decimal(0))
-    cost_at_list = money(_number(record, "cost_at_list"))
+    limits.money("credits (total)", credits_total)
+    cost_at_list = money(limits.money("cost_at_list", _number(record, "cost_at_list")))
+    for what, amount in (
+        ("cost", cost),
+        ("credits", credits_total),
+        ("cost_at_list", cost_at_list),
+    ):
+        limits.money(f"{what} in USD", to_usd(amount, rate))  # a tiny rate inflates USD
     return {
         "cost": money(cost),
         "credits_total": money(credits_total),
@@ -149,26 +162,37 @@ def _money_fields(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _usage_fields(record: dict[str, Any]) -> dict[str, Any]:
+def _usage_fields(record: dict[str, Any], limits: Limits) -> dict[str, Any]:
     """Usage amounts, and the accelerator type and accelerator-seconds the SKU implies."""
-    amount = _number(record, "usage.amount")
+    amount = limits.usage("usage.amount", _number(record, "usage.amount"))
+    in_pricing_units = _number(record, "usage.amount_in_pricing_units")
+    limits.usage("usage.amount_in_pricing_units", in_pricing_units)
     info = classify_sku(_text(record, "sku.description"))
     seconds = accelerator_seconds(info.accelerator_type, amount, _text(record, "usage.unit"))
+    limits.accelerator_seconds("usage.amount (accelerator-seconds)", seconds)
     return {
         "usage_amount": money(amount),
-        "usage_amount_in_pricing_units": money(_number(record, "usage.amount_in_pricing_units")),
+        "usage_amount_in_pricing_units": money(in_pricing_units),
         "accelerator_type": info.accelerator_type,
         "accelerator_seconds": money(seconds),
         "pricing_model": info.pricing_model,
     }
 
 
-def normalise(record: Any, source: str, line: int, ingested_at: datetime) -> dict[str, Any]:
-    """The `billing_line_items` row for one export record, or BadRow with the reason."""
+def normalise(
+    record: Any, source: str, line: int, ingested_at: datetime, limits: Limits = DEFAULT_LIMITS
+) -> dict[str, Any]:
+    """The `billing_line_items` row for one export record, or BadRow with the reason
+    (a value past `limits` is a BadRow too)."""
     if not isinstance(record, dict):
         raise BadRow(f"expected a JSON object, got {type(record).__name__}")
-    start, end = _window(record)
-    money_fields, usage_fields = _money_fields(record), _usage_fields(record)  # validate first
+    try:
+        start, end = _window(record, limits)
+        money_fields = _money_fields(record, limits)  # validate first
+        usage_fields = _usage_fields(record, limits)
+        limits.time("export_time", _time(record, "export_time"))
+    except OutOfBounds as exc:
+        raise BadRow(str(exc)) from None
     row: dict[str, Any] = {
         "row_id": row_id(record),
         "usage_day": start.date(),

@@ -12,6 +12,7 @@ import pyarrow as pa
 from collectors.files import Unreadable, iter_records, raw_text
 from collectors.gcp_billing.normalise import BadRow, normalise
 from collectors.gcp_billing.schema import BILLING_SCHEMA
+from collectors.limits import DEFAULT_LIMITS, Limits
 from collectors.money import BadNumber
 from collectors.quarantine import Quarantined
 from collectors.timeparse import BadTimestamp
@@ -39,6 +40,7 @@ def iter_billing_batches(
     days: Collection[date] | None = None,
     ingested_at: datetime | None = None,
     batch_rows: int = 50_000,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Iterator[pa.Table]:
     """Batches of `billing_line_items` rows whose usage day is in `days` (all days when None).
 
@@ -48,7 +50,7 @@ def iter_billing_batches(
     for path in files:
         for line, record, raw in iter_records(path):
             stats.rows_read += 1
-            row = _row(record, raw, path, line, ingested_at, stats)
+            row = _row(record, raw, path, line, (ingested_at, limits), stats)
             if row is None:
                 continue
             if days is not None and row["usage_day"] not in days:
@@ -63,13 +65,13 @@ def iter_billing_batches(
         yield pa.Table.from_pylist(batch, schema=BILLING_SCHEMA)
 
 
-def _row(record, raw: str, path: Path, line: int | None, ingested_at: datetime, stats: BillingRead):
+def _row(record, raw: str, path: Path, line: int | None, at: tuple[datetime, Limits], stats):
     reason = None
     if isinstance(record, Unreadable):
         reason = str(record)
     else:
         try:
-            return normalise(record, str(path), line or 0, ingested_at)
+            return normalise(record, str(path), line or 0, *at)
         except (BadRow, BadNumber, BadTimestamp) as exc:
             reason = str(exc)
     stats.quarantined.append(Quarantined(SOURCE, str(path), line, reason, raw_text(record, raw)))
@@ -77,10 +79,13 @@ def _row(record, raw: str, path: Path, line: int | None, ingested_at: datetime, 
 
 
 def read_billing_files(
-    files: list[Path], days: Collection[date] | None = None, ingested_at: datetime | None = None
+    files: list[Path],
+    days: Collection[date] | None = None,
+    ingested_at: datetime | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[pa.Table, BillingRead]:
     """All rows at once (small inputs, tests); large inputs use `iter_billing_batches`."""
     stats = BillingRead()
-    batches = list(iter_billing_batches(files, stats, days, ingested_at))
+    batches = list(iter_billing_batches(files, stats, days, ingested_at, limits=limits))
     table = pa.concat_tables(batches) if batches else BILLING_SCHEMA.empty_table()
     return table, stats

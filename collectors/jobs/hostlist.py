@@ -45,8 +45,45 @@ def _expand_one(part: str) -> list[str]:
     ]
 
 
-def expand_hostlist(expr: str | None) -> list[str]:
-    """Host names of a hostlist expression; [] for empty, "None assigned" or "(null)"."""
-    if not expr or expr.strip() in {"None assigned", "(null)", "None"}:
+def _range_count(body: str) -> int:
+    total = 0
+    for item in body.split(","):
+        match = _RANGE.match(item.strip())
+        if not match:
+            raise ValueError(f"bad hostlist range {item!r}")
+        low, high = int(match.group(1)), int(match.group(2) or match.group(1))
+        if high < low:
+            raise ValueError(f"bad hostlist range {item!r} (ends before it starts)")
+        total += high - low + 1
+    return total
+
+
+def count_hosts(expr: str | None) -> int:
+    """How many hosts `expr` names, without expanding it (n[0-99999999] is 1e8 hosts, not 24 GB)."""
+    if not _named(expr):
+        return 0
+    total = 0
+    for part in _split_top(str(expr)):
+        hosts = 1
+        for body in re.findall(r"\[([^\]]*)\]", part):
+            hosts *= _range_count(body)
+        total += hosts
+    return total
+
+
+def _named(expr: str | None) -> bool:
+    return bool(expr) and str(expr).strip() not in {"None assigned", "(null)", "None"}
+
+
+def expand_hostlist(expr: str | None, max_hosts: int | None = None) -> list[str]:
+    """Host names of a hostlist expression; [] for empty, "None assigned" or "(null)".
+
+    With `max_hosts`, an expression naming more hosts is a ValueError before anything is
+    expanded."""
+    if not _named(expr):
         return []
-    return [host for part in _split_top(expr) for host in _expand_one(part)]
+    if max_hosts is not None and (count := count_hosts(expr)) > max_hosts:
+        raise ValueError(
+            f"nodes: {count:,} hosts, more than limits.max_nodes_per_job ({max_hosts:,})"
+        )
+    return [host for part in _split_top(str(expr)) for host in _expand_one(part)]

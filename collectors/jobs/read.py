@@ -15,6 +15,7 @@ from collectors.files import Unreadable, iter_records, raw_text
 from collectors.jobs.records import BadRecord, normalise_job
 from collectors.jobs.sacct import NotARun, is_sacct_document, sacct_run_record
 from collectors.jobs.schema import JOBS_SCHEMA, PLACEMENTS_SCHEMA
+from collectors.limits import DEFAULT_LIMITS, Limits
 from collectors.quarantine import Quarantined
 
 SOURCE = "jobs"
@@ -22,22 +23,24 @@ SOURCE = "jobs"
 
 @dataclass
 class JobsRead:
-    """Runs and placements read, and what was quarantined. rows_read = runs + quarantined."""
+    """Runs and placements read, and what was quarantined.
+    rows_read = runs + quarantined + duplicates (a run_id's earlier records)."""
 
     jobs: pa.Table
     placements: pa.Table
     quarantined: list[Quarantined] = field(default_factory=list)
     rows_read: int = 0
+    duplicates: int = 0
 
 
-def _sacct_records(path: Path) -> Iterator[tuple[int | None, Any, str, str]] | None:
+def _sacct_records(path: Path, limits: Limits) -> Iterator[tuple[int | None, Any, str, str]] | None:
     """If the file is one sacct --json document, its jobs as (index, record, raw, scheduler)."""
     if path.suffix.lower() != ".json":
         return None
     try:
-        with path.open() as fh:
+        with path.open(encoding="utf-8-sig") as fh:
             document = json.load(fh, parse_float=Decimal)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         return None  # maybe NDJSON: read line by line
     if not is_sacct_document(document):
         return None
@@ -46,15 +49,16 @@ def _sacct_records(path: Path) -> Iterator[tuple[int | None, Any, str, str]] | N
         for i, job in enumerate(document["jobs"], start=1):
             raw = json.dumps(job, default=str)[:20_000]
             try:
-                yield i, sacct_run_record(job), raw, "slurm"
-            except (NotARun, TypeError, ValueError, AttributeError, KeyError) as exc:
-                yield i, Unreadable(f"sacct job {job.get('job_id')}: {exc}"), raw, "slurm"
+                yield i, sacct_run_record(job, limits.max_nodes_per_job), raw, "slurm"
+            except (NotARun, TypeError, ValueError, AttributeError, KeyError, OverflowError) as exc:
+                job_id = job.get("job_id") if isinstance(job, dict) else None
+                yield i, Unreadable(f"sacct job {job_id}: {exc}"), raw, "slurm"
 
     return records()
 
 
-def _file_records(path: Path) -> Iterator[tuple[int | None, Any, str, str]]:
-    sacct = _sacct_records(path)
+def _file_records(path: Path, limits: Limits) -> Iterator[tuple[int | None, Any, str, str]]:
+    sacct = _sacct_records(path, limits)
     if sacct is not None:
         yield from sacct
         return
@@ -62,25 +66,27 @@ def _file_records(path: Path) -> Iterator[tuple[int | None, Any, str, str]]:
         yield line, record, raw, "jobs_file"
 
 
-def read_jobs_files(files: list[Path]) -> JobsRead:
+def read_jobs_files(files: list[Path], limits: Limits = DEFAULT_LIMITS) -> JobsRead:
     """Every run record of the files. A run_id seen again replaces the earlier record
-    (files in name order, lines in order): the newest state of a run wins."""
+    (files in name order, lines in order): the newest state of a run wins, and the record it
+    replaced is counted in `duplicates`. rows_read = runs + quarantined + duplicates."""
     runs: dict[str, dict[str, Any]] = {}
     placements: dict[str, list[dict[str, Any]]] = {}
     quarantined: list[Quarantined] = []
-    read = 0
+    read = duplicates = 0
     for path in files:
-        for line, record, raw, scheduler in _file_records(path):
+        for line, record, raw, scheduler in _file_records(path, limits):
             read += 1
             try:
                 if isinstance(record, Unreadable):
                     raise BadRecord(str(record))
-                run, held = normalise_job(record, str(path), line or 0, scheduler)
+                run, held = normalise_job(record, str(path), line or 0, scheduler, limits)
             except BadRecord as exc:
                 quarantined.append(
                     Quarantined(SOURCE, str(path), line, str(exc), raw_text(record, raw))
                 )
                 continue
+            duplicates += run["run_id"] in runs
             runs[run["run_id"]] = run
             placements[run["run_id"]] = held
     return JobsRead(
@@ -90,4 +96,5 @@ def read_jobs_files(files: list[Path]) -> JobsRead:
         ),
         quarantined=quarantined,
         rows_read=read,
+        duplicates=duplicates,
     )

@@ -10,6 +10,7 @@ from typing import Any
 
 from collectors.accelerators import canonical_accelerator
 from collectors.jobs.schema import STATUSES, WORKLOAD_CLASSES
+from collectors.limits import DEFAULT_LIMITS, INT32_MAX, INT64_MAX, Limits, OutOfBounds, finite
 from collectors.timeparse import BadTimestamp, parse_timestamp
 
 
@@ -24,7 +25,8 @@ def _time(record: dict[str, Any], key: str) -> datetime | None:
         raise BadRecord(f"{key}: {exc}") from None
 
 
-def _int(record: dict[str, Any], key: str) -> int | None:
+def _int(record: dict[str, Any], key: str, maximum: int = INT64_MAX) -> int | None:
+    """A whole number >= 0 that fits its column (int32 or int64)."""
     value = record.get(key)
     if value is None or value == "":
         return None
@@ -34,8 +36,9 @@ def _int(record: dict[str, Any], key: str) -> int | None:
         raise BadRecord(f"{key}: {value!r} is not a number") from None
     if not number.is_finite() or number != number.to_integral_value() or number < 0:
         raise BadRecord(f"{key}: {value!r} is not a whole number >= 0")
-    if number >= 2**63:
-        raise BadRecord(f"{key}: {value!r} is too large")
+    if number > maximum:
+        column = "INTEGER" if maximum == INT32_MAX else "BIGINT"
+        raise BadRecord(f"{key}: {value!r} does not fit its {column} column")
     return int(number)
 
 
@@ -44,9 +47,13 @@ def _float(record: dict[str, Any], key: str) -> float | None:
     if value is None or value == "":
         return None
     try:
-        return float(value)
-    except (TypeError, ValueError):
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
         raise BadRecord(f"{key}: {value!r} is not a number") from None
+    try:
+        return finite(key, number)
+    except OutOfBounds as exc:
+        raise BadRecord(str(exc)) from None
 
 
 def _text(record: dict[str, Any], key: str) -> str | None:
@@ -104,10 +111,13 @@ def _check_window(start: datetime | None, end: datetime | None, what: str) -> No
         raise BadRecord(f"{what} ends before it starts ({end.isoformat()} < {start.isoformat()})")
 
 
-def _placements(record: dict[str, Any], run: dict[str, Any]) -> list[dict[str, Any]]:
+def _placements(
+    record: dict[str, Any], run: dict[str, Any], limits: Limits
+) -> list[dict[str, Any]]:
     items = _json_field(record, "placements", [])
     if not isinstance(items, list):
         raise BadRecord("placements: expected a list")
+    _bounded(limits.nodes, "placements", len(items))
     rows = []
     for i, item in enumerate(items):
         if not isinstance(item, dict) or not item.get("resource_name"):
@@ -115,7 +125,9 @@ def _placements(record: dict[str, Any], run: dict[str, Any]) -> list[dict[str, A
         start = _time(item, "start") or run["started_at"]
         end = _time(item, "end") or run["ended_at"]
         _check_window(start, end, f"placements[{i}]")
-        accelerators = _int(item, "accelerators")
+        _bounded(limits.time, f"placements[{i}].start", start)
+        _bounded(limits.time, f"placements[{i}].end", end)
+        accelerators = _int(item, "accelerators", INT32_MAX)
         if accelerators is None:
             raise BadRecord(f"placements[{i}]: accelerators is required")
         resource = str(item["resource_name"])
@@ -134,18 +146,34 @@ def _placements(record: dict[str, Any], run: dict[str, Any]) -> list[dict[str, A
     return rows
 
 
-def _times(record: dict[str, Any]) -> tuple[datetime, datetime | None, datetime | None, date]:
+def _times(
+    record: dict[str, Any], limits: Limits
+) -> tuple[datetime, datetime | None, datetime | None, date]:
     submitted, started, ended = (
         _time(record, k) for k in ("submitted_at", "started_at", "ended_at")
     )
+    for key, moment in (("submitted_at", submitted), ("started_at", started), ("ended_at", ended)):
+        _bounded(limits.time, key, moment)
     if submitted is None:
         raise BadRecord("submitted_at is required")
     _check_window(started, ended, "the run")
     return submitted, started, ended, submitted.date()
 
 
+def _bounded(check: Any, *args: Any) -> Any:
+    """A `Limits` check whose refusal is this record's quarantine reason."""
+    try:
+        return check(*args)
+    except OutOfBounds as exc:
+        raise BadRecord(str(exc)) from None
+
+
 def normalise_job(
-    record: Any, source: str, line: int, scheduler: str = "jobs_file"
+    record: Any,
+    source: str,
+    line: int,
+    scheduler: str = "jobs_file",
+    limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The `jobs` row and `job_placements` rows of one run record, or BadRecord."""
     if not isinstance(record, dict):
@@ -153,14 +181,14 @@ def normalise_job(
     run_id = _text(record, "run_id")
     if run_id is None:
         raise BadRecord("run_id is required")
-    submitted, started, ended, day = _times(record)
+    submitted, started, ended, day = _times(record, limits)
     status = _choice(record, "status", STATUSES)
     if status != "running" and started is not None and ended is None:
         raise BadRecord(f"status is {status} but ended_at is missing")
     run = {
         "run_id": run_id,
         "job_id": _text(record, "job_id") or run_id,
-        "attempt": _int(record, "attempt") or 1,
+        "attempt": _int(record, "attempt", INT32_MAX) or 1,
         "team": _text(record, "team"),
         "project_id": _text(record, "project_id"),
         "workload_class": _choice(record, "workload_class", WORKLOAD_CLASSES),
@@ -173,7 +201,7 @@ def normalise_job(
         "ended_at": ended,
         "status": status,
         "accelerator_type": _accelerator(record),
-        "accelerator_count": _int(record, "accelerator_count"),
+        "accelerator_count": _int(record, "accelerator_count", INT32_MAX),
         "tokens_in": _int(record, "tokens_in"),
         "tokens_out": _int(record, "tokens_out"),
         "labels": _labels(record),
@@ -182,4 +210,4 @@ def normalise_job(
         "source": source,
         "source_line": line,
     }
-    return run, _placements(record, run)
+    return run, _placements(record, run, limits)

@@ -83,8 +83,10 @@ def _placements(hosts: list[str], gpus: int) -> list[dict[str, Any]]:
     ]
 
 
-def sacct_run_record(job: dict[str, Any]) -> dict[str, Any]:
-    """A jobs-file run record for one Slurm job record."""
+def sacct_run_record(job: Any, max_hosts: int | None = None) -> dict[str, Any]:
+    """A jobs-file run record for one Slurm job record (at most `max_hosts` nodes)."""
+    if not isinstance(job, dict):
+        raise NotARun(f"a job entry must be an object, got {type(job).__name__}")
     state = _state(job)
     if state == "PENDING":
         raise NotARun("job is pending: it holds no resources yet")
@@ -115,5 +117,5 @@ def sacct_run_record(job: dict[str, Any]) -> dict[str, Any]:
             "slurm_state": state,
             "slurm_job_name": job.get("name") or "",
         },
-        "placements": _placements(expand_hostlist(job.get("nodes")), gpus),
+        "placements": _placements(expand_hostlist(job.get("nodes"), max_hosts), gpus),
     }

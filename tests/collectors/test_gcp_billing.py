@@ -186,14 +186,17 @@ def test_day_window_only_keeps_rows_of_those_days(tmp_path):
 
 def test_huge_usage_amounts_fit_and_too_huge_ones_are_quarantined(tmp_path):
     # 100 TiB kept for a day is about 9.5e18 byte-seconds: beyond Python's default 28 digits once
-    # given 9 decimal places, but well inside DECIMAL(38, 9). 1e30 is not: quarantined, not a crash.
+    # given 9 decimal places, but well inside DECIMAL(38, 9). 1e30 is past limits.max_usage (1e24):
+    # quarantined, not a crash.
     big = billing_row(
         sku="Standard Storage US Multi-region", usage={"amount": 9.5e18, "unit": "byte-seconds"}
     )
     too_big = billing_row(usage={"amount": "1e30", "unit": "byte-seconds"})
     table, stats = read_billing_files([write_ndjson(tmp_path / "x.ndjson", [big, too_big])])
     assert table["usage_amount"].to_pylist() == [Decimal("9500000000000000000")]
-    assert [q.reason for q in stats.quarantined] == ["1E+30 does not fit DECIMAL(38, 9)"]
+    assert [q.reason for q in stats.quarantined] == [
+        "usage.amount: 1E+30 is beyond limits.max_usage (1e+24)"
+    ]
 
 
 def test_bad_timestamps_are_quarantined_not_fatal(tmp_path):
