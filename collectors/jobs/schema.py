@@ -47,6 +47,8 @@ PLACEMENTS_SCHEMA = pa.schema(
         ("project_id", pa.string()),
         ("resource_name", pa.string()),
         ("accelerators", pa.int32()),
+        ("share_numerator", pa.int32()),
+        ("share_denominator", pa.int32()),
         ("start_at", pa.timestamp("us")),
         ("end_at", pa.timestamp("us")),
         ("submitted_day", pa.date32()),

@@ -4,7 +4,7 @@
 -- @col project_id: Project of the billed resource the placement matched.
 -- @col resource_name: The resource.
 -- @col hour: UTC hour (start).
--- @col held_accelerator_nanos: Accelerators x seconds held in the hour, x 1e9.
+-- @col held_accelerator_nanos: Accelerators x seconds held in the hour, x 1e9 (a MIG slice counts its share of the accelerator: floor of accelerators x numerator x nanos / denominator per placement and hour).
 WITH billed_resources AS (
     SELECT
         project_id,
@@ -21,13 +21,15 @@ holds AS (
         r.project_id,
         p.resource_name,
         p.accelerators,
+        coalesce(p.share_numerator, 1) AS share_numerator,
+        coalesce(p.share_denominator, 1) AS share_denominator,
         p.start_at,
         coalesce(p.end_at, date_trunc('hour', r.last_billed_end - INTERVAL 1 MICROSECOND) + INTERVAL 1 HOUR) AS end_at
     FROM job_placements AS p
     JOIN billed_resources AS r
         ON r.resource_name = p.resource_name
        AND (p.project_id = r.project_id OR (p.project_id IS NULL AND r.projects_with_name = 1))
-    WHERE p.start_at IS NOT NULL AND p.accelerators > 0
+    WHERE p.start_at IS NOT NULL AND p.accelerators > 0 AND coalesce(p.share_numerator, 1) > 0 AND coalesce(p.share_denominator, 1) > 0
 ),
 hours AS (
     SELECT
@@ -41,6 +43,6 @@ SELECT
     project_id,
     resource_name,
     hour,
-    sum(CAST(accelerators AS HUGEINT) * span_us(greatest(start_at, hour), least(end_at, hour + INTERVAL 1 HOUR)) * 1000) AS held_accelerator_nanos
+    sum(CAST(accelerators AS HUGEINT) * share_numerator * span_us(greatest(start_at, hour), least(end_at, hour + INTERVAL 1 HOUR)) * 1000 // share_denominator) AS held_accelerator_nanos
 FROM hours
 GROUP BY run_id, project_id, resource_name, hour

@@ -2,9 +2,9 @@
 --   them (an open placement counted to the end of the last billed hour).
 WITH last_billed AS (SELECT max(usage_end) AS t FROM billing_line_items),
 nominal AS (
-    SELECT run_id, sum(CAST(accelerators AS HUGEINT) * span_us(start_at,
+    SELECT run_id, sum(CAST(accelerators AS HUGEINT) * coalesce(share_numerator, 1) * span_us(start_at,
         coalesce(end_at, date_trunc('hour', (SELECT t FROM last_billed) - INTERVAL '1' MICROSECOND)
-                 + INTERVAL '1' HOUR)) * 1000) AS nanos
+                 + INTERVAL '1' HOUR)) * 1000 // coalesce(share_denominator, 1)) AS nanos
     FROM job_placements
     WHERE start_at IS NOT NULL
     GROUP BY run_id

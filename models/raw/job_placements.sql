@@ -4,7 +4,9 @@ CREATE TABLE IF NOT EXISTS job_placements (
     run_id VARCHAR NOT NULL,           -- The run (jobs.run_id).
     project_id VARCHAR,                -- Project of the resource when known (null: match the resource name in any project).
     resource_name VARCHAR NOT NULL,    -- The resource as the bill names it (resource.name): VM or TPU node.
-    accelerators INTEGER NOT NULL,     -- Accelerators of that resource the run held (GPUs or TPU chips).
+    accelerators INTEGER NOT NULL,     -- Accelerators of that resource the run held (GPUs or TPU chips), or MIG slices of one profile.
+    share_numerator INTEGER,           -- Share of each accelerator held, numerator: a MIG slice 1g.10gb of an H100 holds 1/7 (null: 1, the whole accelerator).
+    share_denominator INTEGER,         -- Share of each accelerator held, denominator (null: 1). Held accelerator-seconds = accelerators x numerator / denominator x seconds.
     start_at TIMESTAMP,                -- Start of the hold (UTC); defaults to the run's start.
     end_at TIMESTAMP,                  -- End of the hold (UTC); null while the run is running.
     submitted_day DATE                 -- The run's partition day (UTC day of submission).

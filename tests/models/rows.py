@@ -169,6 +169,8 @@ def split_runs(runs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[d
                     "project_id": held.get("project_id", job["project_id"]),
                     "resource_name": held["resource_name"],
                     "accelerators": held["accelerators"],
+                    "share_numerator": held.get("share_numerator"),
+                    "share_denominator": held.get("share_denominator"),
                     "start_at": ts(held.get("start")) or job["started_at"],
                     "end_at": ts(held.get("end")) or job["ended_at"],
                     "submitted_day": job["submitted_day"],
