@@ -1,17 +1,30 @@
--- @table: Network egress per UTC day, project and team: bytes out and their cost. USD.
--- @depends: billing_line_items
+-- @table: Network traffic per UTC day, project, team and kind of traffic: bytes out and their cost. A billing row is network traffic when its SKU matches network_sku_patterns (the patterns are data there, not here). USD.
+-- @depends: billing_line_items, network_sku_patterns
 -- @col day: UTC usage day.
 -- @col project_id: Project.
 -- @col team: Team label; __unallocated__ when missing.
--- @col egress_gib: GiB sent (usage in bytes / 2^30).
+-- @col traffic: Kind of traffic (network_sku_patterns.traffic): internet, inter_region, inter_zone, intra_zone, google, download, other_egress, other_network.
+-- @col is_egress: True when the traffic leaves the zone (charged as egress).
+-- @col egress_gib: GiB sent (usage in bytes / 2^30; rows in another unit add nothing).
+-- @col billing_rows: Billing rows.
 -- @col effective_cost: Effective cost (USD).
+WITH matched AS (
+    SELECT b.*, p.traffic, p.is_egress
+    FROM billing_line_items AS b
+    JOIN network_sku_patterns AS p
+      ON b.sku_description ILIKE p.pattern
+     AND (p.service_name IS NULL OR p.service_name = b.service_name)
+    QUALIFY row_number() OVER (PARTITION BY b.row_id ORDER BY p.priority) = 1
+)
 SELECT
     usage_day AS day,
     project_id,
     coalesce(labels['team'], '__unallocated__') AS team,
-    sum(CASE WHEN usage_unit = 'bytes' THEN CAST(usage_amount AS DOUBLE) END) / 1073741824.0 AS egress_gib,
+    traffic,
+    is_egress,
+    coalesce(sum(CASE WHEN usage_unit = 'bytes' THEN CAST(usage_amount AS DOUBLE) END), 0) / 1073741824.0 AS egress_gib,
+    count(*) AS billing_rows,
     sum(cost_usd + credits_total_usd) AS effective_cost
-FROM billing_line_items
-WHERE sku_description ILIKE '%egress%'
+FROM matched
 GROUP BY ALL
-ORDER BY day, project_id, team
+ORDER BY day, project_id, team, traffic
