@@ -6,7 +6,7 @@
 -- @col model_params: Model parameters (count).
 -- @col tokens_in: Tokens read.
 -- @col tokens_out: Tokens written.
--- @col model_flops: Model FLOPs (FLOP): the run's model_flops override when set; else 6 x model_params x tokens_in for training (pretraining, post_training: forward and backward); else 2 x model_params x (tokens_in + tokens_out) for inference (online_inference, batch_inference) and rl_eval (rollouts and scoring are forward passes; an rl_eval job that also trains should give its model_flops). Attention FLOPs and recomputation are not counted (the usual 6ND / 2ND approximation). Null for other classes and when params or tokens are missing.
+-- @col model_flops: Model FLOPs (FLOP): the run's model_flops override when set; else 6 x model_params x tokens_in for training (pretraining, post_training: forward and backward); else 2 x model_params x (tokens_in + tokens_out) for inference (online_inference, batch_inference) and rl_eval (rollouts and scoring are forward passes; an rl_eval job that also trains should give its model_flops). Attention FLOPs and recomputation are not counted (the usual 6ND / 2ND approximation). Null for other classes and when params or tokens are missing or zero (a run that failed before its first token has no MFU, not 0%).
 -- @col model_flops_basis: How model_flops was found: override, 6ND (training) or 2ND (inference); null when unknown.
 -- @col held_accelerator_seconds: Accelerator-seconds the run held on billed resources (run_held_hours).
 -- @col peak_tflops_spec: Spec peak dense bf16 TFLOP/s of one of the run's accelerators (accelerator_specs).
@@ -67,18 +67,18 @@ flops AS (
         run_id,
         CASE
             WHEN model_flops IS NOT NULL THEN model_flops
-            WHEN workload_class IN ('pretraining', 'post_training')
+            WHEN workload_class IN ('pretraining', 'post_training') AND tokens_in > 0
                 THEN 6.0 * CAST(model_params AS DOUBLE) * tokens_in
             WHEN workload_class IN ('online_inference', 'batch_inference', 'rl_eval')
-                 AND (tokens_in IS NOT NULL OR tokens_out IS NOT NULL)
+                 AND coalesce(tokens_in, 0) + coalesce(tokens_out, 0) > 0
                 THEN 2.0 * CAST(model_params AS DOUBLE) * (coalesce(tokens_in, 0) + coalesce(tokens_out, 0))
         END AS model_flops,
         CASE
             WHEN model_flops IS NOT NULL THEN 'override'
             WHEN workload_class IN ('pretraining', 'post_training')
-                 AND model_params IS NOT NULL AND tokens_in IS NOT NULL THEN '6ND'
+                 AND model_params IS NOT NULL AND tokens_in > 0 THEN '6ND'
             WHEN workload_class IN ('online_inference', 'batch_inference', 'rl_eval')
-                 AND model_params IS NOT NULL AND (tokens_in IS NOT NULL OR tokens_out IS NOT NULL) THEN '2ND'
+                 AND model_params IS NOT NULL AND coalesce(tokens_in, 0) + coalesce(tokens_out, 0) > 0 THEN '2ND'
         END AS model_flops_basis
     FROM jobs
 )

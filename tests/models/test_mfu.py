@@ -82,7 +82,11 @@ CLASS_RUNS = [
     run("cls-other", workload_class="other", **CLASS_RUN),
     run("cls-noparams", workload_class="pretraining", **{**CLASS_RUN, "model_params": None}),
     run("cls-override", model_flops=3.56184e17, gpus=1, resource="solo"),
-]
+    # Runs that failed before reading a token: no model FLOPs, so no MFU (not 0%).
+    run("cls-failed-pt", workload_class="pretraining", **{**CLASS_RUN, "tokens_in": 0}),
+    run("cls-failed-batch", workload_class="batch_inference",
+        **{**CLASS_RUN, "tokens_in": 0, "tokens_out": 0}),
+]  # fmt: skip
 
 # MFU: node-a and node-b are probed, node-c never is.
 MFU_PROBES = [
@@ -155,7 +159,7 @@ def test_a_node_without_probes_leaves_measured_mfu_unknown(ledger):
 def test_model_flops_by_workload_class_and_override(ledger):
     # pretraining, post_training: 6 x 1e9 x 3e6 = 1.8e16 (tokens_out not counted).
     # batch_inference, online_inference, rl_eval: 2 x 1e9 x (3e6 + 1e6) = 8e15.
-    # other: no rule -> null; pretraining without params -> null.
+    # other: no rule -> null; pretraining without params -> null; no tokens at all -> null.
     # override: 3.56184e17 given. It held one H100 for an hour: 3,600 s x 989.4e12 = 3.56184e18
     # FLOP possible -> 10% MFU against spec.
     rows = ledger.rows(
@@ -170,6 +174,8 @@ def test_model_flops_by_workload_class_and_override(ledger):
         "cls-other": (None, None),
         "cls-noparams": (None, None),
         "cls-override": (3.56184e17, "override"),
+        "cls-failed-pt": (None, None),
+        "cls-failed-batch": (None, None),
     }
     assert mfu(ledger, "cls-override")["mfu_spec_pct"] == pytest.approx(10.0, rel=1e-12)
     assert mfu(ledger, "cls-pt")["mfu_spec_pct"] is None  # held nothing: nothing to divide by
