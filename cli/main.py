@@ -14,7 +14,6 @@ import sys
 import warnings
 
 from settings import ConfigError
-from warehouse import WarehouseLocked
 
 COMMANDS = ("run", "sql", "simulate", "demo", "agent", "probe", "alerts", "dashboard", "ui")
 
@@ -37,6 +36,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line_errors() -> tuple[type[Exception], ...]:
+    """Errors printed as one line. The agent's slim install has no warehouse (nor DuckDB)."""
+    from collectors.gcs import StorageError  # a bucket missing, no permission: one line
+
+    try:
+        from warehouse import WarehouseLocked
+    except ModuleNotFoundError:
+        return (ConfigError, StorageError)
+    return (ConfigError, StorageError, WarehouseLocked)
+
+
 def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", message=".*is currently in beta.*")
     warnings.filterwarnings("ignore", message=".*is currently in preview.*")
@@ -47,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         return int(args.func(args))
-    except (ConfigError, WarehouseLocked) as exc:
+    except _one_line_errors() as exc:
         print(f"flopledger: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

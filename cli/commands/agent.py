@@ -15,6 +15,7 @@ from settings import ConfigError
 if TYPE_CHECKING:
     from collectors.nvml.agent import AgentConfig
 
+DEFAULT_POD_SOCKET = "/var/lib/kubelet/pod-resources/kubelet.sock"
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
 _UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
 
@@ -47,6 +48,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--rotate", type=duration_s, default=600.0, help="spool file window (10m)")
     p.add_argument("--max-spool-mb", type=float, default=1024.0, help="spool size cap (1024)")
     p.add_argument("--max-spool-age", type=duration_s, default=7 * 86400.0, help="age cap (7d)")
+    p.add_argument(
+        "--health",
+        metavar="[HOST]:PORT",
+        help="serve Prometheus /metrics and a liveness /healthz here (e.g. :9464)",
+    )
+    p.add_argument(
+        "--stale-after",
+        type=duration_s,
+        default=60.0,
+        help="/healthz fails when the loop has not ticked for this long (60s)",
+    )
+    p.add_argument(
+        "--pod-resources",
+        metavar="SOCKET",
+        default=str(DEFAULT_POD_SOCKET),
+        help="kubelet PodResources socket, to label minutes by pod ('none': off; "
+        f"default {DEFAULT_POD_SOCKET}, ignored when absent)",
+    )
     # Test-only: length of a "minute" in seconds, so subprocess tests finish quickly.
     p.add_argument("--minute-seconds", type=int, default=60, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
@@ -54,6 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _config(args: argparse.Namespace) -> AgentConfig:
     from collectors.nvml.agent import AgentConfig
+    from collectors.nvml.health import parse_address
     from collectors.nvml.labels import load_node_labels
     from collectors.nvml.spool import SpoolLimits
 
@@ -66,8 +86,14 @@ def _config(args: argparse.Namespace) -> AgentConfig:
         max_total_bytes=int(args.max_spool_mb * 2**20),
         max_age_s=int(args.max_spool_age),
     )
+    try:
+        health_address = parse_address(args.health) if args.health else None
+    except ValueError as exc:
+        raise ConfigError(f"--health: {exc}") from exc
     return AgentConfig(
         spool_dir=args.spool,
+        health_address=health_address,
+        stale_after_s=args.stale_after,
         labels=labels,
         interval_s=args.interval,
         duration_s=args.duration,
@@ -79,7 +105,9 @@ def _config(args: argparse.Namespace) -> AgentConfig:
 
 def run(args: argparse.Namespace) -> int:
     from collectors.nvml.agent import Agent, stop_on_signals
+    from collectors.nvml.labels import kube_pod_uid
     from collectors.nvml.nvml import Nvml, NvmlUnavailable
+    from collectors.nvml.podresources import PodResolver
     from collectors.nvml.upload import Uploader
 
     logging.getLogger("collectors.nvml").setLevel(logging.INFO)  # health lines always shown
@@ -89,10 +117,12 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise ConfigError(f"--upload: {exc}") from exc
     nvml = Nvml(_simulated_backend(args) if args.simulate else None)
+    socket = None if args.pod_resources.lower() == "none" else Path(args.pod_resources)
+    pods = PodResolver(socket, uid_lookup=kube_pod_uid)
     stop = threading.Event()
     stop_on_signals(stop)
     try:
-        return Agent(config, nvml, uploader=uploader).run(stop)
+        return Agent(config, nvml, uploader=uploader, pods=pods).run(stop)
     except NvmlUnavailable as exc:
         raise ConfigError(str(exc)) from exc
 

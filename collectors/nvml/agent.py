@@ -5,6 +5,10 @@ minutes and timestamps from the UTC wall clock. Both come from a `Clock`, so tes
 simulated minutes in no time. `stop` (set by SIGTERM/SIGINT) ends the loop after the
 current tick: every finished minute is then written, the minute in progress is dropped
 (its row would collide with the next run's row for the same minute).
+
+On Kubernetes a `PodResolver` says which pod holds each GPU (kubelet PodResources API);
+each minute's row carries that pod. The agent's own health is served as Prometheus
+`/metrics` and a liveness `/healthz` (`health_address`), and told to systemd's watchdog.
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ from types import FrameType
 from typing import Protocol
 
 from collectors.nvml.aggregate import MinuteAggregator, minute_start
+from collectors.nvml.health import HealthServer, HealthSnapshot, Liveness, SystemdNotifier
 from collectors.nvml.labels import NodeLabels
 from collectors.nvml.nvml import Nvml
+from collectors.nvml.podresources import PodRef, PodResolver
 from collectors.nvml.sampler import GpuSampler
 from collectors.nvml.spool import Spool, SpoolLimits
 from collectors.nvml.upload import Uploader, UploadWorker
@@ -63,6 +69,8 @@ class AgentConfig:
     minute_s: int = 60  # test-only override: a shorter "minute" for quick subprocess tests
     limits: SpoolLimits = SpoolLimits()
     health_every_s: float = 60.0
+    health_address: tuple[str, int] | None = None  # serve /metrics and /healthz here
+    stale_after_s: float = 60.0  # /healthz fails when no tick for this long
 
 
 @dataclass
@@ -74,6 +82,7 @@ class Health:
     lost_samples: int = 0
     rows: int = 0
     late_ticks: int = 0
+    lost_gpus: int = 0  # at the last tick
 
 
 class Agent:
@@ -85,6 +94,8 @@ class Agent:
         nvml: Nvml,
         clock: Clock | None = None,
         uploader: Uploader | None = None,
+        pods: PodResolver | None = None,
+        notifier: SystemdNotifier | None = None,
     ) -> None:
         self.config = config
         self.clock = clock or SystemClock()
@@ -93,13 +104,19 @@ class Agent:
         self.spool = Spool(config.spool_dir, config.labels.node, config.limits)
         self.uploader = uploader
         self.health = Health()
+        self.pods = pods
+        self.notifier = notifier or SystemdNotifier()
+        self.liveness = Liveness(config.stale_after_s)
+        self.health_server: HealthServer | None = None
         self._worker: UploadWorker | None = None
         self._next_health_s = 0.0
 
     def run(self, stop: threading.Event) -> int:
         """Sample until `stop` is set or the duration is over; returns an exit code."""
+        self._start_health_server()
         self.sampler.discover()
         self._start_upload()
+        self.notifier.notify("READY=1")
         start_s = self.clock.monotonic()
         next_tick_s = start_s
         self._next_health_s = start_s + self.config.health_every_s
@@ -132,14 +149,23 @@ class Agent:
         epoch_s = self.clock.time()
         minute = minute_start(epoch_s, self.config.minute_s)
         readings = self.sampler.sample()
-        self.aggregator.add(minute, readings)
+        self.aggregator.add(minute, readings, self._pods())
         self.health.ticks += 1
         self.health.samples += len(readings)
-        self.health.lost_samples += sum(r.status == "lost" for r in readings)
+        self.health.lost_gpus = sum(r.status == "lost" for r in readings)
+        self.health.lost_samples += self.health.lost_gpus
         self._write(self.aggregator.close(before=minute))
         if self.clock.monotonic() >= self._next_health_s:
             self.log_health()
             self._next_health_s += self.config.health_every_s
+        self.liveness.ticked()
+        self.notifier.notify("WATCHDOG=1")
+
+    def _pods(self) -> dict[int, PodRef | None] | None:
+        if self.pods is None:
+            return None
+        self.pods.refresh(self.clock.monotonic())
+        return self.pods.pods([(g.index, g.uuid) for g in self.sampler.gpus])
 
     def _write(self, rows: list[dict[str, object]]) -> None:
         if not rows:
@@ -158,6 +184,9 @@ class Agent:
             self._worker.stop()
         self.log_health()
         self.sampler.close()
+        if self.health_server is not None:
+            self.health_server.stop()
+        self.notifier.notify("STOPPING=1")
         log.info("agent stopped; minute(s) in progress not written: %s", dropped)
 
     def _start_upload(self) -> None:
@@ -165,6 +194,33 @@ class Agent:
             return
         self._worker = UploadWorker(self.uploader, self.spool.closed_files)
         self._worker.start()
+
+    def _start_health_server(self) -> None:
+        if self.config.health_address is None:
+            return
+        self.health_server = HealthServer(self.config.health_address, self.snapshot, self.liveness)
+        self.health_server.start()
+
+    def snapshot(self) -> HealthSnapshot:
+        """The agent's counters now (what /metrics shows)."""
+        h, up = self.health, self.uploader
+        return HealthSnapshot(
+            gpus=len(self.sampler.gpus),
+            lost_gpus=h.lost_gpus,
+            ticks=h.ticks,
+            late_ticks=h.late_ticks,
+            samples=h.samples,
+            lost_samples=h.lost_samples,
+            rows=h.rows,
+            files_written=self.spool.files_written,
+            files_dropped=self.spool.files_dropped,
+            spool_bytes=self.spool.total_bytes(),
+            upload_backlog=up.backlog if up else len(self.spool.closed_files()),
+            uploaded=up.uploaded if up else 0,
+            upload_failures=up.failures if up else 0,
+            last_upload_epoch_s=up.last_success_epoch_s if up else None,
+            pod_lookup_errors=self.pods.errors if self.pods else 0,
+        )
 
     def log_health(self) -> None:
         """One line about the agent itself."""

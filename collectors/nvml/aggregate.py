@@ -5,6 +5,9 @@ become the sum of reading-to-reading deltas, each delta belonging to the minute 
 later reading. A counter that goes down was reset (driver reload, GPU reset): it
 restarted from zero, so the delta is its new value, never negative.
 
+The pod columns name the pod that held the GPU in most of the minute's readings (a pod
+swap mid-minute goes to the longer holder); none off Kubernetes.
+
 Row status: `lost` if the GPU was lost at any reading in the minute; else
 `not_supported` if a core counter (GPU utilisation, memory used, power, energy) gave
 nothing all minute; else `ok`. GPM columns being null (pre-Hopper, old driver) is normal
@@ -13,12 +16,14 @@ and does not change the status.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from collectors.nvml.labels import NodeLabels
+from collectors.nvml.podresources import PodRef
 from collectors.nvml.sampler import Reading
 from collectors.nvml.schema import gpu_key, sample_id
 
@@ -53,6 +58,7 @@ class _GpuMinute:
     energy_mj: int | None = None
     ecc_errors: int | None = None
     xid_errors: int | None = None
+    pods: Counter[PodRef | None] = field(default_factory=Counter)
 
 
 def _mean(values: Iterable[Any]) -> float | None:
@@ -78,12 +84,18 @@ class MinuteAggregator:
         self._last_energy_mj: dict[int, int] = {}
         self._last_ecc: dict[int, int] = {}
 
-    def add(self, minute: datetime, readings: Iterable[Reading]) -> None:
-        """File readings taken during `minute`."""
+    def add(
+        self,
+        minute: datetime,
+        readings: Iterable[Reading],
+        pods: Mapping[int, PodRef | None] | None = None,
+    ) -> None:
+        """File readings taken during `minute`; `pods`: GPU index -> the pod holding it."""
         bucket = self._minutes.setdefault(minute, {})
         for reading in readings:
             acc = bucket.setdefault(reading.gpu_index, _GpuMinute())
             acc.readings.append(reading)
+            acc.pods[(pods or {}).get(reading.gpu_index)] += 1
             self._count(reading, acc)
 
     def _count(self, r: Reading, acc: _GpuMinute) -> None:
@@ -126,8 +138,19 @@ class MinuteAggregator:
             "gpu_index": index,
             "gpu_name": first.gpu_name,
         }
+        pod = _pod(acc)
+        row.update(
+            pod_namespace=pod.namespace if pod else None,
+            pod_name=pod.name if pod else None,
+            pod_uid=pod.uid if pod else None,
+        )
         row.update(_measures(acc))
         return row
+
+
+def _pod(acc: _GpuMinute) -> PodRef | None:
+    """The pod that held the GPU for most of the minute's readings (ties: the first seen)."""
+    return acc.pods.most_common(1)[0][0] if acc.pods else None
 
 
 def _measures(acc: _GpuMinute) -> dict[str, Any]:

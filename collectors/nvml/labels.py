@@ -2,6 +2,8 @@
 
 From the node-labels file (YAML or JSON: `node`, `project_id`, `resource_name`), with
 the GCE metadata server filling what the file leaves out, and the host name as `node`.
+On Kubernetes, `kube_pod_uid` asks the API server for a pod's UID (the kubelet's
+PodResources API names pods but gives no UID) with the pod's service-account token.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ log = logging.getLogger(__name__)
 
 LABEL_KEYS = ("node", "project_id", "resource_name")
 METADATA_PATHS = {"resource_name": "instance/name", "project_id": "project/project-id"}
+SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 
 
 @dataclass(frozen=True)
@@ -72,3 +75,57 @@ def load_node_labels(path: Path | None, *, use_metadata: bool = True) -> NodeLab
             "node %s: no resource_name (billed VM name); rows will not join to billing", node
         )
     return labels
+
+
+def kube_api_url() -> str | None:
+    """The API server seen from a pod (`$FLOPLEDGER_KUBE_API` overrides; None off Kubernetes)."""
+    if override := os.environ.get("FLOPLEDGER_KUBE_API"):
+        return override.rstrip("/")
+    host, port = (
+        os.environ.get("KUBERNETES_SERVICE_HOST"),
+        os.environ.get("KUBERNETES_SERVICE_PORT"),
+    )
+    if not host:
+        return None
+    host = f"[{host}]" if ":" in host else host
+    return f"https://{host}:{port or 443}"
+
+
+def kube_pod_uid(
+    namespace: str,
+    name: str,
+    *,
+    api_url: str | None = None,
+    account_dir: Path = SERVICE_ACCOUNT_DIR,
+    timeout_s: float = 2.0,
+) -> str | None:
+    """`metadata.uid` of pod `namespace/name` (RBAC: get pods), or None if not answered."""
+    import requests
+
+    url = api_url or kube_api_url()
+    if url is None:
+        return None
+    token_file, ca_file = account_dir / "token", account_dir / "ca.crt"
+    headers = {"Accept": "application/json"}
+    if token_file.exists():
+        headers["Authorization"] = f"Bearer {token_file.read_text().strip()}"
+    verify: bool | str = str(ca_file) if ca_file.exists() else True
+    try:
+        reply = requests.get(
+            f"{url}/api/v1/namespaces/{namespace}/pods/{name}",
+            headers=headers,
+            timeout=timeout_s,
+            verify=verify,
+        )
+        uid = reply.json().get("metadata", {}).get("uid") if reply.ok else None
+    except (requests.RequestException, ValueError, AttributeError) as exc:
+        log.warning("pod %s/%s: no UID from the Kubernetes API: %s", namespace, name, exc)
+        return None
+    if uid is None:
+        log.warning(
+            "pod %s/%s: no UID from the Kubernetes API (HTTP %s)",
+            namespace,
+            name,
+            reply.status_code,
+        )
+    return str(uid) if uid else None

@@ -71,6 +71,7 @@ class Uploader:
         self.uploaded = 0
         self.failures = 0
         self.backlog = 0
+        self.last_success_epoch_s: float | None = None  # wall clock of the last confirmed upload
 
     @property
     def bucket(self) -> Any:
@@ -103,6 +104,7 @@ class Uploader:
             return False
         self._retries.pop(path, None)
         self.uploaded += 1
+        self.last_success_epoch_s = time.time()
         return True
 
     def _schedule_retry(self, path: Path, now: float, exc: Exception) -> None:
