@@ -20,11 +20,18 @@ from pipelines.marts import checks as mart_checks
 from pipelines.partitions import daily_partitions
 from pipelines.progress import progress_logger
 from pipelines.resources import Flopledger
-from pipelines.sources import cloud_monitoring, gcp_billing, jobs, nvml_spool, probes
+from pipelines.sources import (
+    cloud_monitoring,
+    gcp_billing,
+    jobs,
+    managed_inference,
+    nvml_spool,
+    probes,
+)
 from settings import Config, ConfigError, SchedulesConfig, load_config
 
 # Each source package has build(partitions) -> dg.Definitions. Add a source here.
-SOURCES = [gcp_billing, jobs, nvml_spool, cloud_monitoring, probes]
+SOURCES = [gcp_billing, jobs, nvml_spool, cloud_monitoring, probes, managed_inference]
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -52,6 +52,46 @@ class CloudMonitoringConfig(SourceConfig):
     deadline_s: float = Field(default=30.0, strict=False)
 
 
+class ProviderExportConfig(_Strict):
+    """One provider's saved usage/costs pages (OpenAI organisation bucket format)."""
+
+    provider: str
+    usage: list[str] = Field(default_factory=list)
+    costs: list[str] = Field(default_factory=list)
+
+
+class ManagedInferenceConfig(SourceConfig):
+    """Managed inference: gateway request logs (`paths`, LiteLLM spend-log NDJSON), providers'
+    usage and cost exports, and the dated price book (CSV) that costs what came unpriced."""
+
+    provider_exports: list[ProviderExportConfig] = Field(default_factory=list)
+    price_book: str | None = None
+
+    @staticmethod
+    def matching(patterns: list[str]) -> list[Path]:
+        """The local files a list of paths or globs matches now, sorted and de-duplicated."""
+        return sorted(
+            {f for p in patterns if not p.startswith("gs://") for f in _matching_files(p)}
+        )
+
+    def resolved(self, base: Path, key: str) -> dict[str, object]:
+        """The exports' and price book's paths made absolute (plain paths must exist)."""
+        exports = []
+        for i, export in enumerate(self.provider_exports):
+            parts: dict[str, object] = {}
+            for field in ("usage", "costs"):
+                paths = [_resolve(base, p) for p in getattr(export, field)]
+                for j, p in enumerate(paths):
+                    _check_plain_path(f"{key}.provider_exports[{i}].{field}[{j}]", p, warn=False)
+                parts[field] = paths
+            exports.append(export.model_copy(update=parts))
+        update: dict[str, object] = {"provider_exports": exports}
+        if self.price_book:
+            update["price_book"] = _resolve(base, self.price_book)
+            _check_plain_path(f"{key}.price_book", str(update["price_book"]))
+        return update
+
+
 class SourcesConfig(_Strict):
     gcp_billing: SourceConfig | None = None
     focus: SourceConfig | None = None
@@ -59,6 +99,7 @@ class SourcesConfig(_Strict):
     nvml_spool: SourceConfig | None = None
     cloud_monitoring: CloudMonitoringConfig | None = None
     probes: SourceConfig | None = None
+    managed_inference: ManagedInferenceConfig | None = None
 
 
 class SchedulesConfig(_Strict):
@@ -94,6 +135,20 @@ class AllocationConfig(_Strict):
         return self
 
 
+class LimitsConfig(_Strict):
+    """Bounds every reader checks (collectors/limits.py says why these defaults cannot
+    overflow a sum): a value past one is quarantined with a reason. Timestamps must lie in
+    [earliest, the run's day + future_days]; outside is quarantine, never a wider window."""
+
+    earliest: date = Field(default=date(2000, 1, 1), strict=False)
+    future_days: int = Field(default=7, ge=0, le=3660)
+    max_money: float = Field(default=1e12, gt=0, le=1e15, strict=False)
+    max_usage: float = Field(default=1e24, gt=0, le=1e26, strict=False)
+    max_accelerator_seconds: float = Field(default=1e12, gt=0, le=1e15, strict=False)
+    max_row_span_days: int = Field(default=366, ge=1, le=732)
+    max_nodes_per_job: int = Field(default=4096, ge=1, le=1_000_000)
+
+
 class Config(_Strict):
     warehouse: WarehouseConfig = Field(default_factory=WarehouseConfig)
     # Marts report in USD (the export's conversion rates are USD-based); another reporting
@@ -111,6 +166,7 @@ class Config(_Strict):
     dashboard: DashboardConfig = Field(default_factory=DashboardConfig)
     schedules: SchedulesConfig = Field(default_factory=SchedulesConfig)
     sources: SourcesConfig = Field(default_factory=SourcesConfig)
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
     # Where the file was read from; not a key of the file.
     base_dir: str = Field(default=".", exclude=True)
 
@@ -207,6 +263,8 @@ def _absolute(config: Config, base: Path, warn: bool) -> Config:
         if isinstance(source, CloudMonitoringConfig) and source.inventory:
             update["inventory"] = _resolve(base, source.inventory)
             _check_plain_path(f"sources.{name}.inventory", str(update["inventory"]))
+        if isinstance(source, ManagedInferenceConfig):
+            update.update(source.resolved(base, f"sources.{name}"))
         sources[name] = source.model_copy(update=update)
     files = {}
     for key in ("budgets", "price_book", "fx_rates"):
