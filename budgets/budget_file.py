@@ -49,7 +49,11 @@ class Scope(_Strict):
         return "allocated" if self.workload_class else "billing"
 
     def describe(self) -> str:
-        parts = [f"{k}={','.join(v)}" for k, v in self.model_dump(exclude={"labels"}).items() if v]
+        """The scope in words. Its team says which team (docs/glossary.md): the billing rows'
+        team label on the billing basis, the runs' owner on the allocated basis."""
+        which = {"team": "run-owner team" if self.basis == "allocated" else "label team"}
+        fields = self.model_dump(exclude={"labels"}).items()
+        parts = [f"{which.get(k, k)}={','.join(v)}" for k, v in fields if v]
         parts += [f"label {k}={v}" for k, v in self.labels.items()]
         return "; ".join(parts) or "everything"
 

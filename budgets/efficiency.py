@@ -1,7 +1,7 @@
 """Efficiency rules: idle cost share per project, or mean utilisation per team, over a window.
 
-Idle share comes from idle_capacity_daily ((unallocated + allocated idle cost) / effective
-cost). Utilisation comes from cost_per_run's mean_utilisation_pct, weighted by
+Idle share is the glossary's "Idle share of cost" (models/figures.py): (unallocated +
+allocated idle cost) / accelerator resource cost, from idle_capacity_daily, per project. Utilisation comes from cost_per_run's mean_utilisation_pct, weighted by
 accelerator-hours; it is null until telemetry lands, and then no utilisation alert fires.
 The queries are in models/queries (idle_cost_share_by_project, mean_utilisation_by_team).
 """
@@ -13,6 +13,7 @@ from datetime import date, timedelta
 from budgets.alerts import Alert
 from budgets.budget_file import EfficiencyRule
 from models import query_sql
+from models.figures import figure
 from warehouse import Warehouse
 
 QUERIES = {
@@ -35,6 +36,16 @@ def _breached(rule: EfficiencyRule, value: float) -> bool:
     return rule.below is not None and value < rule.below
 
 
+# How each metric is named and printed in alerts: the idle share under its glossary name
+# (models/figures.py) as a percentage; the rule's limit is a fraction for it (above: 0.3 = 30%).
+def metric_name(metric: str) -> str:
+    return figure("idle_share_of_cost").name if metric == "idle_cost_share" else "Mean utilisation"
+
+
+def metric_text(metric: str, value: float) -> str:
+    return f"{value:.1%}" if metric == "idle_cost_share" else f"{value:.1f}%"
+
+
 def efficiency_alerts(
     rule: EfficiencyRule, values: dict[str, float], as_of_day: date
 ) -> list[Alert]:
@@ -43,15 +54,20 @@ def efficiency_alerts(
     for group, value in sorted(values.items()):
         if not _breached(rule, value):
             continue
-        side = f"above {rule.above:g}" if rule.above is not None else f"below {rule.below:g}"
+        limit = rule.above if rule.above is not None else (rule.below or 0.0)
+        side = f"{'above' if rule.above is not None else 'below'} {metric_text(rule.metric, limit)}"
+        shown = metric_text(rule.metric, value)
         alerts.append(
             Alert(
                 alert_id=f"efficiency:{rule.name}:{group}:{year}-W{week:02d}",
                 kind="efficiency",
                 subject=rule.name,
                 severity="info",
-                title=f"{rule.metric} of {group} is {value:.3g} ({side})",
-                message=f"{rule.metric} {value:.3g} over the {rule.window_days} days before {as_of_day} ({rule.name})",
+                title=f"{metric_name(rule.metric)} of {group} is {shown} ({side})",
+                message=(
+                    f"{metric_name(rule.metric)} {shown} over the {rule.window_days} days before "
+                    f"{as_of_day} ({rule.name}; see docs/glossary.md)"
+                ),
                 channels=list(rule.channels),
                 details={
                     "group": group,

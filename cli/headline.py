@@ -1,9 +1,11 @@
 """The headline figures a finance analyst reads after a run: what was billed, what each
-run cost, what a million tokens cost, and what sat idle. The queries are in models/queries."""
+run cost, what a million tokens cost, and what sat idle. The queries are in models/queries;
+figures are named as docs/glossary.md names them (models/figures.py)."""
 
 from decimal import Decimal
 
 from models import query_sql
+from models.figures import figure
 from warehouse import Warehouse
 
 
@@ -29,22 +31,42 @@ def _bill_lines(warehouse: Warehouse, currency: str) -> list[str]:
     ]
 
 
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def idle_figure_lines(warehouse: Warehouse) -> list[str]:
+    """The idle shares under their glossary names (models/figures.py), each with its basis."""
+    idle = warehouse.query(
+        query_sql("idle_figures"), {"project": None, "window_start": None, "window_end": None}
+    ).to_pylist()[0]
+    paid = idle["paid_hours"] or 0
+    rows = [
+        ("unallocated_idle_share_of_cost", "of the accelerator resource cost"),
+        ("idle_share_of_cost", "unallocated + allocated idle, of the same cost"),
+        ("unallocated_idle_share_of_hours", f"of {paid:,.0f} paid accelerator-hours"),
+    ]
+    return [
+        f"  {figure(key).name.lower():<34}{_pct(idle[key]):>16}   ({basis})" for key, basis in rows
+    ]
+
+
 def _where_it_went(warehouse: Warehouse, currency: str) -> list[str]:
     row = warehouse.query(query_sql("where_the_bill_went")).to_pylist()[0]
-    share = row["idle_hours"] / row["paid_hours"] if row["paid_hours"] else 0.0
     other = row["effective"] - (row["runs"] or 0) - (row["unallocated_idle"] or 0)
     lines = [
-        f"  {'allocated to ' + format(row['run_count'], ',') + ' runs':<28}{_money(row['runs'], currency):>22}"
+        f"  {'cost of runs (' + format(row['run_count'], ',') + ')':<28}{_money(row['runs'], currency):>22}"
     ]
     if row["allocated_idle"] is not None:
         lines.append(
-            f"  {'  of which allocated idle':<28}{_money(row['allocated_idle'], currency):>22}"
+            f"  {'  incl. allocated idle cost':<28}{_money(row['allocated_idle'], currency):>22}"
             "   (held by runs, not busy)"
         )
     lines += [
-        f"  {'unallocated idle':<28}{_money(row['unallocated_idle'], currency):>22}"
-        f"   ({share:.0%} of {row['paid_hours'] or 0:,.0f} paid accelerator-hours held by no run)",
-        f"  {'other shared cost':<28}{_money(other, currency):>22}   (storage, network, tax: no run held them)",
+        f"  {'unallocated idle cost':<28}{_money(row['unallocated_idle'], currency):>22}"
+        "   (accelerators paid for, held by no run)",
+        f"  {'shared cost':<28}{_money(other, currency):>22}   (storage, network, tax: no run held them)",
+        *idle_figure_lines(warehouse),
     ]
     verdict = "yes" if row["books_close"] else "NO: see the books table"
     lines.append(

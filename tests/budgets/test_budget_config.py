@@ -82,7 +82,8 @@ def test_scope_values_may_be_one_or_many(tmp_path):
         ["p1", "p2"],
         D("5.5"),
     )
-    assert budget.scope.describe() == "team=llm; project=p1,p2; label env=prod"
+    # The team is the billing rows' team label on the billing basis (docs/glossary.md).
+    assert budget.scope.describe() == "label team=llm; project=p1,p2; label env=prod"
     with pytest.raises(BudgetConfigError, match="budgets file does not exist"):
         load_budgets(tmp_path / "missing.yaml")
 

@@ -106,7 +106,7 @@ def test_each_alert_is_delivered_exactly_once(ledger, clock, receiver):
     assert sorted(p for p, _ in receiver.received) == ["/ops", "/slack"]
     slack = dict(receiver.received)["/slack"]
     assert slack["text"] == (
-        "Budget llm-monthly passed 50% for 2026-10: 500.00 USD spent of 1,000.00 USD (50.0%) in 2026-10 (team=llm)"
+        "Budget llm-monthly passed 50% for 2026-10: 500.00 USD spent of 1,000.00 USD (50.0%) in 2026-10 (label team=llm)"
     )
     assert (
         slack["blocks"][1]["elements"][0]["text"]

@@ -126,6 +126,8 @@ def test_efficiency_limits():
         rule, {"ml-prod": 0.45, "ml-dev": 0.3}, NOW.date()
     )  # 0.3 is not above 0.3
     assert alert.alert_id == "efficiency:idle:ml-prod:2026-W41"
+    # Named and printed as docs/glossary.md and the dashboards do: a share of cost in percent.
+    assert alert.title == "Idle share of cost of ml-prod is 45.0% (above 30.0%)"
     low = EfficiencyRule(name="util", metric="mean_utilisation_pct", below=40)
     assert [
         a.alert_id for a in efficiency_alerts(low, {"llm": 35.0, "vision": 60.0}, NOW.date())
