@@ -39,3 +39,70 @@ def storage_client(
         credentials=credentials or AnonymousCredentials(),
         client_options={"api_endpoint": endpoint},
     )
+
+
+class StorageError(Exception):
+    """A Cloud Storage problem, said in one line (bucket missing, no permission, object gone)."""
+
+
+class ObjectVanished(StorageError):
+    """An object listed a moment ago is no longer there (deleted, or replaced by a newer one)."""
+
+
+def list_objects(client: Any, bucket: str, prefix: str) -> list[tuple[str, int, str]]:
+    """(name, size, generation) of every object under `prefix`, in name order; one-line errors."""
+    from google.api_core import exceptions
+
+    where = f"gs://{bucket}/{prefix}"
+    try:
+        blobs = list(client.list_blobs(bucket, prefix=prefix or None))
+    except exceptions.NotFound:
+        raise StorageError(f"gs://{bucket}: bucket does not exist") from None
+    except exceptions.Forbidden:
+        raise StorageError(
+            f"{where}: permission denied listing objects (needs storage.objects.list, "
+            "e.g. roles/storage.objectViewer on the bucket)"
+        ) from None
+    except exceptions.GoogleAPIError as exc:
+        raise StorageError(f"{where}: cannot list: {_first_line(exc)}") from None
+    found = [(b.name, int(b.size or 0), str(b.generation)) for b in blobs]
+    return sorted(found)
+
+
+def download_object(client: Any, bucket: str, name: str, generation: str, dest: str) -> None:
+    """That generation of the object into the file `dest`; one-line errors."""
+    from google.api_core import exceptions
+
+    where = f"gs://{bucket}/{name}"
+    try:
+        blob = client.bucket(bucket).blob(name, generation=int(generation))
+        blob.download_to_filename(dest, timeout=120)
+    except exceptions.NotFound:
+        raise ObjectVanished(
+            f"{where}: vanished between listing and reading (generation {generation} is gone)"
+        ) from None
+    except exceptions.Forbidden:
+        raise StorageError(
+            f"{where}: permission denied reading (needs storage.objects.get, "
+            "e.g. roles/storage.objectViewer on the bucket)"
+        ) from None
+    except exceptions.GoogleAPIError as exc:
+        raise StorageError(f"{where}: cannot read: {_first_line(exc)}") from None
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else exc.__class__.__name__
+
+
+def reader_client(endpoint: str | None = None) -> Any:
+    """`storage_client()` for reading inputs; missing credentials said in one line."""
+    from google.auth import exceptions
+
+    try:
+        return storage_client(endpoint)
+    except exceptions.DefaultCredentialsError:
+        raise StorageError(
+            "gs:// paths need Google credentials: run `gcloud auth application-default login`, "
+            f"set GOOGLE_APPLICATION_CREDENTIALS, or set {EMULATOR_ENV} for an emulator"
+        ) from None

@@ -1,0 +1,206 @@
+"""Input files where they live (collectors/inputs.py): local and gs:// paths and globs listed
+the same way, day filters by name, each object downloaded once, one-line errors. Remote
+paths go through the real google-cloud-storage client against gcp-storage-emulator."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from collectors.gcs import StorageError, reader_client
+from collectors.inputs import (
+    InputCache,
+    InputObject,
+    _safe_name,
+    day_of,
+    for_days,
+    list_inputs,
+)
+from tests.gcs_emulator import Emulator, running_emulator
+
+
+@pytest.fixture
+def gcs(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
+    with running_emulator(monkeypatch) as emulator:
+        yield emulator
+
+
+def _tree(root: Path) -> Path:
+    """The same small layout on disk and (uploaded) in the bucket."""
+    for name, text in {
+        "billing/2026-10-01/a.ndjson": "a\n",
+        "billing/2026-10-02/b.ndjson": "bb\n",
+        "billing/2026-10-02/c.parquet": "ccc",
+        "spool/dt=2026-10-01/gpu_samples_n1_20261001T000000Z_x.parquet": "1",
+        "spool/dt=2026-10-02/gpu_samples_n1_20261002T000000Z_x.parquet": "22",
+        "spool/dt=2026-10-03/gpu_samples_n1_20261003T000000Z_x.parquet": "333",
+        "probes/probe_results.jsonl": "p\n",
+    }.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def _names(objects: list[InputObject], strip: str) -> list[str]:
+    return [o.uri.removeprefix(strip) for o in objects]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("billing/**/*.ndjson", ["billing/2026-10-01/a.ndjson", "billing/2026-10-02/b.ndjson"]),
+        ("billing/*/c.parquet", ["billing/2026-10-02/c.parquet"]),
+        ("billing/2026-10-0[2]/*", ["billing/2026-10-02/b.ndjson", "billing/2026-10-02/c.parquet"]),
+        ("probes/probe_results.jsonl", ["probes/probe_results.jsonl"]),
+        ("probes", ["probes/probe_results.jsonl"]),  # a folder: everything under it
+        (
+            "spool/dt=2026-10-0?/*.parquet",
+            [
+                "spool/dt=2026-10-01/gpu_samples_n1_20261001T000000Z_x.parquet",
+                "spool/dt=2026-10-02/gpu_samples_n1_20261002T000000Z_x.parquet",
+                "spool/dt=2026-10-03/gpu_samples_n1_20261003T000000Z_x.parquet",
+            ],
+        ),
+    ],
+)
+def test_local_and_remote_globs_match_the_same_files(
+    tmp_path: Path, gcs: Emulator, pattern: str, expected: list[str]
+) -> None:
+    root = _tree(tmp_path / "disk")
+    gcs.upload_tree(root, "inputs", "export")
+    local = list_inputs([str(root / pattern)], reader_client)
+    remote = list_inputs([f"gs://inputs/export/{pattern}"], reader_client)
+    assert _names(local.objects, f"{root}/") == expected
+    assert _names(remote.objects, "gs://inputs/export/") == expected
+    assert [o.size for o in local.objects] == [o.size for o in remote.objects]
+    assert all(o.generation for o in remote.objects)
+    assert not local.warnings and not remote.warnings
+
+
+def test_a_path_matching_nothing_warns_in_one_line(tmp_path: Path, gcs: Emulator) -> None:
+    gcs.upload_tree(_tree(tmp_path / "disk"), "inputs")
+    listing = list_inputs(
+        ["gs://inputs/billing/*.csv", str(tmp_path / "none/*.csv")], reader_client
+    )
+    assert listing.objects == []
+    assert listing.warnings == [
+        "gs://inputs/billing/*.csv: matches nothing",
+        f"{tmp_path}/none/*.csv: matches nothing",
+    ]
+
+
+def test_missing_bucket_and_refused_listing_are_one_line_errors(
+    tmp_path: Path, gcs: Emulator
+) -> None:
+    with pytest.raises(StorageError) as missing:
+        list_inputs(["gs://no-such-bucket/x/*.json"], reader_client)
+    assert str(missing.value) == "gs://no-such-bucket: bucket does not exist"
+    gcs.upload_tree(_tree(tmp_path / "disk"), "locked")
+    gcs.forbidden.add("locked")
+    with pytest.raises(StorageError) as refused:
+        list_inputs(["gs://locked/billing/*.ndjson"], reader_client)
+    assert "\n" not in str(refused.value)
+    assert str(refused.value).startswith("gs://locked/billing/: permission denied listing objects")
+
+
+def test_no_credentials_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("STORAGE_EMULATOR_HOST", raising=False)
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "absent.json"))
+    with pytest.raises(StorageError, match="^gs:// paths need Google credentials"):
+        reader_client()
+
+
+def test_each_object_is_downloaded_once_and_a_rerun_downloads_nothing(
+    tmp_path: Path, gcs: Emulator
+) -> None:
+    gcs.upload_tree(_tree(tmp_path / "disk"), "inputs")
+    cache = InputCache(tmp_path / "cache", reader_client)
+    gcs.requests.clear()
+    for _ in range(3):  # three steps of one run ask for the same paths
+        listing = cache.listing(["gs://inputs/billing/**/*.ndjson"], run_key="run-1")
+        fetched = cache.fetch(listing.objects)
+    assert gcs.listings() == ["inputs"]  # listed once for the run
+    assert sorted(gcs.downloads()) == [
+        "inputs/billing/2026-10-01/a.ndjson",
+        "inputs/billing/2026-10-02/b.ndjson",
+    ]
+    # Readers get local copies named by their URI; the bytes are the object's.
+    assert [str(p) for p in fetched.paths] == [
+        "gs://inputs/billing/2026-10-01/a.ndjson",
+        "gs://inputs/billing/2026-10-02/b.ndjson",
+    ]
+    assert [p.read_text() for p in fetched.paths] == ["a\n", "bb\n"]
+    assert os.fspath(fetched.paths[0]).startswith(str(tmp_path / "cache"))
+    # A new run lists again (something may have arrived) but downloads nothing it took.
+    gcs.requests.clear()
+    rerun = InputCache(tmp_path / "cache", reader_client)
+    again = rerun.fetch(rerun.listing(["gs://inputs/billing/**/*.ndjson"], "run-2").objects)
+    assert gcs.listings() == ["inputs"] and gcs.downloads() == []
+    assert (again.downloaded, again.reused) == (0, 2)
+
+
+def test_a_rewritten_object_is_taken_again(tmp_path: Path, gcs: Emulator) -> None:
+    gcs.upload_tree(_tree(tmp_path / "disk"), "inputs")
+    cache = InputCache(tmp_path / "cache", reader_client)
+    cache.fetch(cache.listing(["gs://inputs/probes"], "run-1").objects)
+    gcs.client.bucket("inputs").blob("probes/probe_results.jsonl").upload_from_string("p2\n")
+    gcs.requests.clear()
+    fetched = cache.fetch(cache.listing(["gs://inputs/probes"], "run-2").objects)
+    assert gcs.downloads() == ["inputs/probes/probe_results.jsonl"]
+    assert fetched.paths[0].read_text() == "p2\n"
+
+
+def test_an_object_gone_between_listing_and_reading_is_a_warning(
+    tmp_path: Path, gcs: Emulator
+) -> None:
+    gcs.upload_tree(_tree(tmp_path / "disk"), "inputs")
+    cache = InputCache(tmp_path / "cache", reader_client)
+    listing = cache.listing(["gs://inputs/billing/**/*.ndjson"], "run-1")
+    gcs.client.bucket("inputs").blob("billing/2026-10-01/a.ndjson").delete()
+    fetched = cache.fetch(listing.objects)
+    assert [str(p) for p in fetched.paths] == ["gs://inputs/billing/2026-10-02/b.ndjson"]
+    assert len(fetched.warnings) == 1
+    assert fetched.warnings[0].startswith(
+        "gs://inputs/billing/2026-10-01/a.ndjson: vanished between listing and reading"
+    )
+
+
+@pytest.mark.parametrize(
+    "name", ["x/../../../escape.json", "/etc/passwd", "a//b.json", "./a.json", "a/..", "ok/a.json"]
+)
+def test_hostile_object_names_stay_inside_the_cache(tmp_path: Path, name: str) -> None:
+    # (The emulator refuses such names; Cloud Storage itself takes them, so the cache must too.)
+    cache = tmp_path / "cache"
+    local = (cache / "objects" / "inputs" / _safe_name(name)).resolve()
+    assert local.is_relative_to(cache.resolve())
+    assert local != (cache / "objects" / "inputs").resolve()
+
+
+def test_day_from_the_name() -> None:
+    assert day_of("spool/dt=2026-10-03/gpu_samples_n_20261002T000000Z_ab.parquet") == date(
+        2026, 10, 2
+    )  # the file's own stamp wins over its folder
+    assert day_of("spool/dt=2026-10-03/part-0.parquet") == date(2026, 10, 3)
+    assert day_of("monitoring/2026-10-04/tpu-v5p-8-000-00001.json") == date(2026, 10, 4)
+    assert day_of("jobs/runs.jsonl") is None
+    assert day_of("x/dt=2026-02-30/a.json") is None  # no such day: undated, so always read
+
+
+def test_a_day_window_keeps_its_days_the_day_before_and_the_undated() -> None:
+    objects = [
+        InputObject(f"gs://b/dt=2026-10-0{d}/f.parquet", 1, "1", date(2026, 10, d))
+        for d in range(1, 6)
+    ] + [InputObject("gs://b/undated.parquet", 1, "1", None)]
+    kept = for_days(objects, [date(2026, 10, 3)], slack_days=1)
+    # Day 3 with one day of slack: files named for 2 and 3, and the undated one.
+    assert [o.uri for o in kept] == [
+        "gs://b/dt=2026-10-02/f.parquet",
+        "gs://b/dt=2026-10-03/f.parquet",
+        "gs://b/undated.parquet",
+    ]
+    assert len(for_days(objects, [date(2026, 10, 3)], slack_days=0)) == 2
