@@ -36,7 +36,7 @@ class MigProfile:
 def _profiles(accelerator_type: str, *names: str) -> tuple[MigProfile, ...]:
     rows = []
     for name in names:
-        compute, memory = name.split(".")
+        compute, memory = name.split("+")[0].split(".")
         rows.append(MigProfile(accelerator_type, name, int(compute[:-1]), int(memory[:-2])))
     return tuple(rows)
 

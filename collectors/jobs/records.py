@@ -131,6 +131,11 @@ def _placements(
         if accelerators is None:
             raise BadRecord(f"placements[{i}]: accelerators is required")
         resource = str(item["resource_name"])
+        numerator, denominator = _int(item, "share_numerator"), _int(item, "share_denominator")
+        if numerator == 0 or denominator == 0 or (numerator is None) != (denominator is None):
+            raise BadRecord(
+                f"placements[{i}]: share_numerator and share_denominator go together, > 0"
+            )
         rows.append(
             {
                 "placement_id": placement_id(run["run_id"], i, resource, start, end),
@@ -138,6 +143,8 @@ def _placements(
                 "project_id": _text(item, "project_id") or run["project_id"],
                 "resource_name": resource,
                 "accelerators": accelerators,
+                "share_numerator": numerator,  # a MIG slice's share of each accelerator
+                "share_denominator": denominator,
                 "start_at": start,
                 "end_at": end,
                 "submitted_day": run["submitted_day"],

@@ -19,7 +19,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     tokens_in BIGINT,                  -- Tokens read (training tokens, or prompt tokens for inference).
     tokens_out BIGINT,                 -- Tokens written (generated tokens for inference; 0 or null for training).
     labels MAP(VARCHAR, VARCHAR),      -- Free-form labels of the run.
-    scheduler VARCHAR,                 -- Where the record came from: jobs_file or slurm.
+    scheduler VARCHAR,                 -- Where the record came from: jobs_file, slurm or kubernetes.
     submitted_day DATE,                -- UTC day of submitted_at: the partition.
     source VARCHAR,                    -- File the record was read from.
     source_line BIGINT                 -- Line or row in that file, 1-based.

@@ -1,0 +1,164 @@
+"""Pods into `jobs` and `job_placements`: the watcher's files and saved `kubectl get pods -o json`.
+
+Two kinds of file, told apart by content:
+- a JSON document whose `items` are Pods (`kubectl get pods -A -o json` writes `kind: List`;
+  the API's PodList too): each item is read as a LISTED lifecycle record;
+- JSON Lines of lifecycle records (`{"record": "pod", ...}`), which `flopledger kube-watch`
+  writes (collectors/kubernetes/watch.py).
+
+The newest record of each pod (by `observed_at`, then file and line order) is its state; the
+pods are grouped into runs (collectors/kubernetes/runs.py) and each run goes through the jobs
+file's normaliser, so the same checks apply. A bad line, a non-Pod item or a run that fails
+the checks is quarantined with its reason; a pod that asks for no accelerator is counted as
+skipped (CPU pods are not runs).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from collectors.jobs.records import BadRecord, normalise_job
+from collectors.jobs.schema import JOBS_SCHEMA, PLACEMENTS_SCHEMA
+from collectors.kubernetes.pods import RECORD, NotAPod, pod_record
+from collectors.kubernetes.runs import NotARun, PodLabelKeys, has_accelerators, run_key, run_record
+from collectors.quarantine import Quarantined
+
+SOURCE = "kubernetes"
+SCHEDULER = "kubernetes"
+_MAX_RAW = 20_000
+
+
+@dataclass
+class PodsRead:
+    """Runs and placements from pods, what was quarantined, and how many pods were skipped."""
+
+    jobs: pa.Table
+    placements: pa.Table
+    quarantined: list[Quarantined] = field(default_factory=list)
+    rows_read: int = 0  # pod records read (every version of every pod)
+    pods: int = 0  # distinct pods
+    pods_skipped: int = 0  # pods that asked for no accelerator
+
+
+@dataclass
+class _Seen:
+    record: dict[str, Any]
+    order: tuple[str, int, int]
+    source: str
+    line: int
+
+
+def _raw(value: Any) -> str:
+    return (value if isinstance(value, str) else json.dumps(value, default=str))[:_MAX_RAW]
+
+
+def _document(path: Path) -> dict[str, Any] | None:
+    """The file as one JSON object with an `items` list, or None (then it is JSON Lines)."""
+    try:
+        with path.open() as fh:
+            document = json.load(fh)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    return (
+        document if isinstance(document, dict) and isinstance(document.get("items"), list) else None
+    )
+
+
+def _records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str, str | None]]:
+    """(line or item number, lifecycle record or None, raw text, reason when None)."""
+    document = _document(path)
+    if document is not None:
+        for i, item in enumerate(document["items"], start=1):
+            try:
+                yield i, pod_record(item, "LISTED", None), "", None
+            except NotAPod as exc:
+                yield i, None, _raw(item), f"items[{i - 1}]: {exc}"
+        return
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for n, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    yield n, None, line[:_MAX_RAW], f"not valid JSON ({exc.msg})"
+                    continue
+                if not isinstance(record, dict) or record.get("record") != RECORD:
+                    yield (
+                        n,
+                        None,
+                        line[:_MAX_RAW],
+                        'not a pod lifecycle record ({"record": "pod", ...})',
+                    )
+                elif not record.get("uid") or not isinstance(record.get("labels"), dict):
+                    yield n, None, line[:_MAX_RAW], "pod record without uid or labels"
+                else:
+                    yield n, record, line, None
+    except UnicodeDecodeError:
+        yield 0, None, "", "not UTF-8 text"
+
+
+def latest_pods(files: list[Path], quarantined: list[Quarantined]) -> tuple[dict[str, _Seen], int]:
+    """The newest record of each pod uid, and how many records were read."""
+    newest: dict[str, _Seen] = {}
+    read = 0
+    for f, path in enumerate(files):
+        for line, record, raw, reason in _records(path):
+            read += 1
+            if record is None:
+                quarantined.append(Quarantined(SOURCE, str(path), line or None, str(reason), raw))
+                continue
+            order = (str(record.get("observed_at") or ""), f, line)
+            seen = newest.get(record["uid"])
+            if seen is None or order >= seen.order:
+                newest[record["uid"]] = _Seen(record, order, str(path), line)
+    return newest, read
+
+
+def read_pod_files(
+    files: list[Path],
+    label_keys: Mapping[str, str] | None = None,
+    project_id: str | None = None,
+) -> PodsRead:
+    """Every run the pods of `files` make (files in name order: the newest state wins)."""
+    keys = PodLabelKeys.of(label_keys)
+    quarantined: list[Quarantined] = []
+    newest, read = latest_pods(files, quarantined)
+    groups: dict[str, list[_Seen]] = defaultdict(list)
+    skipped = 0
+    for seen in newest.values():
+        if has_accelerators(seen.record):
+            groups[run_key(seen.record, keys)].append(seen)
+        else:
+            skipped += 1
+    jobs, placements = [], []
+    for run_id in sorted(groups):
+        members = groups[run_id]
+        first = min(members, key=lambda s: (s.source, s.line))
+        try:
+            record = run_record(run_id, [s.record for s in members], keys, project_id)
+            run, held = normalise_job(record, first.source, first.line, SCHEDULER)
+        except (BadRecord, NotARun, TypeError, ValueError) as exc:
+            raw = _raw([s.record for s in members])
+            quarantined.append(
+                Quarantined(SOURCE, first.source, first.line or None, f"run {run_id}: {exc}", raw)
+            )
+            continue
+        jobs.append(run)
+        placements.extend(held)
+    return PodsRead(
+        jobs=pa.Table.from_pylist(jobs, schema=JOBS_SCHEMA),
+        placements=pa.Table.from_pylist(placements, schema=PLACEMENTS_SCHEMA),
+        quarantined=quarantined,
+        rows_read=read,
+        pods=len(newest),
+        pods_skipped=skipped,
+    )

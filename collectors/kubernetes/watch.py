@@ -1,0 +1,176 @@
+"""The pod watcher: list, then watch, writing pod lifecycle records to files crash-safely.
+
+Like the agent's spool (collectors/nvml/spool.py), every file is written to a hidden temp file
+in the same folder, fsynced, renamed to its final name and the folder fsynced: a file under a
+final name is always complete, whatever kills the process, and readers skip dot-files. Each
+flush writes a new file, `pods-<UTC stamp>-<n>.jsonl`, so names sort in the order written and
+nothing is ever rewritten; the reader keeps the newest record of each pod.
+
+The loop is the informer's: list every pod (written as LISTED records; a pod known before
+that the list no longer has was deleted unseen, and is written as DELETED), then watch from
+the list's resourceVersion. A watch that ends is resumed from the last version seen; a
+410 Gone (the version is too old) lists again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from collectors.kubernetes.client import Gone
+from collectors.kubernetes.pods import NotAPod, pod_record
+
+log = logging.getLogger(__name__)
+
+Lister = Callable[[], tuple[list[dict[str, Any]], str]]
+Watcher = Callable[[str], Iterator[tuple[str, dict[str, Any]]]]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def stamp(moment: datetime) -> str:
+    """A time as the records carry it: RFC 3339 in UTC with microseconds."""
+    return f"{moment:%Y-%m-%dT%H:%M:%S.%f}Z"
+
+
+def write_text_atomic(path: Path, text: str) -> Path:
+    """`text` to `path` via a fsynced dot-file renamed over it; the folder fsynced too."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with temp.open("w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    finally:
+        if temp.exists():
+            temp.unlink()
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return path
+
+
+@dataclass
+class WatchStats:
+    lists: int = 0
+    watches: int = 0
+    gone: int = 0
+    events: int = 0
+    records: int = 0
+    files: list[Path] = field(default_factory=list)
+    refused: int = 0  # objects that were not Pods (logged)
+
+
+class PodWatcher:
+    """Lists and watches pods through `lister` / `watcher` (collectors/kubernetes/client.py
+    bound to one API and namespace) and writes records under `out_dir`."""
+
+    def __init__(
+        self,
+        lister: Lister,
+        watcher: Watcher,
+        out_dir: Path,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        flush_every: int = 200,
+        progress: Callable[[str], None] | None = None,
+    ) -> None:
+        self.lister, self.watcher, self.out_dir = lister, watcher, Path(out_dir)
+        self.clock, self.flush_every, self.progress = clock, flush_every, progress
+        self.pending: list[dict[str, Any]] = []
+        self.live: dict[str, dict[str, Any]] = {}  # uid -> last record of pods not yet deleted
+        self.stats = WatchStats()
+        self._sequence = 0
+
+    def _record(self, pod: dict[str, Any], event: str) -> None:
+        try:
+            record = pod_record(pod, event, stamp(self.clock()))
+        except NotAPod as exc:
+            self.stats.refused += 1
+            log.warning("kube-watch: skipped an object: %s", exc)
+            return
+        self.pending.append(record)
+        if event == "DELETED":
+            self.live.pop(record["uid"], None)
+        else:
+            self.live[record["uid"]] = record
+
+    def flush(self) -> Path | None:
+        """Write what is pending as one new file (nothing pending: no file)."""
+        if not self.pending:
+            return None
+        self._sequence += 1
+        name = f"pods-{self.clock():%Y%m%dT%H%M%S%fZ}-{self._sequence:06d}.jsonl"
+        text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in self.pending)
+        path = write_text_atomic(self.out_dir / name, text)
+        self.stats.records += len(self.pending)
+        self.stats.files.append(path)
+        if self.progress:
+            self.progress(
+                f"{path.name}: {len(self.pending)} pod records ({len(self.live)} pods live)"
+            )
+        self.pending = []
+        return path
+
+    def relist(self) -> str:
+        """List every pod; pods known before and missing now were deleted unseen."""
+        pods, version = self.lister()
+        self.stats.lists += 1
+        before = dict(self.live)
+        self.live = {}
+        for pod in pods:
+            self._record(pod, "LISTED")
+        now = stamp(self.clock())
+        for uid, record in before.items():
+            if uid not in self.live:
+                gone = {**record, "event": "DELETED", "observed_at": now}
+                gone["deleted_at"] = record.get("deleted_at") or now
+                self.pending.append(gone)
+        self.flush()
+        return version
+
+    def run(
+        self, should_stop: Callable[[], bool] = lambda: False, max_watches: int | None = None
+    ) -> WatchStats:
+        """List, then watch until `should_stop()` (checked after each event and watch) or
+        `max_watches` watch requests; Gone lists again. Pending records are flushed on the
+        way out, whatever stops it."""
+        try:
+            version = self.relist()
+            while not should_stop() and (max_watches is None or self.stats.watches < max_watches):
+                self.stats.watches += 1
+                try:
+                    for kind, obj in self.watcher(version):
+                        self.stats.events += 1
+                        found = (obj.get("metadata") or {}).get("resourceVersion")
+                        version = str(found) if found else version
+                        if kind in ("ADDED", "MODIFIED", "DELETED"):
+                            self._record(obj, kind)
+                        if len(self.pending) >= self.flush_every:
+                            self.flush()
+                        if should_stop():
+                            break
+                except Gone:
+                    self.stats.gone += 1
+                    self.flush()
+                    if self.progress:
+                        self.progress("watch expired (410 Gone): listing again")
+                    version = self.relist()
+                    continue
+                self.flush()
+        finally:
+            self.flush()
+        return self.stats
