@@ -92,6 +92,23 @@ class ManagedInferenceConfig(SourceConfig):
         return update
 
 
+class KubernetesConfig(SourceConfig):
+    """Pods as runs: `paths` are the pod watcher's files (`flopledger kube-watch` writes them
+    into `spool_dir`) and saved `kubectl get pods -A -o json` output. `labels` maps a role (run,
+    job, team, experiment, workload_class, model, model_params, tokens_in, tokens_out,
+    accelerator_type) to the pod label or annotation that says it (collectors/kubernetes/runs.py
+    has the defaults). The watcher reads the cluster with in-cluster credentials, or a
+    kubeconfig (null: $KUBECONFIG or ~/.kube/config) and context."""
+
+    spool_dir: str | None = None
+    kubeconfig: str | None = None
+    context: str | None = None
+    in_cluster: bool = False
+    namespace: str | None = None  # null: every namespace
+    project_id: str | None = None  # the cluster's project (null: match node names in any)
+    labels: dict[str, str] = Field(default_factory=dict)
+
+
 class SourcesConfig(_Strict):
     gcp_billing: SourceConfig | None = None
     focus: SourceConfig | None = None
@@ -100,6 +117,7 @@ class SourcesConfig(_Strict):
     cloud_monitoring: CloudMonitoringConfig | None = None
     probes: SourceConfig | None = None
     managed_inference: ManagedInferenceConfig | None = None
+    kubernetes: KubernetesConfig | None = None
 
 
 class SchedulesConfig(_Strict):
@@ -265,6 +283,10 @@ def _absolute(config: Config, base: Path, warn: bool) -> Config:
             _check_plain_path(f"sources.{name}.inventory", str(update["inventory"]))
         if isinstance(source, ManagedInferenceConfig):
             update.update(source.resolved(base, f"sources.{name}"))
+        if isinstance(source, KubernetesConfig):
+            for key in ("spool_dir", "kubeconfig"):
+                if getattr(source, key):
+                    update[key] = _resolve(base, os.path.expanduser(getattr(source, key)))
         sources[name] = source.model_copy(update=update)
     files = {}
     for key in ("budgets", "price_book", "fx_rates"):
