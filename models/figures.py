@@ -144,8 +144,8 @@ FIGURES: tuple[Figure, ...] = (
     Figure(
         "pricing_model",
         "Pricing model",
-        "on_demand, spot (Spot / Preemptible SKUs) or commitment (Commitment SKUs and committed-"
-        "use credits), read from the billing row.",
+        "on_demand, spot (Spot / Preemptible SKUs) or commitment (Commitment SKUs), read from "
+        "the billing row's SKU. Committed-use discounts on on-demand rows show as a credit type.",
         "cost_explorer_rows.pricing_model",
     ),
     Figure(
