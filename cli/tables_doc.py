@@ -20,6 +20,10 @@ RAW = (
     "gpu_samples",
     "tpu_samples",
     "probe_results",
+    "managed_requests",
+    "managed_usage",
+    "managed_costs",
+    "managed_prices",
     "quarantine",
 )
 

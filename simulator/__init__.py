@@ -25,6 +25,8 @@ from simulator.clock import DAY_US, day_start_us, to_naive
 from simulator.extracts import ExportWriter
 from simulator.fleet import EUR, USD, Fleet, build_fleet
 from simulator.jobfiles import write_jobs_jsonl, write_sacct
+from simulator.managed import CONFIG_LINES as MANAGED_CONFIG
+from simulator.managed import write_managed
 from simulator.schedule import Run, build_schedule
 from simulator.telemetry import index_placements, write_gpu_day, write_tpu_day
 from simulator.truth import Truth
@@ -42,6 +44,7 @@ OWNED = (
     "budgets.yaml",
     "dagster_home",
     "probes",
+    "managed",
 )
 
 
@@ -56,6 +59,7 @@ class SimulationResult:
     tpu_points: int = 0
     totals: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    managed: dict[str, Any] = field(default_factory=dict)  # managed inference truth totals
 
 
 def _clear(out: Path) -> None:
@@ -91,6 +95,7 @@ def config_text(fleet: Fleet, has_slurm: bool, telemetry: bool, args: str) -> st
         lines += ["  cloud_monitoring:", '    paths: ["monitoring/**/*.json"]']
     if telemetry and (fleet.vms or fleet.slices):
         lines += ["  probes:", '    paths: ["probes/*.jsonl"]']
+    lines += MANAGED_CONFIG
     return "\n".join(lines) + "\n"
 
 
@@ -156,6 +161,7 @@ def simulate(
     writer.flush()
     has_slurm = _write_jobs(out, runs, start, days)
     totals = truth.write(out / "truth")
+    managed = write_managed(out / "managed", out / "truth", runs, start, days, seed)
     _write_budgets(out, truth, start, days)
     if telemetry:
         _write_probes(out, fleet, start, days, seed)
@@ -174,6 +180,7 @@ def simulate(
         points,
         totals,
         time.monotonic() - t0,
+        managed,
     )
 
 

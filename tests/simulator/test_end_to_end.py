@@ -51,6 +51,9 @@ def test_simulate_command(tmp_path: Path, capsys) -> None:
     assert "truth: billed" in capsys.readouterr().out
     assert sorted(p.name for p in (tmp_path / "cli" / "truth").iterdir()) == [
         "held.csv",
+        "managed_exports.csv",
+        "managed_requests.csv",
+        "managed_totals.json",
         "resource_hours.csv",
         "run_costs.csv",
         "totals.json",

@@ -218,6 +218,7 @@ def test_config_names_only_what_was_written(tiny: SimulationResult, tmp_path: Pa
         "nvml_spool",
         "cloud_monitoring",
         "probes",
+        "managed_inference",
     }
     assert config["budgets"] == "budgets.yaml" and (tiny.out_dir / "budgets.yaml").is_file()
     gpu_only = simulate(tmp_path / "gpu", gpus=16, tpu_chips=0, days=1, seed=2)

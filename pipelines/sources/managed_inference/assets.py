@@ -1,8 +1,6 @@
 """Managed inference inputs into their raw tables: requests by the UTC day they started, usage
 and cost buckets by the UTC day they start, the price book whole (it is small and dated)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Any
 

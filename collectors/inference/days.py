@@ -1,0 +1,28 @@
+"""The UTC days managed inference inputs hold (what `flopledger run` materialises)."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from collectors.inference.gateway import read_gateway_logs
+from collectors.inference.provider_export import read_provider_export
+
+
+def _days(column: pa.ChunkedArray) -> set[date]:
+    return {d for d in pc.cast(column, pa.date32()).to_pylist() if d is not None}
+
+
+def managed_days(gateway_logs: list[Path], source: Any) -> set[date]:
+    """Days of the gateway requests and of every configured provider export's buckets."""
+    requests, _ = read_gateway_logs(gateway_logs)
+    days = _days(requests["started_at"])
+    for export in source.provider_exports if source is not None else []:
+        files = source.matching([*export.usage, *export.costs])
+        read = read_provider_export(export.provider, files)
+        days |= _days(read.usage["bucket_start"]) | _days(read.costs["bucket_start"])
+    return days
