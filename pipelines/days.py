@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from collectors.gcp_billing.days import usage_days
+from collectors.inference.days import managed_days
 from collectors.jobs.read import read_jobs_files
 from collectors.nvml.read import spool_file_day
 from collectors.probe_results import probe_days
@@ -33,8 +34,20 @@ def _probes(config: Config) -> set[date]:
     return probe_days(config.source_files("probes"))
 
 
+def _managed(config: Config, run_key: str | None = None) -> set[date]:
+    """The days of the gateway's requests and of the providers' usage and cost buckets
+    (local files: the gs:// listing is not wired for this source yet)."""
+    return managed_days(config.source_files("managed_inference"), config.sources.managed_inference)
+
+
 # TPU time series have no cheap day index: their days follow the bill and the jobs.
-DAY_FINDERS = {"gcp_billing": _billing, "jobs": _jobs, "nvml_spool": _spool, "probes": _probes}
+DAY_FINDERS = {
+    "gcp_billing": _billing,
+    "jobs": _jobs,
+    "nvml_spool": _spool,
+    "probes": _probes,
+    "managed_inference": _managed,
+}
 
 
 def input_days(config: Config) -> set[date]:
