@@ -12,3 +12,11 @@ CREATE OR REPLACE MACRO from_nanos(nanos) AS CAST(nanos AS DECIMAL(38, 0)) * CAS
 
 -- Microseconds between two timestamps.
 CREATE OR REPLACE MACRO span_us(a, b) AS CAST(epoch_us(b) - epoch_us(a) AS HUGEINT);
+
+-- The team a billing row's labels name: its `team` label, else GKE cost allocation's copy of
+-- the pods' label (`k8s-label/team`), else the GKE namespace the row was split for
+-- (`k8s-namespace`; GKE's own `kube:unallocated` / `kube:system-overhead` are no team).
+CREATE OR REPLACE MACRO row_team(labels) AS coalesce(
+    labels['team'],
+    labels['k8s-label/team'],
+    CASE WHEN NOT starts_with(coalesce(labels['k8s-namespace'], 'kube:'), 'kube:') THEN labels['k8s-namespace'] END);

@@ -5,7 +5,7 @@
 -- @col project_id: Project of the row.
 -- @col resource_name: Resource of the row (null for rows without one: tax, some network).
 -- @col accelerator_type: Canonical accelerator of the row's SKU (null for host, disk and other SKUs).
--- @col direct_run_id: The known run the row's run label names: the row goes wholly to that run.
+-- @col direct_run_id: The known run the row's run label (or GKE's k8s-label/<run label>) names: the row goes wholly to that run.
 -- @col unknown_run_label: The row's run label when it names no known run (the row stays in the pool).
 -- @col billed_nanos: Billed cost in this hour, nano-USD.
 -- @col effective_nanos: Effective cost (billed + credits) in this hour, nano-USD.
@@ -18,7 +18,8 @@ WITH settings AS (
 labelled AS (
     SELECT
         b.*,
-        b.labels[s.run_label_key] AS run_label,
+        -- GKE cost allocation copies pod labels onto the node's rows as k8s-label/<key>.
+        coalesce(b.labels[s.run_label_key], b.labels['k8s-label/' || s.run_label_key]) AS run_label,
         to_nanos(b.cost_usd) AS row_billed,
         to_nanos(b.cost_usd + b.credits_total_usd) AS row_effective,
         to_nanos(coalesce(b.cost_at_list_usd, b.cost_usd)) AS row_list,

@@ -2,7 +2,7 @@
 -- @depends: billing_line_items, network_sku_patterns
 -- @col day: UTC usage day.
 -- @col project_id: Project.
--- @col team: Team label; __unallocated__ when missing.
+-- @col team: Team label (else GKE's k8s-label/team or k8s-namespace: row_team in models/functions.sql); __unallocated__ when missing.
 -- @col traffic: Kind of traffic (network_sku_patterns.traffic): internet, inter_region, inter_zone, intra_zone, google, download, other_egress, other_network.
 -- @col is_egress: True when the traffic leaves the zone (charged as egress).
 -- @col egress_gib: GiB sent (usage in bytes / 2^30; rows in another unit add nothing).
@@ -19,7 +19,7 @@ WITH matched AS (
 SELECT
     usage_day AS day,
     project_id,
-    coalesce(labels['team'], '__unallocated__') AS team,
+    coalesce(row_team(labels), '__unallocated__') AS team,
     traffic,
     is_egress,
     coalesce(sum(CASE WHEN usage_unit = 'bytes' THEN CAST(usage_amount AS DOUBLE) END), 0) / 1073741824.0 AS egress_gib,

@@ -4,7 +4,7 @@
 -- @col provider: Cloud provider (gcp).
 -- @col billing_account_id: Billing account.
 -- @col project_id: Project.
--- @col team: The row's team label; __unallocated__ when it has none (Kubecost's name).
+-- @col team: The row's team label (else GKE's k8s-label/team or k8s-namespace: row_team in models/functions.sql); __unallocated__ when it has none (Kubecost's name).
 -- @col service_name: Service, e.g. Compute Engine.
 -- @col category: accelerator, compute, storage, network, tax or other. network: the SKU matches network_sku_patterns (as egress_daily).
 -- @col billed_cost: Cost before credits (USD).
@@ -17,7 +17,7 @@ WITH categorised AS (
         provider,
         billing_account_id,
         project_id,
-        coalesce(labels['team'], '__unallocated__') AS team,
+        coalesce(row_team(labels), '__unallocated__') AS team,
         service_name,
         CASE
             WHEN cost_type = 'tax' THEN 'tax'

@@ -4,7 +4,7 @@
 -- @col billing_account_id: Billing account.
 -- @col currency: Currency the account is billed in.
 -- @col project_id: Project.
--- @col team: Team label; __unallocated__ when missing.
+-- @col team: Team label (else GKE's k8s-label/team or k8s-namespace: row_team in models/functions.sql); __unallocated__ when missing.
 -- @col billed_cost_in_currency: Billed cost in the account's currency.
 -- @col credits_in_currency: Credits in the account's currency.
 -- @col effective_cost_in_currency: Billed + credits in the account's currency: the invoice's figure.
@@ -16,7 +16,7 @@ SELECT
     billing_account_id,
     currency,
     project_id,
-    coalesce(labels['team'], '__unallocated__') AS team,
+    coalesce(row_team(labels), '__unallocated__') AS team,
     sum(cost) AS billed_cost_in_currency,
     sum(credits_total) AS credits_in_currency,
     sum(cost + credits_total) AS effective_cost_in_currency,

@@ -3,7 +3,7 @@
 -- @col day: UTC usage day.
 -- @col project_id: Project.
 -- @col bucket: The bucket (resource name).
--- @col team: Team label; __unallocated__ when missing.
+-- @col team: Team label (else GKE's k8s-label/team or k8s-namespace: row_team in models/functions.sql); __unallocated__ when missing.
 -- @col gibibyte_months: Storage used, GiB-months (usage in byte-seconds / (2^30 x 2,629,746 s)).
 -- @col mean_stored_gib: Mean GiB stored over the day.
 -- @col effective_cost: Effective cost (USD).
@@ -11,7 +11,7 @@ SELECT
     usage_day AS day,
     project_id,
     resource_name AS bucket,
-    coalesce(labels['team'], '__unallocated__') AS team,
+    coalesce(row_team(labels), '__unallocated__') AS team,
     sum(CASE WHEN usage_unit = 'byte-seconds' THEN CAST(usage_amount AS DOUBLE) END) / (1073741824.0 * 2629746.0) AS gibibyte_months,
     sum(CASE WHEN usage_unit = 'byte-seconds' THEN CAST(usage_amount AS DOUBLE) END) / (1073741824.0 * 86400.0) AS mean_stored_gib,
     sum(cost_usd + credits_total_usd) AS effective_cost

@@ -1,6 +1,7 @@
 -- @query: One UTC usage day (and group, when grouped) of effective cost in USD (cost + credits)
 --   of the billing rows in a budget's or rule's scope. A row's team is its `team` label
---   ('__unallocated__' without one), as in spend_daily. Every scope list that is empty
+--   (else GKE's k8s-label/team or k8s-namespace: row_team; '__unallocated__' without one), as in
+--   spend_daily. Every scope list that is empty
 --   matches anything; every one given must match.
 -- @param group_by: what `grp` holds: 'team', 'project' (project_id) or 'accelerator_type';
 --   NULL for no grouping (grp is then NULL).
@@ -17,7 +18,7 @@ SELECT usage_day AS day,
        END AS grp,
        sum(cost_usd + credits_total_usd) AS spend
 FROM (
-    SELECT *, coalesce(labels['team'], '__unallocated__') AS team FROM billing_line_items
+    SELECT *, coalesce(row_team(labels), '__unallocated__') AS team FROM billing_line_items
 ) AS billed
 WHERE (array_length($teams) = 0 OR list_contains($teams, team))
   AND (array_length($projects) = 0 OR list_contains($projects, project_id))
