@@ -215,3 +215,68 @@ def budget_bars(frame: pd.DataFrame) -> alt.Chart:
             tooltip=["budget:N", "measure:N", alt.Tooltip("usd:Q", title="USD", format="$,.2f")],
         )
     )
+
+
+def explorer_bars(frame: pd.DataFrame, group_title: str, grain_title: str) -> alt.Chart:
+    """Effective cost per period, stacked by group. Columns: period, group_value, effective_usd."""
+    return (
+        alt.Chart(_drawn(frame, "effective_usd"), title=f"Effective cost, {grain_title.lower()}")
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "period:T", title=f"Period ({grain_title.lower()}, UTC)", timeUnit="yearmonthdate"
+            ),
+            y=alt.Y(
+                "sum(effective_usd):Q", title="Effective cost (USD)", axis=alt.Axis(format="$,.0f")
+            ),
+            color=alt.Color("group_value:N", title=group_title),
+            tooltip=[
+                alt.Tooltip("period:T", title="Period"),
+                alt.Tooltip("group_value:N", title=group_title),
+                alt.Tooltip("effective_usd:Q", title="Cost (USD)", format="$,.2f"),
+            ],
+        )
+    )
+
+
+def cumulative_against_budget(frame: pd.DataFrame, budget: pd.Series | None) -> alt.Chart:
+    """Cumulative effective cost per UTC day (columns: day, cumulative_usd), with the budget's
+    amount as a rule and its forecast at the period's end as a point when a budget is given."""
+    line = (
+        alt.Chart(_drawn(frame, "cumulative_usd"), title="Cumulative spend")
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("day:T", title="Day (UTC)", timeUnit="yearmonthdate"),
+            y=alt.Y(
+                "cumulative_usd:Q", title="Cumulative cost (USD)", axis=alt.Axis(format="$,.0f")
+            ),
+            tooltip=[
+                alt.Tooltip("day:T", title="Day"),
+                alt.Tooltip("cumulative_usd:Q", title="Cumulative (USD)", format="$,.2f"),
+            ],
+        )
+    )
+    if budget is None:
+        return line
+    marks = pd.DataFrame(
+        {
+            "what": ["Budget", "Forecast"],
+            "usd": [float(budget["budget_usd"]), float(budget["forecast_usd"] or 0)],
+            "day": [pd.Timestamp(budget["period_end"])] * 2,
+        }
+    )
+    rule = (
+        alt.Chart(marks[marks["what"] == "Budget"])
+        .mark_rule(strokeDash=[4, 4])
+        .encode(y="usd:Q", tooltip=["what:N", alt.Tooltip("usd:Q", title="USD", format="$,.2f")])
+    )
+    forecast = (
+        alt.Chart(marks[marks["what"] == "Forecast"])
+        .mark_point(shape="diamond", size=80)
+        .encode(
+            x=alt.X("day:T", timeUnit="yearmonthdate"),
+            y="usd:Q",
+            tooltip=["what:N", alt.Tooltip("usd:Q", title="USD", format="$,.2f")],
+        )
+    )
+    return alt.layer(line, rule, forecast)

@@ -11,8 +11,22 @@ import pandas as pd
 import streamlit as st
 
 from dashboards.filters import DIMENSIONS, Filters
+from models.figures import figure
 
 NO_TELEMETRY = "no telemetry yet"
+# Internal values shown in words (Kubecost's __unallocated__ is a value, never a label).
+SHOWN_AS = {"__unallocated__": "(no team)", "(none)": "(none)"}
+
+
+def display_value(value: Any) -> str:
+    """A filter option or group as a person reads it: no internal markers."""
+    return "(none)" if _missing(value) else SHOWN_AS.get(str(value), str(value))
+
+
+def definition_link(key: str) -> str:
+    """A markdown link to a figure's definition on the Glossary page (docs/glossary.md)."""
+    f = figure(key)
+    return f"[{f.name.lower()}](/glossary#{f.anchor})"
 
 
 def _missing(value: Any) -> bool:

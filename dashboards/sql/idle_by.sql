@@ -1,5 +1,6 @@
 -- Idle capacity (idle_capacity_daily) by one whitelisted dimension ($dimension: accelerator_type
--- or project_id). Params: the filters, $dimension.
+-- or project_id), with the idle shares of cost as docs/glossary.md defines them. Params: the
+-- filters, $dimension.
 SELECT
     coalesce(CASE $dimension
         WHEN 'accelerator_type' THEN i.accelerator_type
@@ -11,7 +12,9 @@ SELECT
     sum(i.unallocated_idle_cost) AS unallocated_idle_usd,
     sum(i.allocated_idle_cost) AS allocated_idle_usd,
     CAST(sum(i.unallocated_idle_cost) AS DOUBLE) / nullif(CAST(sum(i.effective_cost) AS DOUBLE), 0)
-        AS unallocated_idle_share
+        AS unallocated_idle_share,
+    CAST(sum(i.unallocated_idle_cost) + coalesce(sum(i.allocated_idle_cost), 0) AS DOUBLE)
+        / nullif(CAST(sum(i.effective_cost) AS DOUBLE), 0) AS idle_share_of_cost
 FROM idle_days_in_filters AS i
 GROUP BY 1
 ORDER BY unallocated_idle_usd DESC, dimension_value

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -10,6 +11,7 @@ import streamlit as st
 from dashboards import charts, data
 from dashboards.components import (
     NO_TELEMETRY,
+    definition_link,
     empty_state,
     money,
     number,
@@ -19,6 +21,7 @@ from dashboards.components import (
     usd_column,
 )
 from dashboards.filters import Filters
+from models.figures import figure
 
 APPLIES = {"project", "accelerator"}
 
@@ -40,18 +43,58 @@ def split(frame: pd.DataFrame) -> pd.DataFrame:
     return long.dropna(subset=["usd"])
 
 
+def idle_shares(idle: dict) -> dict[str, Any]:
+    """The three idle shares of docs/glossary.md from idle_totals' row (None without a base):
+    unallocated idle / accelerator resource cost, (unallocated + allocated idle) / the same,
+    unallocated idle hours / paid hours. Allocated idle counts 0 until telemetry lands."""
+    cost, paid = idle["effective_usd"], idle["paid_hours"]
+    allocated_idle = idle["allocated_idle_usd"] if idle["rows_with_telemetry"] else Decimal(0)
+    return {
+        "unallocated_idle_share_of_cost": idle["unallocated_idle_usd"] / cost if cost else None,
+        "idle_share_of_cost": (idle["unallocated_idle_usd"] + allocated_idle) / cost
+        if cost
+        else None,
+        "unallocated_idle_share_of_hours": idle["unallocated_idle_hours"] / paid if paid else None,
+    }
+
+
 def _headline(f: Filters) -> None:
-    idle = data.query("idle_totals", f).iloc[0]
-    cols = st.columns(5)
+    idle = data.query("idle_totals", f).iloc[0].to_dict()
+    cols = st.columns(4)
     cols[0].metric("Paid accelerator-hours", number(idle["paid_hours"]))
     cols[1].metric("Unallocated idle hours", number(idle["unallocated_idle_hours"]))
-    cols[2].metric("Unallocated idle cost (USD)", money(idle["unallocated_idle_usd"]))
+    cols[2].metric(
+        "Unallocated idle cost (USD)",
+        money(idle["unallocated_idle_usd"]),
+        help=figure("unallocated_idle_cost").definition,
+    )
     allocated_idle = (
         money(idle["allocated_idle_usd"]) if idle["rows_with_telemetry"] else NO_TELEMETRY
     )
-    cols[3].metric("Allocated idle cost (USD)", allocated_idle)
-    share = idle["unallocated_idle_usd"] / idle["effective_usd"] if idle["effective_usd"] else None
-    cols[4].metric("Unallocated idle share of cost", percent(share))
+    cols[3].metric(
+        "Allocated idle cost (USD)", allocated_idle, help=figure("allocated_idle_cost").definition
+    )
+    cols = st.columns(4)
+    for col, (key, value) in zip(cols, idle_shares(idle).items(), strict=False):
+        col.metric(figure(key).name, percent(value), help=figure(key).definition)
+    cols[3].metric(
+        "Accelerator resource cost (USD)",
+        money(idle["effective_usd"]),
+        help=figure("accelerator_cost").definition,
+    )
+    st.caption(
+        "Definitions: "
+        + ", ".join(
+            definition_link(k)
+            for k in (
+                "unallocated_idle_share_of_cost",
+                "idle_share_of_cost",
+                "unallocated_idle_share_of_hours",
+                "accelerator_cost",
+            )
+        )
+        + "."
+    )
 
 
 def _by(f: Filters, key: str) -> None:
@@ -65,6 +108,16 @@ def _by(f: Filters, key: str) -> None:
             "effective_usd": usd_column("Cost (USD)"),
             "unallocated_idle_usd": usd_column("Unallocated idle (USD)"),
             "allocated_idle_usd": usd_column("Allocated idle (USD)"),
+            "paid_hours": st.column_config.NumberColumn("Paid accelerator-hours", format="%,.1f"),
+            "unallocated_idle_hours": st.column_config.NumberColumn(
+                "Unallocated idle hours", format="%,.1f"
+            ),
+            "unallocated_idle_share": st.column_config.NumberColumn(
+                figure("unallocated_idle_share_of_cost").name, format="percent"
+            ),
+            "idle_share_of_cost": st.column_config.NumberColumn(
+                figure("idle_share_of_cost").name, format="percent"
+            ),
         },
     )
 
@@ -72,8 +125,8 @@ def _by(f: Filters, key: str) -> None:
 def render(f: Filters) -> None:
     st.title("Idle capacity")
     st.caption(
-        "Unallocated idle: paid, held by no run. Allocated idle: held by a run but not busy "
-        "(needs telemetry)."
+        f"{figure('unallocated_idle_cost').name}: paid, held by no run. "
+        f"{figure('allocated_idle_cost').name}: held by a run but not busy (needs telemetry)."
     )
     scope_note(f, APPLIES, "Idle capacity")
     if data.query("idle_totals", f).iloc[0]["paid_hours"] == 0:

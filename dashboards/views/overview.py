@@ -9,9 +9,17 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import charts, data
-from dashboards.components import money, percent, scope_note, table, usd_column
+from dashboards.components import (
+    definition_link,
+    money,
+    percent,
+    scope_note,
+    table,
+    usd_column,
+)
 from dashboards.filters import Filters
 from dashboards.views.budgets import show_budgets
+from models.figures import figure
 
 TOP_N = 10
 
@@ -46,7 +54,8 @@ def _headline(f: Filters) -> None:
     cols[0].metric(
         "Spend to date (USD)",
         money(spend["effective_usd"]),
-        help="Effective cost (billed + credits) in the date range, from spend_daily.",
+        help="Effective cost (billed + credits) in the date range, of the billing rows whose "
+        "team label is chosen (label team), from spend_daily.",
     )
     cols[1].metric("Credits (USD)", money(spend["credits_usd"]))
     cols[2].metric(
@@ -55,13 +64,20 @@ def _headline(f: Filters) -> None:
         help="Month to date at the last day shown + the trailing 7-day daily mean x days left.",
     )
     cols[3].metric(
-        "Cost of runs (USD)", money(runs["effective_usd"]), help=f"{int(runs['runs']):,} runs"
+        "Cost of runs (USD)",
+        money(runs["effective_usd"]),
+        help=f"{int(runs['runs']):,} runs, by run-owner team",
     )
     cols[4].metric(
-        "Idle cost share",
+        figure("idle_share_of_cost").name,
         percent(idle_share(idle)),
-        help="Unallocated idle (no run held it) + allocated idle (held, not busy; needs telemetry) "
-        "as a share of accelerator resource cost.",
+        help=figure("idle_share_of_cost").definition,
+    )
+    st.caption(
+        f"Spend to date is by {definition_link('label_team')} (the billing rows' team label; "
+        f"budgets use it too); cost of runs is by {definition_link('run_owner_team')}. "
+        f"Definitions: {definition_link('effective_cost')}, {definition_link('run_cost')}, "
+        f"{definition_link('idle_share_of_cost')}."
     )
     scope_note(f, {"team", "project"}, "Spend")
     scope_note(f, {"project", "accelerator"}, "Idle capacity")

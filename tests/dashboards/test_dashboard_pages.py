@@ -21,7 +21,7 @@ def test_overview_matches_the_marts_and_follows_filters(open_page, marts: Marts)
     assert metric(at, "Spend to date (USD)") == money(spend)
     assert metric(at, "Cost of runs (USD)") == money(runs)
     # no telemetry: allocated idle is unknown, so the share is unallocated idle / cost
-    assert metric(at, "Idle cost share") == f"{float(unallocated / total) * 100:.1f}%"
+    assert metric(at, "Idle share of cost") == f"{float(unallocated / total) * 100:.1f}%"
     assert len(at.get("vega_lite_chart")) >= 2  # top teams, spend trend
     _check_budgets(at, marts, current_only=True)
 

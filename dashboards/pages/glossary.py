@@ -1,0 +1,3 @@
+from dashboards.views import glossary
+
+glossary.render()

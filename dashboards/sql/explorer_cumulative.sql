@@ -1,0 +1,11 @@
+-- Effective cost per UTC day in [$start_day, $end_day] and its running total (cost_explorer_rows
+-- in the explorer's filters). Params: the explorer's filters, $start_day, $end_day.
+WITH daily AS (
+    SELECT e.day, sum(e.effective_cost) AS effective_usd
+    FROM explorer_in_filters AS e
+    WHERE e.day BETWEEN CAST($start_day AS DATE) AND CAST($end_day AS DATE)
+    GROUP BY e.day
+)
+SELECT day, effective_usd, sum(effective_usd) OVER (ORDER BY day) AS cumulative_usd
+FROM daily
+ORDER BY day

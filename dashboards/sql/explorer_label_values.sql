@@ -1,0 +1,5 @@
+-- The values of one label key ($label_key) on billing rows, '(none)' for rows without it.
+-- Params: $label_key.
+SELECT DISTINCT coalesce(labels[CAST($label_key AS VARCHAR)], '(none)') AS value
+FROM cost_explorer_rows
+ORDER BY value

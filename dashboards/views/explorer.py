@@ -1,0 +1,232 @@
+"""Cost explorer: group the effective cost by any dimension, filter by any, day / week / month,
+this period against the previous one, and cumulative spend against a budget and its forecast.
+
+Its facts are cost_explorer_rows (every billing row split into the runs it was allocated to and
+what no run was), so every grouping adds up to the effective cost. The dimension, the grain and
+the label key are checked against the whitelists below, then bound as parameters and matched
+against fixed CASEs in the SQL; filter values are bound as lists. Nothing is formatted into SQL.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from dashboards import charts, data
+from dashboards.components import (
+    definition_link,
+    display_value,
+    empty_state,
+    money,
+    percent,
+    table,
+    usd_column,
+)
+from dashboards.filters import Filters
+
+DIMENSIONS = {
+    "provider": "Provider",
+    "billing_account_id": "Billing account",
+    "project_id": "Project",
+    "service_name": "Service",
+    "sku_description": "SKU",
+    "label": "Label (choose a key)",
+    "credit_type": "Credit type",
+    "pricing_model": "Pricing model",
+    "run_team": "Run-owner team",
+    "label_team": "Label team",
+    "run_id": "Run",
+    "accelerator_type": "Accelerator type",
+    "workload_class": "Workload class",
+    "cost_part": "Cost part (runs, unallocated idle, shared)",
+}
+# Dimensions with a value per fact row, which the explorer's filters can narrow.
+FILTERED = tuple(d for d in DIMENSIONS if d not in {"label", "credit_type"})
+RUN_DIMENSIONS = ("run_team", "run_id", "workload_class", "cost_part")
+GRAINS = {"day": "Daily", "week": "Weekly", "month": "Monthly"}
+
+
+def explorer_params(chosen: dict[str, list[str]], label_key: str) -> dict[str, Any]:
+    """The explorer's filter parameters (sql/fragments/explorer_filter_values.sql)."""
+    params: dict[str, Any] = {f"f_{d}": list(chosen.get(d, [])) for d in FILTERED}
+    params["f_label"] = list(chosen.get("label", []))
+    params["label_key"] = label_key
+    return params
+
+
+def previous_period(start: date, end: date) -> tuple[date, date]:
+    """The period of the same length just before [start, end]."""
+    days = (end - start).days + 1
+    return start - timedelta(days=days), start - timedelta(days=1)
+
+
+def checked(dimension: str, grain: str) -> tuple[str, str]:
+    """Refuse a dimension or grain outside the whitelists (a URL or widget cannot add one)."""
+    if dimension not in DIMENSIONS or grain not in GRAINS:
+        raise ValueError(f"not an explorer grouping: {dimension!r}, {grain!r}")
+    return dimension, grain
+
+
+def _options() -> dict[str, list[str]]:
+    frame = data.query("explorer_options")
+    return {
+        dim: frame.loc[frame["dimension"] == dim, "value"].tolist()
+        for dim in (*FILTERED, "label_key")
+    }
+
+
+def _controls(opts: dict[str, list[str]]) -> tuple[str, str, str, dict[str, list[str]]]:
+    left, mid, right = st.columns([2, 2, 3])
+    dimension = left.selectbox(
+        "Group by", list(DIMENSIONS), format_func=DIMENSIONS.__getitem__, key="x_dimension"
+    )
+    keys = opts["label_key"] or ["team"]
+    label_key = mid.selectbox("Label key", keys, key="x_label_key")
+    grain = right.radio(
+        "Period", list(GRAINS), format_func=GRAINS.__getitem__, horizontal=True, key="x_grain"
+    )
+    chosen: dict[str, list[str]] = {}
+    with st.expander("Filters (the explorer's own; the sidebar's dates apply)"):
+        cols = st.columns(3)
+        for i, dim in enumerate(FILTERED):
+            chosen[dim] = cols[i % 3].multiselect(
+                DIMENSIONS[dim],
+                opts[dim],
+                format_func=display_value,
+                key=f"x_f_{dim}",
+                placeholder="All",
+            )
+        values = data.query("explorer_label_values", label_key=label_key)["value"].tolist()
+        chosen["label"] = st.multiselect(
+            f"Label {label_key}", values, format_func=display_value, key="x_f_label",
+            placeholder="All",
+        )  # fmt: skip
+    return dimension, grain, label_key, chosen
+
+
+def _shown(frame: pd.DataFrame, dimension: str) -> pd.DataFrame:
+    """Groups in words: a part no run was allocated has no run, team or class: '(no run)'."""
+    no_run = dimension in {"run_team", "run_id", "workload_class"}
+
+    def shown(value: Any) -> str:
+        return "(no run)" if no_run and value == "(none)" else display_value(value)
+
+    return frame.assign(group_value=frame["group_value"].map(shown))
+
+
+def _comparison(params: dict[str, Any], f: Filters, dimension: str, grain: str) -> None:
+    prev_start, prev_end = previous_period(f.start, f.end)
+    frame = data.query(
+        "explorer_compare",
+        **params,
+        dimension=dimension,
+        grain=grain,
+        start_day=f.start,
+        end_day=f.end,
+        prev_start=prev_start,
+        prev_end=prev_end,
+    )
+    this, before = frame["this_period_usd"].sum(), frame["previous_period_usd"].sum()
+    cols = st.columns(3)
+    cols[0].metric(f"Effective cost, {f.start} to {f.end}", money(this))
+    cols[1].metric(f"Previous period, {prev_start} to {prev_end}", money(before))
+    change = (this - before) / before if before else None
+    cols[2].metric("Change", money(this - before), delta=percent(change) if change else None)
+    st.markdown("**This period against the previous one**")
+    table(
+        _shown(frame, dimension).rename(columns={"group_value": DIMENSIONS[dimension]}),
+        f"explorer_compare_{dimension}",
+        {
+            "this_period_usd": usd_column("This period (USD)"),
+            "previous_period_usd": usd_column("Previous period (USD)"),
+            "change_usd": usd_column("Change (USD)"),
+            "change_share": st.column_config.NumberColumn("Change (%)", format="percent"),
+        },
+    )
+
+
+def _credit_types(params: dict[str, Any], f: Filters, chosen: dict[str, list[str]]) -> None:
+    if any(chosen.get(d) for d in RUN_DIMENSIONS):
+        st.caption("A credit is on a whole billing row: the run-owner filters do not apply here.")
+    open_params = {**params, **{f"f_{d}": [] for d in RUN_DIMENSIONS}}
+    frame = data.query("explorer_credit_types", **open_params, start_day=f.start, end_day=f.end)
+    st.caption(
+        "Billed cost and each credit type, by the billing rows' usage day; they add up to the "
+        "effective cost."
+    )
+    st.altair_chart(
+        charts.cost_bars(frame, "group_value", "Credit type", "Effective cost by credit type"),
+        width="stretch",
+    )
+    table(frame, "explorer_credit_types", {"effective_usd": usd_column("Effective cost (USD)")})
+
+
+def _cumulative(params: dict[str, Any], f: Filters) -> None:
+    st.subheader("Cumulative spend against a budget")
+    frame = data.query("explorer_cumulative", **params, start_day=f.start, end_day=f.end)
+    budgets = data.query("budget_status") if data.has_table("budget_status") else pd.DataFrame()
+    current = budgets[budgets["is_current"]] if not budgets.empty else budgets
+    budget = None
+    if not current.empty:
+        name = st.selectbox("Budget", current["budget"].tolist(), key="x_budget")
+        budget = current[current["budget"] == name].iloc[0]
+        st.caption(
+            f"Budget {name} ({budget['period_key']}) measures its own scope ({budget['scope']}), "
+            f"not the explorer's filters: {money(budget['spend_usd'])} spent of "
+            f"{money(budget['budget_usd'])}, forecast {money(budget['forecast_usd'])} by "
+            f"{pd.Timestamp(budget['period_end']).date()}."
+        )
+    else:
+        empty_state("No budgets yet", "No budget is configured, so no budget line is drawn.")
+    st.altair_chart(charts.cumulative_against_budget(frame, budget), width="stretch")
+    table(
+        frame,
+        "explorer_cumulative",
+        {
+            "effective_usd": usd_column("Effective cost (USD)"),
+            "cumulative_usd": usd_column("Cumulative (USD)"),
+        },
+    )
+
+
+def render(f: Filters) -> None:
+    st.title("Cost explorer")
+    st.caption(
+        f"Effective cost ({definition_link('effective_cost')}) grouped and filtered by any "
+        "dimension; every grouping adds up to the same total. Dates come from the sidebar; the "
+        "sidebar's team, project, workload and accelerator filters do not apply here: use the "
+        f"explorer's filters, which say which team they mean ({definition_link('label_team')}, "
+        f"{definition_link('run_owner_team')})."
+    )
+    opts = _options()
+    if not any(opts.values()):
+        empty_state("No cost yet", "cost_explorer_rows is empty: run the pipeline first.")
+        return
+    dimension, grain, label_key, chosen = _controls(opts)
+    dimension, grain = checked(dimension, grain)
+    params = explorer_params(chosen, label_key)
+    if dimension == "credit_type":
+        _credit_types(params, f, chosen)
+        _cumulative(params, f)
+        return
+    series = data.query(
+        "explorer_series", **params, dimension=dimension, grain=grain,
+        start_day=f.start, end_day=f.end,
+    )  # fmt: skip
+    if series.empty:
+        empty_state("No cost", "No cost matches these filters in this date range.")
+        return
+    title = DIMENSIONS[dimension] if dimension != "label" else f"Label {label_key}"
+    st.altair_chart(
+        charts.explorer_bars(_shown(series, dimension), title, GRAINS[grain]), width="stretch"
+    )
+    table(
+        _shown(series, dimension).rename(columns={"group_value": title}),
+        f"explorer_{dimension}_{grain}",
+        {"effective_usd": usd_column("Effective cost (USD)")},
+    )
+    _comparison(params, f, dimension, grain)
+    _cumulative(params, f)

@@ -1,0 +1,19 @@
+"""Glossary: one name and one definition per figure (models/figures.py, docs/glossary.md);
+pages link here (components.definition_link)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from models.figures import FIGURES
+
+
+def render() -> None:
+    st.title("Glossary")
+    st.caption(
+        "Every page, the CLI, alerts and budgets use these names with these meanings "
+        "(docs/glossary.md)."
+    )
+    for f in FIGURES:
+        st.header(f.name, anchor=f.anchor)
+        st.markdown(f"{f.definition}  \nSource: `{f.source}`.")
