@@ -1,18 +1,35 @@
--- @table: One billing row's share of one UTC hour it covers, in integer nano-units of the reporting currency (USD). Rows spanning several hours are spread evenly by time; the parts of a row add up to the row exactly.
+-- @table: One billing row's share of one UTC hour it covers, in integer nano-units of the reporting currency (USD). Rows spanning several hours are spread evenly by time; the parts of a row add up to the row exactly. Each row is classed as usage, a commitment fee (its SKU matches the commitment pattern: a commitment, not a resource) or unused reservation (its system label says so), by patterns kept as data in flopledger_settings (defaults below).
 -- @depends: billing_line_items, jobs, flopledger_settings
 -- @col row_id: The billing row (billing_line_items.row_id).
 -- @col hour: UTC hour (start).
 -- @col project_id: Project of the row.
 -- @col resource_name: Resource of the row (null for rows without one: tax, some network).
 -- @col accelerator_type: Canonical accelerator of the row's SKU (null for host, disk and other SKUs).
--- @col direct_run_id: The known run the row's run label (or GKE's k8s-label/<run label>) names: the row goes wholly to that run.
+-- @col billing_account_id: Billing account of the row.
+-- @col region: Region of the row (location.region).
+-- @col row_kind: usage, commitment_fee (the fee of a committed-use contract) or unused_reservation (reserved capacity no VM consumed).
+-- @col resource_kind: What the row's usage counts: its canonical accelerator type, cores, memory, or null.
+-- @col commitment_id: For a commitment fee: the commitment, named by the row's resource (what committed-use credits name in their id), else account/region/kind.
+-- @col reservation_project_id: For unused reservation: the reservation's project (its system label, else the row's project).
+-- @col reservation_name: For unused reservation: the reservation (its system label, else the row's resource).
+-- @col direct_run_id: The known run the row's run label (or GKE's k8s-label/<run label>) names: the row goes wholly to that run (usage rows only).
 -- @col unknown_run_label: The row's run label when it names no known run (the row stays in the pool).
 -- @col billed_nanos: Billed cost in this hour, nano-USD.
 -- @col effective_nanos: Effective cost (billed + credits) in this hour, nano-USD.
 -- @col list_nanos: List cost in this hour, nano-USD.
 -- @col paid_accelerator_nanos: Accelerator-seconds paid in this hour x 1e9 (accelerator SKUs only).
+-- @col usage_units_nanos: The row's usage in this hour x 1e9 in its resource kind's unit: accelerator-seconds for accelerators, core-seconds for cores, usage in pricing units (GiB-hours) for memory, else 0. For a commitment fee: the committed quantity.
+-- @col committed_credit_nanos: The committed-use credits (types in the committed_credit_types setting) of the row in this hour, nano-USD (zero or negative): what the commitment saved against on-demand.
 WITH settings AS (
-    SELECT coalesce(max(CASE WHEN key = 'run_label_key' THEN value END), 'run_id') AS run_label_key
+    SELECT
+        coalesce(max(CASE WHEN key = 'run_label_key' THEN value END), 'run_id') AS run_label_key,
+        -- Classification as data: each pattern can be overridden by a settings row of that key.
+        coalesce(max(CASE WHEN key = 'commitment_sku_pattern' THEN value END), '^Commitment v1: ') AS commitment_sku_pattern,
+        coalesce(max(CASE WHEN key = 'unused_reservation_label' THEN value END), 'compute.googleapis.com/is_unused_reservation') AS unused_reservation_label,
+        coalesce(max(CASE WHEN key = 'cores_sku_pattern' THEN value END), '(?i)\b(core|cpu|vcpu)s?\b') AS cores_sku_pattern,
+        coalesce(max(CASE WHEN key = 'memory_sku_pattern' THEN value END), '(?i)\b(ram|memory)\b') AS memory_sku_pattern,
+        string_split(coalesce(max(CASE WHEN key = 'committed_credit_types' THEN value END),
+                              'COMMITTED_USAGE_DISCOUNT,COMMITTED_USAGE_DISCOUNT_DOLLAR_BASE'), ',') AS committed_credit_types
     FROM flopledger_settings
 ),
 labelled AS (
@@ -20,6 +37,28 @@ labelled AS (
         b.*,
         -- GKE cost allocation copies pod labels onto the node's rows as k8s-label/<key>.
         coalesce(b.labels[s.run_label_key], b.labels['k8s-label/' || s.run_label_key]) AS run_label,
+        CASE
+            WHEN regexp_matches(coalesce(b.sku_description, ''), s.commitment_sku_pattern) THEN 'commitment_fee'
+            WHEN lower(coalesce(b.system_labels[s.unused_reservation_label], '')) = 'true' THEN 'unused_reservation'
+            ELSE 'usage'
+        END AS row_kind,
+        CASE
+            WHEN b.accelerator_type IS NOT NULL THEN b.accelerator_type
+            WHEN regexp_matches(coalesce(b.sku_description, ''), s.cores_sku_pattern) THEN 'cores'
+            WHEN regexp_matches(coalesce(b.sku_description, ''), s.memory_sku_pattern) THEN 'memory'
+        END AS resource_kind,
+        -- The committed-use part of the row's credits, in USD: credits_total_usd x (committed / all credits).
+        CASE WHEN coalesce(b.credits_total, 0) <> 0 THEN floor_div(
+            to_nanos(b.credits_total_usd) * to_nanos(coalesce(list_sum(list_transform(
+                list_filter(b.credits, lambda c: list_contains(s.committed_credit_types, c.type)), lambda c: c.amount)), 0)),
+            to_nanos(b.credits_total)) ELSE 0 END AS row_committed_credit,
+        -- Usage in the resource kind's unit: accelerator-seconds, core-seconds, memory in pricing units (GiB-hours).
+        to_nanos(CASE
+            WHEN b.accelerator_type IS NOT NULL THEN coalesce(b.accelerator_seconds, 0)
+            WHEN regexp_matches(coalesce(b.sku_description, ''), s.cores_sku_pattern) THEN coalesce(b.usage_amount, 0)
+            WHEN regexp_matches(coalesce(b.sku_description, ''), s.memory_sku_pattern) THEN coalesce(b.usage_amount_in_pricing_units, b.usage_amount, 0)
+            ELSE 0
+        END) AS row_units,
         to_nanos(b.cost_usd) AS row_billed,
         to_nanos(b.cost_usd + b.credits_total_usd) AS row_effective,
         to_nanos(coalesce(b.cost_at_list_usd, b.cost_usd)) AS row_list,
@@ -58,11 +97,23 @@ SELECT
     s.project_id,
     s.resource_name,
     s.accelerator_type,
-    CASE WHEN j.run_id IS NOT NULL THEN j.run_id END AS direct_run_id,
-    CASE WHEN s.run_label IS NOT NULL AND j.run_id IS NULL THEN s.run_label END AS unknown_run_label,
+    s.billing_account_id,
+    s.region,
+    s.row_kind,
+    s.resource_kind,
+    CASE WHEN s.row_kind = 'commitment_fee'
+         THEN coalesce(s.resource_name, concat_ws('/', s.billing_account_id, s.region, s.resource_kind)) END AS commitment_id,
+    CASE WHEN s.row_kind = 'unused_reservation'
+         THEN coalesce(s.system_labels['compute.googleapis.com/reservation_project_id'], s.project_id) END AS reservation_project_id,
+    CASE WHEN s.row_kind = 'unused_reservation'
+         THEN coalesce(s.system_labels['compute.googleapis.com/reservation_name'], s.resource_name) END AS reservation_name,
+    CASE WHEN j.run_id IS NOT NULL AND s.row_kind = 'usage' THEN j.run_id END AS direct_run_id,
+    CASE WHEN s.run_label IS NOT NULL AND j.run_id IS NULL AND s.row_kind = 'usage' THEN s.run_label END AS unknown_run_label,
     floor_div(s.row_billed * s.upto_us, s.total_us) - floor_div(s.row_billed * s.before_us, s.total_us) AS billed_nanos,
     floor_div(s.row_effective * s.upto_us, s.total_us) - floor_div(s.row_effective * s.before_us, s.total_us) AS effective_nanos,
     floor_div(s.row_list * s.upto_us, s.total_us) - floor_div(s.row_list * s.before_us, s.total_us) AS list_nanos,
-    floor_div(s.row_paid * s.upto_us, s.total_us) - floor_div(s.row_paid * s.before_us, s.total_us) AS paid_accelerator_nanos
+    floor_div(s.row_paid * s.upto_us, s.total_us) - floor_div(s.row_paid * s.before_us, s.total_us) AS paid_accelerator_nanos,
+    floor_div(s.row_units * s.upto_us, s.total_us) - floor_div(s.row_units * s.before_us, s.total_us) AS usage_units_nanos,
+    floor_div(s.row_committed_credit * s.upto_us, s.total_us) - floor_div(s.row_committed_credit * s.before_us, s.total_us) AS committed_credit_nanos
 FROM spread AS s
 LEFT JOIN jobs AS j ON j.run_id = s.run_label

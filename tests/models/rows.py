@@ -40,6 +40,7 @@ def line_item(
     resource: str | None = "vm-1",
     project: str = "ml-prod",
     credits: tuple[Any, ...] = (),
+    typed_credits: tuple[tuple[Any, str, str], ...] = (),
     labels: dict[str, str] | None = None,
     accelerator_type: str | None = None,
     accelerator_seconds: Any = None,
@@ -51,14 +52,23 @@ def line_item(
     credits_usd: Any = None,
     cost_type: str = "regular",
     service: str = "Compute Engine",
+    region: str | None = "us-central1",
+    system_labels: dict[str, str] | None = None,
     export_time: str = "2026-10-01 04",
     invoice_month: str = "202610",
 ) -> dict[str, Any]:
     """One `billing_line_items` row (the table's row_id is given when the books are built).
 
     Money in another currency than USD needs its USD amounts worked by hand (`cost_usd`,
-    `credits_usd`): this helper never converts."""
-    credits_total = sum((Decimal(str(c)) for c in credits), Decimal(0))
+    `credits_usd`): this helper never converts. `typed_credits` are (amount, type, id) credits
+    as the export writes them (e.g. a COMMITTED_USAGE_DISCOUNT whose id names a commitment);
+    they count in credits_total like `credits`."""
+    amounts = [*credits, *(amount for amount, _, _ in typed_credits)]
+    credits_total = sum((Decimal(str(c)) for c in amounts), Decimal(0))
+    credit_records = [
+        {"name": kind, "amount": Decimal(str(amount)), "full_name": None, "id": name, "type": kind}
+        for amount, kind, name in typed_credits
+    ]
     if currency != "USD" and cost_usd is None:
         raise ValueError("a row in another currency needs cost_usd (and credits_usd) by hand")
     start = ts(hour)
@@ -77,8 +87,10 @@ def line_item(
         "resource_name": resource,
         "usage_amount": None if usage_amount is None else Decimal(str(usage_amount)),
         "usage_unit": usage_unit,
+        "region": region,
         "cost": Decimal(str(cost)),
         "credits_total": credits_total,
+        "credits": credit_records or None,
         "cost_at_list": Decimal(str(cost)),
         "currency": currency,
         "currency_conversion_rate": Decimal(str(rate)),
@@ -88,6 +100,7 @@ def line_item(
         "cost_type": cost_type,
         "invoice_month": invoice_month,
         "labels": labels or {},
+        "system_labels": system_labels or {},
         "accelerator_type": accelerator_type,
         "accelerator_seconds": (
             None if accelerator_seconds is None else Decimal(str(accelerator_seconds))

@@ -1,0 +1,211 @@
+"""Commitments and reservations on hand-worked scenarios (docs/allocation.md, "Commitments").
+
+A commitment fee row (`Commitment v1: ...`) is a commitment, not a resource: its usage is the
+committed quantity (12 GPUs for an hour = 43,200 GPU-seconds). Each hour, a resource-hour whose
+rows got the commitment's committed-use credit takes fee x (its credited GPU-seconds /
+max(committed, all credited)), rounded toward minus infinity; the rest is unused commitment.
+Usage rows here are 8-GPU H100 VMs for an hour (28,800 GPU-seconds) at 98 on demand, and a
+resource-based CUD credit takes the covered usage's whole on-demand cost off (-98).
+"""
+
+from decimal import Decimal as D
+from typing import Any
+
+from tests.models.rows import gpu, host, line_item, run
+
+FEE_SKU = "Commitment v1: Nvidia H100 80GB GPU in Americas for 1 Year"
+UNUSED = "compute.googleapis.com/is_unused_reservation"
+
+
+def fee(hour: str, cost: Any, gpus: int = 12, hours: int = 1, end_hour: str | None = None,
+        name: str = "cud-h100-12") -> dict[str, Any]:  # fmt: skip
+    """A commitment's fee row: `gpus` x 3,600 x `hours` GPU-seconds committed."""
+    seconds = gpus * 3600 * hours
+    return line_item(sku=FEE_SKU, hour=hour, end_hour=end_hour, cost=cost, resource=name,
+                     accelerator_type="H100-80GB", accelerator_seconds=seconds,
+                     usage_amount=seconds, usage_unit="seconds")  # fmt: skip
+
+
+def cud(amount: Any, name: str = "cud-h100-12") -> tuple[Any, str, str]:
+    """A resource-based committed-use credit whose id names the commitment."""
+    return (amount, "COMMITTED_USAGE_DISCOUNT", name)
+
+
+def assert_books_close(b) -> None:
+    checks = b.rows("SELECT check_name, difference FROM books")
+    assert len(checks) == 4
+    assert all(c["difference"] == 0 for c in checks), checks
+
+
+def hourly(b, hour: str) -> dict[str, Any]:
+    return b.rows(
+        "SELECT * FROM commitment_hourly WHERE hour = CAST(? AS TIMESTAMP)", [hour + ":00:00"]
+    )[0]
+
+
+def unused(b) -> list[tuple[str, str, str, str, Any, D]]:
+    return [
+        (
+            str(r["hour"]),
+            r["idle_kind"],
+            r["project_id"],
+            r["name"],
+            r["unused_accelerator_hours"],
+            r["unused_cost"],
+        )  # fmt: skip
+        for r in b.rows("SELECT * FROM unused_capacity ORDER BY hour, idle_kind, name")
+    ]
+
+
+def test_a_fee_shared_by_two_vms_in_one_hour(books):
+    # A 24-GPU commitment (86,400 GPU-s), fee 100 for hour 00. vm-1 uses 8 GPUs (28,800 s),
+    # its credit names the commitment; vm-2 uses 16 GPUs (57,600 s), its credit names no
+    # commitment ("Committed Usage Discount: GPU"), so it matches by account, region and type.
+    # vm-1: floor(100e9 x 28,800 / 86,400) = floor(33,333,333,333.3) nanos = 33.333333333
+    # vm-2: floor(100e9 x 57,600 / 86,400) = floor(66,666,666,666.6) nanos = 66.666666666
+    # Unused commitment: 100 - 99.999999999 = 0.000000001 (the rounding remainder).
+    # The run holds vm-1 all hour: 0 (98 - 98) + 33.333333333 + host 8 = 41.333333333.
+    # Nobody holds vm-2: its 66.666666666 is vm-2's unallocated idle.
+    billing = [
+        fee("2026-10-01 00", 100, gpus=24),
+        gpu("2026-10-01 00", 98, typed_credits=(cud(-98),)),
+        host("2026-10-01 00", 8),
+        gpu("2026-10-01 00", 196, resource="vm-2", seconds=57600,
+            typed_credits=((-196, "COMMITTED_USAGE_DISCOUNT", "Committed Usage Discount: GPU"),)),
+    ]  # fmt: skip
+    b = books.build(billing, [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")])
+    assert b.run_cost("r") == D("41.333333333")
+    assert b.idle("vm-2", "2026-10-01 00:00:00")["unallocated_idle_cost"] == D("66.666666666")
+    shares = b.rows("SELECT resource_name, fee_share_nanos FROM commitment_allocation ORDER BY 1")
+    assert shares == [
+        {"resource_name": "vm-1", "fee_share_nanos": 33_333_333_333},
+        {"resource_name": "vm-2", "fee_share_nanos": 66_666_666_666},
+    ]
+    assert hourly(b, "2026-10-01 00")["unused_nanos"] == 1
+    # The fee row is not a machine: no idle 24-GPU resource named after the commitment.
+    assert b.rows("SELECT * FROM idle_capacity WHERE resource_name = 'cud-h100-12'") == []
+    assert unused(b) == [("2026-10-01 00:00:00", "unused_commitment", "ml-prod", "cud-h100-12",
+                          0.0, D("0.000000001"))]  # fmt: skip
+    assert_books_close(b)
+
+
+def test_a_12_gpu_commitment_used_by_8_gpus_then_not_at_all(books):
+    # One fee row for hours 00-02: 240 for 12 GPUs x 2 h = 86,400 GPU-s, spread 120 and
+    # 43,200 s per hour. Hour 00: vm-1's 8 GPUs use it: 120 x 28,800 / 43,200 = 80;
+    # unused 40 (4 GPU-hours). Hour 01: no usage: unused 120 (12 GPU-hours).
+    # The run held vm-1 for hour 00: 0 + 80 = 80 (before: 0, and the fee read as a
+    # 12-GPU idle machine).
+    billing = [
+        fee("2026-10-01 00", 240, hours=2, end_hour="2026-10-01 02"),
+        gpu("2026-10-01 00", 98, typed_credits=(cud(-98),)),
+    ]
+    b = books.build(billing, [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")])
+    assert b.run_cost("r") == D("80")
+    assert unused(b) == [
+        ("2026-10-01 00:00:00", "unused_commitment", "ml-prod", "cud-h100-12", 4.0, D("40")),
+        ("2026-10-01 01:00:00", "unused_commitment", "ml-prod", "cud-h100-12", 12.0, D("120")),
+    ]
+    day = b.rows("SELECT * FROM commitment_utilisation")
+    assert len(day) == 1
+    d = day[0]
+    # Committed 12 x 2 = 24 GPU-hours; used 8; 8 / 24 = 33.33%; saved 98 on demand for 240.
+    assert (d["committed_accelerator_hours"], d["used_accelerator_hours"], d["hours_used"]) == (
+        24.0, 8.0, 1)  # fmt: skip
+    assert abs(d["utilisation_pct"] - 100 / 3) < 1e-9
+    assert (d["fee"], d["savings"], d["net_savings"], d["unused_cost"]) == (
+        D("240"), D("98"), D("-142"), D("160"))  # fmt: skip
+    assert (d["term"], d["region"], d["teams"], d["sku_description"]) == (
+        "1 Year", "us-central1", "llm", FEE_SKU)  # fmt: skip
+    assert_books_close(b)
+
+
+def test_a_day_boundary_and_usage_above_the_commitment(books):
+    # The fee row covers 2026-10-31 23:00 - 2026-11-01 01:00: 240 for 12 GPUs x 2 h, so 120
+    # and 43,200 GPU-s in each hour, one hour on each day.
+    # 23:00 (Oct 31): vm-1's 8 GPUs: 120 x 28,800 / 43,200 = 80, unused 40.
+    # 00:00 (Nov 1): vm-1 and vm-2, 8 GPUs each, 57,600 s credited > 43,200 committed: the
+    # whole fee is split by usage: 120 x 28,800 / 57,600 = 60 each; unused 0.
+    # run-a (llm) holds vm-1 for both hours: 80 + 60 = 140. run-b (vision) holds vm-2: 60.
+    billing = [
+        fee("2026-10-31 23", 240, hours=2, end_hour="2026-11-01 01"),
+        gpu("2026-10-31 23", 98, end_hour="2026-11-01 00", typed_credits=(cud(-98),)),
+        gpu("2026-11-01 00", 98, typed_credits=(cud(-98),)),
+        gpu("2026-11-01 00", 98, resource="vm-2", typed_credits=(cud(-98),)),
+    ]
+    runs = [
+        run("run-a", "2026-10-31T23:00:00Z", "2026-11-01T01:00:00Z"),
+        run("run-b", "2026-11-01T00:00:00Z", "2026-11-01T01:00:00Z", resource="vm-2",
+            team="vision"),
+    ]  # fmt: skip
+    b = books.build(billing, runs)
+    assert b.run_cost("run-a") == D("140")
+    assert b.run_cost("run-b") == D("60")
+    days = b.rows("SELECT * FROM commitment_utilisation ORDER BY day")
+    got = [(str(d["day"]), d["committed_accelerator_hours"], d["used_accelerator_hours"],
+            d["utilisation_pct"], d["fee"], d["savings"], d["unused_cost"], d["teams"])
+           for d in days]  # fmt: skip
+    # Oct 31: 8 of 12 GPU-hours (66.67%), saved 98. Nov 1: 12 of 12 counted (usage above the
+    # commitment is not utilisation), saved 98 + 98 = 196.
+    assert got == [
+        ("2026-10-31", 12.0, 8.0, 800 / 12, D("120"), D("98"), D("40"), "llm"),
+        ("2026-11-01", 12.0, 12.0, 100.0, D("120"), D("196"), D("0"), "llm, vision"),
+    ]
+    assert_books_close(b)
+
+
+def test_an_unused_reservation_is_idle_of_its_reservation_and_project(books):
+    # vm-1's hour (80) goes to the run. Reserved H100 capacity nobody consumed bills 80 on a
+    # row the system label marks unused: it is unused reservation of res-h100 in ml-shared
+    # (its reservation labels), 8 GPU-hours, not a machine's idle and not shared cost.
+    reservation = {UNUSED: "true", "compute.googleapis.com/reservation_name": "res-h100",
+                   "compute.googleapis.com/reservation_project_id": "ml-shared"}  # fmt: skip
+    billing = [
+        gpu("2026-10-01 00", 80),
+        gpu("2026-10-01 00", 80, resource="res-h100-slot", system_labels=reservation),
+    ]
+    b = books.build(billing, [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")])
+    assert b.run_cost("r") == D("80")
+    assert unused(b) == [
+        ("2026-10-01 00:00:00", "unused_reservation", "ml-shared", "res-h100", 8.0, D("80"))
+    ]
+    assert b.rows("SELECT * FROM idle_capacity WHERE resource_name = 'res-h100-slot'") == []
+    assert_books_close(b)
+
+
+def test_a_promotion_credit_on_a_committed_row_does_not_count(books):
+    # 12-GPU commitment, fee 120 for hour 00.
+    # vm-1: 98 with a CUD credit -78.40 naming the commitment and a promotion -9.80:
+    #   effective 9.80; its 28,800 GPU-s used the commitment -> 120 x 28,800 / 43,200 = 80.
+    # vm-2: 98 with only a promotion -9.80 and sustained use -5 (same account, region, type):
+    #   not committed usage -> no fee share; effective 83.20, all unallocated idle.
+    # Unused commitment 120 - 80 = 40 (had vm-2 counted: 60 + 60, unused 0).
+    # Run on vm-1: 9.80 + 80 = 89.80. Savings from credits: 78.40 (the promotion is not one).
+    promo = (-9.80, "PROMOTION", "promo-2026")
+    billing = [
+        fee("2026-10-01 00", 120),
+        gpu("2026-10-01 00", 98, typed_credits=(cud(-78.40), promo)),
+        gpu("2026-10-01 00", 98, resource="vm-2",
+            typed_credits=(promo, (-5, "SUSTAINED_USAGE_DISCOUNT", "Sustained Usage Discount"))),
+    ]  # fmt: skip
+    b = books.build(billing, [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")])
+    assert b.run_cost("r") == D("89.80")
+    assert b.idle("vm-2", "2026-10-01 00:00:00")["unallocated_idle_cost"] == D("83.20")
+    assert hourly(b, "2026-10-01 00")["unused_nanos"] == 40 * 10**9
+    d = b.rows("SELECT savings, net_savings, unused_cost FROM commitment_utilisation")[0]
+    assert d == {"savings": D("78.40"), "net_savings": D("-41.60"), "unused_cost": D("40")}
+    assert_books_close(b)
+
+
+def test_a_fee_share_on_a_row_labelled_with_a_run_goes_to_that_run(books):
+    # vm-1's GPU row is labelled run_id=r (a direct row): its 8 GPUs use a 16-GPU commitment
+    # (fee 160): 160 x 28,800 / 57,600 = 80 goes directly to r with the row (0 after credit).
+    # Unused commitment: 80.
+    billing = [
+        fee("2026-10-01 00", 160, gpus=16),
+        gpu("2026-10-01 00", 98, typed_credits=(cud(-98),), labels={"run_id": "r"}),
+    ]
+    b = books.build(billing, [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")])
+    assert b.run_cost("r") == D("80")
+    assert b.one("SELECT direct_cost FROM cost_per_run WHERE run_id = 'r'") == D("80")
+    assert hourly(b, "2026-10-01 00")["unused_nanos"] == 80 * 10**9
+    assert_books_close(b)
