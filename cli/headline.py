@@ -4,6 +4,7 @@ figures are named as docs/glossary.md names them (models/figures.py)."""
 
 from decimal import Decimal
 
+from cli.managed_lines import managed_lines
 from models import query_sql
 from models.figures import figure
 from warehouse import Warehouse
@@ -117,4 +118,6 @@ def headline_lines(warehouse: Warehouse, currency: str) -> list[str]:
         lines += _where_it_went(warehouse, currency)
         lines += _top_runs(warehouse, currency)
         lines += _per_token(warehouse, currency)
+    if _table_exists(warehouse, "inference_comparison"):
+        lines += managed_lines(warehouse, currency)
     return lines

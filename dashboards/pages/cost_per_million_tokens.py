@@ -1,4 +1,6 @@
 from dashboards.sidebar import current
-from dashboards.views import tokens
+from dashboards.views import managed_inference, tokens
 
-tokens.render(current())
+filters = current()
+tokens.render(filters)
+managed_inference.render(filters)

@@ -119,6 +119,9 @@ def _check_page(page, url: str, name: str) -> None:
     assert not page.query_selector('[data-testid="stException"]'), f"{name}: exception shown"
     painted = page.evaluate(DRAWN, page.query_selector("body"))
     assert painted and all(n > 0 for n in painted), f"{name}: charts not drawn {painted}"
+    if name == "cost_per_million_tokens":  # the managed inference section, below the charts
+        body = page.inner_text("body")
+        assert "Managed inference" in body and "Self-hosted against managed" in body, name
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
     if name == "overview" and os.environ.get("FLOPLEDGER_UPDATE_DOCS_IMG"):
         page.screenshot(path=str(REPO / "docs" / "img" / "overview.png"))

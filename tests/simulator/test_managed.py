@@ -109,3 +109,14 @@ def test_config_and_files(built) -> None:
     # The last day's costs are not exported yet: the book costs that day.
     assert sorted(p.name for p in (out / "managed" / "fireworks_ai").iterdir()) == [
         "costs-2026-10-01.json", "usage-2026-10-01.json", "usage-2026-10-02.json"]  # fmt: skip
+
+
+def test_headline_shows_managed_spend_on_its_own_line(built) -> None:
+    from cli.headline import headline_lines
+
+    result, warehouse = built
+    text = "\n".join(headline_lines(warehouse, "USD"))
+    spend = Decimal(result.managed["managed_usd"])
+    assert "(not on the cloud bill)" in text
+    assert f"{spend:,.2f} USD" in text
+    assert "self-hosted vs managed, per M tokens" in text

@@ -1,0 +1,31 @@
+-- Managed inference per provider and model over the chosen UTC days (managed_inference_daily):
+-- requests, error rate, tokens, cost and USD per million tokens (the rule of tokens_by.sql),
+-- and the worst daily p95 latency logged. Params: $start_day, $end_day.
+WITH grouped AS (
+    SELECT
+        provider,
+        model,
+        sum(requests) AS requests,
+        sum(failed_requests) AS failed_requests,
+        sum(input_tokens + output_tokens) AS tokens,
+        sum(output_tokens) AS tokens_out,
+        sum(cost) AS cost,
+        max(latency_p95_ms) AS worst_daily_p95_ms
+    FROM managed_inference_daily
+    WHERE day BETWEEN CAST($start_day AS DATE) AND CAST($end_day AS DATE)
+    GROUP BY provider, model
+)
+SELECT
+    provider,
+    model,
+    requests,
+    CASE WHEN requests > 0 THEN CAST(failed_requests AS DOUBLE) / requests END AS error_rate,
+    CAST(tokens AS DOUBLE) AS tokens,
+    cost AS cost_usd,
+    CAST(CAST(cost * 1000000000 AS HUGEINT) * 1000000 // nullif(tokens, 0) AS DECIMAL(38, 0))
+        * CAST(0.000000001 AS DECIMAL(10, 9)) AS usd_per_million_tokens,
+    CAST(CAST(cost * 1000000000 AS HUGEINT) * 1000000 // nullif(tokens_out, 0) AS DECIMAL(38, 0))
+        * CAST(0.000000001 AS DECIMAL(10, 9)) AS usd_per_million_output_tokens,
+    worst_daily_p95_ms
+FROM grouped
+ORDER BY cost DESC, provider, model
