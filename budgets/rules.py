@@ -19,6 +19,14 @@ def _pct_text(value: float) -> str:
     return f"{value:g}%"
 
 
+def period_words(status: Status) -> str:
+    """The period as a reader says it: a month or quarter by its key (2026-10, 2026-Q4); a week
+    by its days, since its key (the first day, 2026-10-05) reads like a date, not a period."""
+    if status.period_kind == "week":
+        return f"the week {status.period_start} to {status.period_end}"
+    return status.period_key
+
+
 def threshold_alerts(status: Status) -> list[Alert]:
     """One alert per threshold the current period has crossed."""
     if not status.is_current:
@@ -31,10 +39,10 @@ def threshold_alerts(status: Status) -> list[Alert]:
                 kind="threshold",
                 subject=status.budget,
                 severity="critical" if t >= 100 else "warning",
-                title=f"Budget {status.budget} passed {_pct_text(t)} for {status.period_key}",
+                title=f"Budget {status.budget} passed {_pct_text(t)} for {period_words(status)}",
                 message=(
                     f"{_money(status.spend_to_date)} spent of {_money(status.amount_usd)} "
-                    f"({status.percent_used:.1f}%) in {status.period_key} ({status.scope})"
+                    f"({status.percent_used:.1f}%) in {period_words(status)} ({status.scope})"
                 ),
                 channels=status.channels,
                 details=_details(status, threshold_pct=t),
@@ -52,7 +60,7 @@ def forecast_alert(status: Status) -> list[Alert]:
             kind="forecast",
             subject=status.budget,
             severity="warning",
-            title=f"Budget {status.budget} is forecast to overrun {status.period_key}",
+            title=f"Budget {status.budget} is forecast to overrun {period_words(status)}",
             message=(
                 f"forecast {_money(status.forecast)} against {_money(status.amount_usd)} "
                 f"({status.forecast_percent:.1f}%) at {_money(status.run_rate_per_day)}/day "
