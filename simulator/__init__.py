@@ -24,6 +24,8 @@ from simulator.billing import day_rows
 from simulator.clock import DAY_US, day_start_us, to_naive
 from simulator.extracts import ExportWriter
 from simulator.fleet import EUR, USD, Fleet, build_fleet
+from simulator.gke import build_gke, write_pods
+from simulator.gke import config_lines as gke_config_lines
 from simulator.jobfiles import write_jobs_jsonl, write_sacct
 from simulator.managed import CONFIG_LINES as MANAGED_CONFIG
 from simulator.managed import write_managed
@@ -45,6 +47,7 @@ OWNED = (
     "dagster_home",
     "probes",
     "managed",
+    "kubernetes",
 )
 
 
@@ -72,7 +75,9 @@ def _clear(out: Path) -> None:
             path.unlink()
 
 
-def config_text(fleet: Fleet, has_slurm: bool, telemetry: bool, args: str) -> str:
+def config_text(
+    fleet: Fleet, has_slurm: bool, telemetry: bool, args: str, gke: bool = False
+) -> str:
     """`flopledger.yaml` naming only the sources this simulation wrote (paths relative to it)."""
     lines = [
         f"# Written by `flopledger simulate {args}`.",
@@ -96,6 +101,8 @@ def config_text(fleet: Fleet, has_slurm: bool, telemetry: bool, args: str) -> st
     if telemetry and (fleet.vms or fleet.slices):
         lines += ["  probes:", '    paths: ["probes/*.jsonl"]']
     lines += MANAGED_CONFIG
+    if gke:
+        lines += gke_config_lines()
     return "\n".join(lines) + "\n"
 
 
@@ -144,6 +151,7 @@ def simulate(
     start: date = DEFAULT_START,
     telemetry: bool = True,
     progress: Callable[[str], None] | None = None,
+    gke: bool = False,
 ) -> SimulationResult:
     """Simulate `days` UTC days of a fleet from `start` into `out_dir` (its earlier output replaced)."""
     if days < 1 or gpus < 0 or tpu_chips < 0:
@@ -155,21 +163,25 @@ def simulate(
     start_us = day_start_us(start)
     fleet = build_fleet(gpus, tpu_chips, start_us, start_us + days * DAY_US, seed)
     runs = build_schedule(fleet, seed)
+    segment = build_gke(fleet, seed) if gke else None  # GKE nodes join fleet.vms
+    if segment is not None:
+        runs = runs + segment.runs
     truth = Truth(runs)
     writer = ExportWriter(out / "billing", truth, [USD.account_id, EUR.account_id])
     gpu_rows, points = _days(out, fleet, runs, writer, seed, start, days, telemetry, progress)
     writer.flush()
     has_slurm = _write_jobs(out, runs, start, days)
+    if segment is not None:
+        write_pods(out / "kubernetes" / "pods.json", segment, fleet)
     totals = truth.write(out / "truth")
     managed = write_managed(out / "managed", out / "truth", runs, start, days, seed)
     _write_budgets(out, truth, start, days)
     if telemetry:
         _write_probes(out, fleet, start, days, seed)
     args = f"--gpus {gpus} --tpu-chips {tpu_chips} --days {days} --seed {seed} --start {start}"
+    args += ("" if telemetry else " --no-telemetry") + (" --gke" if gke else "")
     config = out / "flopledger.yaml"
-    config.write_text(
-        config_text(fleet, has_slurm, telemetry, args + ("" if telemetry else " --no-telemetry"))
-    )
+    config.write_text(config_text(fleet, has_slurm, telemetry, args, gke))
     return SimulationResult(
         out,
         config,

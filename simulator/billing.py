@@ -51,7 +51,7 @@ def _vm_where(vm: Vm, kind: str) -> Where:
             "compute.googleapis.com/is_unused_reservation": "false",
         }
     )
-    labels = {"team": vm.team} if vm.team else {}
+    labels = {**({"team": vm.team} if vm.team else {}), **dict(vm.labels)}
     tags = (("env", "prod"),) if vm.project.account.currency != "USD" else ()
     return Where((vm.name, global_name), (region, country, region, vm.zone), labels, system, tags)
 

@@ -88,6 +88,7 @@ class Vm:
     committed_use: bool  # GPU rows carry a committed use discount credit
     slurm: bool  # scheduled by Slurm (its runs are in the sacct document)
     disk_gib: int
+    labels: tuple[tuple[str, str], ...] = ()  # more labels on its rows (GKE nodes: the cluster's)
 
 
 @dataclass(frozen=True)

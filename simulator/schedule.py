@@ -74,6 +74,8 @@ class Placement:
     start_us: int
     end_us: int | None  # None: still running at the end of the period
     first_device: int = 0  # the first GPU index / chip it holds (telemetry)
+    share_numerator: int = 1  # share of each accelerator held: a MIG 1g.10gb slice is 1/7
+    share_denominator: int = 1
 
 
 @dataclass

@@ -39,7 +39,14 @@ def index_placements(runs: list[Run], period_end_us: int) -> dict[str, list[Held
         for p in run.placements:
             end = period_end_us if p.end_us is None else p.end_us
             out[p.resource_name].append(
-                Held(p.first_device, p.accelerators, p.start_us, end, run.idle_us)
+                # A MIG placement marks the GPUs its slices are on (ceil of the share held).
+                Held(
+                    p.first_device,
+                    -(-p.accelerators * p.share_numerator // p.share_denominator),
+                    p.start_us,
+                    end,
+                    run.idle_us,
+                )
             )
     return out
 

@@ -9,7 +9,8 @@ THE ARITHMETIC RULE (money in integer nano-USD; floor is toward minus infinity):
   (a zero-length row: all in its start hour). Paid accelerator-seconds of accelerator rows
   are spread the same way, in nano-seconds.
 - pool per (project, resource, hour): E = spread effective nanos, P = spread paid nanos;
-  H_run = accelerators x overlap of each placement with the hour, in nano-seconds.
+  H_run = accelerators x overlap of each placement with the hour, in nano-seconds (a MIG slice
+  placement: floor(accelerators x numerator x overlap nanos / denominator), per placement-hour).
   D = max(P, sum H); a run gets floor(E H / D) (nothing when D = 0); the rest is unallocated idle.
 """
 
@@ -146,7 +147,10 @@ class Truth:
                 for hour, overlap in hour_overlaps(p.start_us, end):
                     if overlap:
                         cell = out[(p.project_id, p.resource_name, hour)]
-                        cell[run.run_id] = cell.get(run.run_id, 0) + p.accelerators * overlap * 1000
+                        nanos = (
+                            p.accelerators * p.share_numerator * overlap * 1000
+                        ) // p.share_denominator
+                        cell[run.run_id] = cell.get(run.run_id, 0) + nanos
         return out
 
     def write(self, directory: Path) -> dict[str, Any]:

@@ -34,6 +34,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_false",
         help="skip NVML spool files and TPU Monitoring pages (by far the largest output)",
     )
+    parser.add_argument(
+        "--gke",
+        action="store_true",
+        help="add a GKE cluster: node pools billed as VMs, pods as runs (MIG slices included), "
+        "written as kubectl get pods -o json (sources.kubernetes)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -52,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
             start=args.start,
             telemetry=args.telemetry,
             progress=_progress,
+            gke=args.gke,
         )
     except ValueError as exc:
         print(f"flopledger simulate: {exc}", file=sys.stderr)

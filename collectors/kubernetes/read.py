@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from collectors.jobs.records import BadRecord, normalise_job
 from collectors.jobs.schema import JOBS_SCHEMA, PLACEMENTS_SCHEMA
@@ -161,4 +162,33 @@ def read_pod_files(
         rows_read=read,
         pods=len(newest),
         pods_skipped=skipped,
+    )
+
+
+def merge_runs(
+    jobs: pa.Table, placements: pa.Table, pods: PodsRead
+) -> tuple[pa.Table, pa.Table, list[Quarantined]]:
+    """The jobs source's runs and placements with the pods' added. A pod run whose run_id the
+    jobs file or Slurm already has is quarantined (the run would be counted twice)."""
+    taken = set(jobs["run_id"].to_pylist())
+    clash = [r for r in pods.jobs["run_id"].to_pylist() if r in taken]
+    quarantined = list(pods.quarantined)
+    pod_jobs, pod_placements = pods.jobs, pods.placements
+    if clash:
+        for row in pod_jobs.filter(pc.is_in(pod_jobs["run_id"], pa.array(clash))).to_pylist():
+            reason = f"run {row['run_id']}: its run_id is also in the jobs file or sacct"
+            quarantined.append(
+                Quarantined(
+                    SOURCE, row["source"], row["source_line"] or None, reason, row["run_id"]
+                )
+            )
+        keep = pc.invert(pc.is_in(pod_jobs["run_id"], pa.array(clash)))
+        pod_jobs = pod_jobs.filter(keep)
+        pod_placements = pod_placements.filter(
+            pc.invert(pc.is_in(pod_placements["run_id"], pa.array(clash)))
+        )
+    return (
+        pa.concat_tables([jobs, pod_jobs]),
+        pa.concat_tables([placements, pod_placements]),
+        quarantined,
     )

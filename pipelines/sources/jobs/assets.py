@@ -5,9 +5,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from collectors.jobs.read import read_jobs_files
+from collectors.kubernetes.read import PodsRead, merge_runs, read_pod_files
 from pipelines.loading import counts_metadata, replace_days, store_quarantine
 from pipelines.partitions import window_days
 from pipelines.resources import Flopledger
+
+
+def _pods(flopledger: Flopledger) -> PodsRead:
+    """The pods of sources.kubernetes as runs (no files when the source is not configured)."""
+    config = flopledger.config()
+    source = config.sources.kubernetes
+    return read_pod_files(
+        config.source_files("kubernetes"),
+        source.labels if source else None,
+        source.project_id if source else None,
+    )
 
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
@@ -24,21 +36,24 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
     def jobs_ingest(context: dg.AssetExecutionContext, flopledger: Flopledger):
         config, warehouse = flopledger.config(), flopledger.warehouse()
         read = read_jobs_files(config.source_files("jobs"))
-        jobs = replace_days(warehouse, "jobs", "submitted_day", read.jobs, window_days(context))
+        pods = _pods(flopledger)  # sources.kubernetes: pods as runs
+        runs, held, quarantined = merge_runs(read.jobs, read.placements, pods)
+        jobs = replace_days(warehouse, "jobs", "submitted_day", runs, window_days(context))
         # Placements follow their runs: the same days, replaced together (even to none).
         present = sorted(set(jobs["submitted_day"].to_pylist()))
-        placements = read.placements.filter(
-            pc.is_in(read.placements["submitted_day"], value_set=pa.array(present, pa.date32()))
+        placements = held.filter(
+            pc.is_in(held["submitted_day"], value_set=pa.array(present, pa.date32()))
         )
         if present:
             warehouse.replace_days("job_placements", "submitted_day", present, placements)
-        store_quarantine(warehouse, read.quarantined)
+        store_quarantine(warehouse, quarantined)
         counts = counts_metadata(
-            rows_read=jobs.num_rows + len(read.quarantined),
+            rows_read=jobs.num_rows + len(quarantined),
             rows_loaded=jobs.num_rows,
-            rows_quarantined=len(read.quarantined),
+            rows_quarantined=len(quarantined),
         )
-        context.log.info(f"jobs: {jobs.num_rows} runs, {placements.num_rows} placements")
+        seen = f", {pods.pods} pods ({pods.pods_skipped} CPU-only)" if pods.pods else ""
+        context.log.info(f"jobs: {jobs.num_rows} runs, {placements.num_rows} placements{seen}")
         yield dg.MaterializeResult(asset_key="jobs", metadata=counts)
         yield dg.MaterializeResult(
             asset_key="job_placements",
