@@ -15,7 +15,18 @@ import warnings
 
 from settings import ConfigError
 
-COMMANDS = ("run", "sql", "simulate", "demo", "agent", "probe", "alerts", "dashboard", "ui")
+COMMANDS = (
+    "run",
+    "sql",
+    "simulate",
+    "demo",
+    "agent",
+    "kube_watch",
+    "probe",
+    "alerts",
+    "dashboard",
+    "ui",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -225,3 +225,24 @@ def test_kubernetes_credentials_errors_are_one_line(tmp_path):
         core_api(kubeconfig=str(tmp_path / "missing"))
     with pytest.raises(KubernetesError, match="in-cluster"):
         core_api(in_cluster=True)  # no service account here
+
+
+def test_kubernetes_kube_watch_command(tmp_path, capsys):
+    from cli.main import main
+
+    with FakeApiServer(LISTS, WATCHES) as server:
+        kubeconfig = str(server.kubeconfig(tmp_path / "kubeconfig"))
+        out = tmp_path / "spool"
+        # --once: one list (2 pods), one file.
+        code = main(["kube-watch", "--config", str(tmp_path / "none.yaml"), "--out", str(out),
+                     "--kubeconfig", kubeconfig, "--once"])  # fmt: skip
+        assert code == 0
+        assert "2 pod records in 1 files" in capsys.readouterr().out
+        # Watching until the (short) duration is up: the second list, then watches.
+        code = main(["kube-watch", "--config", str(tmp_path / "none.yaml"), "--out", str(out),
+                     "--kubeconfig", kubeconfig, "--duration", "1", "--watch-timeout", "1"])  # fmt: skip
+        assert code == 0
+    read = read_pod_files(sorted(out.glob("*.jsonl")))
+    assert "run-c" in read.jobs["run_id"].to_pylist()
+    assert main(["kube-watch", "--config", str(tmp_path / "none.yaml")]) == 2  # no --out
+    assert "give --out" in capsys.readouterr().err
