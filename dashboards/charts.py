@@ -197,7 +197,7 @@ def mfu_histogram(frame: pd.DataFrame) -> alt.Chart:
         .mark_bar()
         .encode(
             x=alt.X("mfu_spec_pct:Q", bin=alt.Bin(maxbins=30), title="MFU against spec peak (%)"),
-            y=alt.Y("count():Q", title="Runs"),
+            y=alt.Y("count():Q", title="Runs", axis=alt.Axis(format="d", tickMinStep=1)),
         )
     )
 

@@ -50,6 +50,36 @@ def number(value: Any, unit: str = "", digits: int = 1) -> str:
     return "—" if _missing(value) else f"{float(value):,.{digits}f}{unit}"
 
 
+def duration(seconds: Any) -> str:
+    """Seconds as a person reads a wait: '45 s', '3 min 5 s', '1 h 18 min', '2 d 3 h'."""
+    if _missing(seconds):
+        return "—"
+    s = int(round(float(seconds)))
+    sign, s = ("-", -s) if s < 0 else ("", s)
+    days, rest = divmod(s, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        text = f"{days} d {hours} h" if hours else f"{days} d"
+    elif hours:
+        text = f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    elif minutes:
+        text = f"{minutes} min {secs} s" if secs else f"{minutes} min"
+    else:
+        text = f"{secs} s"
+    return sign + text
+
+
+def count_column(label: str) -> Any:
+    """Whole numbers with thousands separators (tokens, runs, results)."""
+    return st.column_config.NumberColumn(label, format="%,d")
+
+
+def percent_column(label: str) -> Any:
+    """A column holding percentages (0-100), e.g. 41.6%."""
+    return st.column_config.NumberColumn(label, format="%.1f%%")
+
+
 def telemetry(value: Any, unit: str, digits: int = 1) -> str:
     """A telemetry figure, or the honest 'no telemetry yet' (never a zero)."""
     return NO_TELEMETRY if _missing(value) else number(value, unit, digits)

@@ -8,9 +8,14 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import data
+from dashboards.components import display_value
 from dashboards.filters import DIMENSIONS, Filters, from_url, to_url
 
 STATE_KEY = "filters"
+HELP = {
+    "team": "Spend is filtered by label team (the billing rows' team label), runs by run-owner "
+    "team (the job record's). See the Glossary."
+}
 
 
 def options() -> dict[str, list[str]]:
@@ -55,7 +60,16 @@ def _widgets(opts: dict[str, list[str]], lo: date, hi: date) -> Filters:
     days = side.date_input("Dates (UTC)", key="f_dates", min_value=lo, max_value=hi)
     start, end = (days[0], days[-1]) if isinstance(days, tuple) and days else (lo, hi)
     chosen = {
-        dim: tuple(side.multiselect(label, opts[dim], key=f"f_{dim}", placeholder="All"))
+        dim: tuple(
+            side.multiselect(
+                label,
+                opts[dim],
+                key=f"f_{dim}",
+                placeholder="All",
+                format_func=display_value,
+                help=HELP.get(dim),
+            )
+        )
         for dim, label in DIMENSIONS.items()
     }
     return Filters(start, end, **chosen)

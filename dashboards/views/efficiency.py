@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboards import charts, data
-from dashboards.components import empty_state, table
+from dashboards.components import count_column, empty_state, percent_column, table
 from dashboards.filters import Filters
 
 NO_PROBES = (
@@ -30,7 +30,22 @@ def _probes(f: Filters) -> None:
         empty_state(*NO_PROBES)
         return
     st.altair_chart(charts.efficiency_bars(summary), width="stretch")
-    table(summary, "accelerator_efficiency_summary")
+    table(
+        summary,
+        "accelerator_efficiency_summary",
+        {
+            "nodes": count_column("Nodes"),
+            "results": count_column("Results"),
+            "failed_results": count_column("Failed results"),
+            "best_achieved_tflops": st.column_config.NumberColumn("Best TFLOP/s", format="%,.1f"),
+            "median_node_tflops": st.column_config.NumberColumn(
+                "Median node TFLOP/s", format="%,.1f"
+            ),
+            "spec_tflops": st.column_config.NumberColumn("Spec TFLOP/s", format="%,.1f"),
+            "median_efficiency_pct": percent_column("Median efficiency"),
+            "nodes_with_ceiling_drop": count_column("Nodes with a ceiling drop"),
+        },
+    )
 
 
 def _mfu(f: Filters) -> None:
@@ -40,7 +55,15 @@ def _mfu(f: Filters) -> None:
         empty_state(*NO_MFU)
         return
     st.altair_chart(charts.mfu_histogram(runs), width="stretch")
-    table(runs, "mfu_runs")
+    st.caption("Runs without tokens have no model FLOPs and so no MFU; they are not shown.")
+    table(
+        runs,
+        "mfu_runs",
+        {
+            "mfu_spec_pct": percent_column("MFU vs spec"),
+            "mfu_measured_pct": percent_column("MFU vs measured peak"),
+        },
+    )
 
 
 def render(f: Filters) -> None:

@@ -103,6 +103,10 @@ def render(f: Filters) -> None:
     st.title("Overview")
     _headline(f)
     st.subheader("Budgets")
+    st.caption(
+        "Budgets carry their own scope and period (each says which team it means); the sidebar "
+        "filters do not apply to them."
+    )
     show_budgets(current_only=True)
     left, right = st.columns(2)
     with left:

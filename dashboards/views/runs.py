@@ -7,7 +7,17 @@ from typing import Any
 import streamlit as st
 
 from dashboards import charts, data
-from dashboards.components import empty_state, money, number, table, telemetry, usd_column
+from dashboards.components import (
+    count_column,
+    duration,
+    empty_state,
+    money,
+    number,
+    percent_column,
+    table,
+    telemetry,
+    usd_column,
+)
 from dashboards.filters import Filters
 
 ROW_LIMITS = (50, 100, 500, 1000, 5000)
@@ -16,7 +26,14 @@ COLUMNS = {
     "effective_usd": usd_column("Cost (USD)"),
     "list_usd": usd_column("List cost (USD)"),
     "usd_per_million_tokens": usd_column("USD per M tokens"),
-    "accelerator_hours": st.column_config.NumberColumn("Accelerator-hours", format="%.2f"),
+    "accelerator_hours": st.column_config.NumberColumn("Accelerator-hours", format="%,.2f"),
+    "queue_seconds": st.column_config.NumberColumn("Queue time", format="duration"),
+    "tokens_in": count_column("Tokens in"),
+    "tokens_out": count_column("Tokens out"),
+    "accelerator_count": count_column("Accelerators"),
+    "mean_utilisation_pct": percent_column("Mean utilisation"),
+    "mfu_spec_pct": percent_column("MFU vs spec"),
+    "energy_kwh": st.column_config.NumberColumn("Energy (kWh)", format="%,.2f"),
 }
 
 
@@ -48,7 +65,7 @@ def _detail_metrics(run: dict[str, Any]) -> None:
     cols[0].metric("Run cost (USD)", money(run["effective_usd"]))
     cols[1].metric("Accelerator-hours", number(run["accelerator_hours"], digits=2))
     cols[2].metric("USD per million tokens", money(run["usd_per_million_tokens"]))
-    cols[3].metric("Queue time", number(run["queue_seconds"], " s", 0))
+    cols[3].metric("Queue time", duration(run["queue_seconds"]))
     cols = st.columns(4)
     cols[0].metric("Mean utilisation", telemetry(run["mean_utilisation_pct"], "%"))
     cols[1].metric("Energy", telemetry(run["energy_kwh"], " kWh", 2))

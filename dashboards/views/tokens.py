@@ -7,7 +7,7 @@ from decimal import Decimal
 import streamlit as st
 
 from dashboards import charts, data
-from dashboards.components import empty_state, money, number, table, usd_column
+from dashboards.components import count_column, empty_state, money, number, table, usd_column
 from dashboards.filters import Filters
 
 
@@ -53,5 +53,8 @@ def render(f: Filters) -> None:
             "effective_usd": usd_column("Cost (USD)"),
             "usd_per_million_tokens": usd_column("USD per M tokens"),
             "usd_per_million_output_tokens": usd_column("USD per M output tokens"),
+            "tokens": count_column("Tokens (in + out)"),
+            "tokens_out": count_column("Tokens out"),
+            "runs": count_column("Runs"),
         },
     )
