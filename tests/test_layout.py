@@ -48,6 +48,8 @@ DOORS = {
     "httpx": (),
     "urllib.request": (),
     "google.cloud": ("collectors/gcs.py", "collectors/cloud_monitoring/client.py"),
+    "kubernetes": ("collectors/kubernetes/client.py",),
+    "urllib3": ("collectors/kubernetes/client.py",),
 }
 
 
