@@ -242,7 +242,8 @@ def _export_day(
     """One day of the export provider's usage page, and its costs page unless not yet exported:
     charges per model as an input and an output line (batch and online together, as OpenAI's
     costs endpoint groups them)."""
-    usage, charged = [], {}
+    usage: list[dict[str, Any]] = []
+    charged: dict[tuple[str, str], int] = {}
     for price in (p for p in PRICES if p.provider == EXPORT_PROVIDER):
         for batch in (False, True):
             inp = rng.randint(2, 40) * 1_000_000 + rng.randint(0, 999_999)
