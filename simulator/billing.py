@@ -1,5 +1,6 @@
 """The billing export rows of one usage day: accelerators, hosts, disks, storage, egress, tax,
-and the credits and corrections that arrive days and weeks later."""
+a commitment's fee and an unused reservation, and the credits and corrections that arrive days
+and weeks later."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from simulator.clock import DAY_US, HOUR_US, US, hour_overlaps
 from simulator.fleet import Bucket, Fleet, Project, TpuSlice, Vm
 from simulator.prices import (
     ACCELERATOR_SKUS,
-    CUD_RATE,
     GIB,
     SKUS,
     SUD_RATE,
@@ -25,6 +25,15 @@ from simulator.schedule import Run
 
 Row = dict[str, Any]
 UNKNOWN_RUN_ID = "run-999999"  # a storage label naming a run that does not exist
+# A 1-year H100 commitment in the USD account's region: the GPUs of the committed-use VMs and
+# SPARE_COMMITTED_GPUS more, so that it is only partly used. Its committed use discount credits
+# name it in their id, as resource-based commitments do.
+COMMITMENT_NAME = "commitment-h100-us-central1-1y"
+SPARE_COMMITTED_GPUS = 4
+# Reserved H200 capacity no VM consumes for the first UNUSED_RESERVATION_HOURS of every day.
+RESERVATION_NAME = "res-h200-spare"
+UNUSED_RESERVATION_HOURS = 6
+UNUSED_RESERVATION_GPUS = 8
 
 
 def export_us(end_us: int, salt: int) -> int:
@@ -58,7 +67,8 @@ def _vm_where(vm: Vm, kind: str) -> Where:
 
 def _credits_for(vm: Vm, sku_key: str, cost: Decimal) -> tuple[dict[str, Any], ...]:
     if sku_key == vm.machine.gpu_sku and vm.committed_use:
-        return (credit("COMMITTED_USAGE_DISCOUNT", -round_cost(cost * CUD_RATE)),)
+        # The usage the commitment covers is credited in full; the commitment's fee is its price.
+        return (credit("COMMITTED_USAGE_DISCOUNT", -cost, COMMITMENT_NAME),)
     if sku_key == vm.machine.core_sku and not vm.committed_use:
         return (credit("SUSTAINED_USAGE_DISCOUNT", -round_cost(cost * SUD_RATE)),)
     return ()
@@ -84,6 +94,73 @@ def _vm_hour_rows(vm: Vm, hour_us: int, seconds: int) -> list[Row]:
             credits=_credits_for(vm, key, cost),
         )
         rows.append(make_row(vm.project.account, vm.project, where, charge))
+    return rows
+
+
+def committed_vms(fleet: Fleet) -> list[Vm]:
+    return [vm for vm in fleet.vms if vm.committed_use]
+
+
+def commitment_rows(fleet: Fleet, day_us: int) -> list[Row]:
+    """The commitment's fee, one row per hour of the period: usage = committed GPU-seconds."""
+    covered = committed_vms(fleet)
+    if not covered:
+        return []
+    gpus = sum(vm.machine.gpus for vm in covered) + SPARE_COMMITTED_GPUS
+    project, region = covered[0].project, _region(covered[0].zone)
+    where = Where(
+        (
+            COMMITMENT_NAME,
+            f"//compute.googleapis.com/projects/{project.project_id}/regions/{region}"
+            f"/commitments/{COMMITMENT_NAME}",
+        ),
+        (region, "US", region, None),
+    )
+    rows = []
+    for hour_us, overlap_us in hour_overlaps(
+        max(day_us, fleet.start_us), min(day_us + DAY_US, fleet.end_us)
+    ):
+        charge = Charge(
+            SKUS["h100_commitment"],
+            hour_us,
+            hour_us + overlap_us,
+            Decimal(gpus * (overlap_us // US)),
+            export_us(hour_us + HOUR_US, 71 + hour_us // HOUR_US),
+        )
+        rows.append(make_row(project.account, project, where, charge))
+    return rows
+
+
+def unused_reservation_rows(fleet: Fleet, day_us: int) -> list[Row]:
+    """Reserved H200s no VM consumed, the first hours of each day (system label says so)."""
+    if not fleet.vms:
+        return []
+    project, zone = fleet.vms[0].project, fleet.vms[0].zone
+    system = {
+        "compute.googleapis.com/is_unused_reservation": "true",
+        "compute.googleapis.com/reservation_name": RESERVATION_NAME,
+        "compute.googleapis.com/reservation_project_id": project.project_id,
+    }
+    where = Where(
+        (
+            RESERVATION_NAME,
+            f"//compute.googleapis.com/projects/{project.project_id}/zones/{zone}"
+            f"/reservations/{RESERVATION_NAME}",
+        ),
+        (_region(zone), "US", _region(zone), zone),
+        {},
+        system,
+    )
+    rows = []
+    for h in range(UNUSED_RESERVATION_HOURS):
+        hour_us = day_us + h * HOUR_US
+        if not fleet.start_us <= hour_us < fleet.end_us:
+            continue
+        usage = Decimal(UNUSED_RESERVATION_GPUS * 3600)
+        charge = Charge(
+            SKUS["h200"], hour_us, hour_us + HOUR_US, usage, export_us(hour_us + HOUR_US, 83 + h)
+        )
+        rows.append(make_row(project.account, project, where, charge))
     return rows
 
 
@@ -300,6 +377,8 @@ def day_rows(fleet: Fleet, runs: list[Run], day_index: int, seed: int) -> list[R
         rows += tpu_rows(tpu, day_us)
     rows += bucket_rows(fleet.buckets, day_us, day_index)
     rows += run_bucket_rows(fleet, runs, day_us, day_index)
+    rows += commitment_rows(fleet, day_us)
+    rows += unused_reservation_rows(fleet, day_us)
     rows += tax_rows(rows, day_us)
     late = [extra for row in rows if _is_accelerator(row) for extra in late_rows(row, rng)]
     return rows + late

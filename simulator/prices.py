@@ -143,13 +143,25 @@ SKUS: dict[str, Sku] = {
             GIB,
             Decimal("0.12"),
         ),
+        Sku(
+            # The fee of a 1-year resource-based commitment to H100s: usage is the committed
+            # GPU-seconds (SKU pattern as in shared/data/formats/gcp_sku_descriptions).
+            "h100_commitment",
+            "3F6A-81C2-D05B",
+            "Commitment v1: Nvidia H100 80GB GPU in Americas for 1 Year",
+            COMPUTE,
+            "seconds",
+            "hour",
+            HOUR_S,
+            Decimal("9.796550569") * (1 - Decimal("0.37")),
+        ),
         Sku("tax", "TAX0-0000-0001", "Tax", COMPUTE, "", "", 1, Decimal(0)),
     )
 }
 
 ACCELERATOR_SKUS = ("h100", "h200", "v5p", "v6e")  # usage in accelerator-seconds
 TAX_RATE = Decimal("0.0825")
-CUD_RATE = Decimal("0.37")  # committed use: share of the GPU cost credited back
+CUD_RATE = Decimal("0.37")  # committed use: the fee's discount on the on-demand GPU price
 SUD_RATE = Decimal("0.20")  # sustained use: share of the core cost credited back
 
 

@@ -79,7 +79,9 @@ def usage_cost(sku: Sku, account: Account, usage_amount: Decimal) -> Decimal:
     return round_cost(list_cost_usd(sku, usage_amount) * account.rate)
 
 
-def credit(kind: str, amount: Decimal) -> dict[str, Any]:
+def credit(kind: str, amount: Decimal, credit_id: str | None = None) -> dict[str, Any]:
+    """One credit as the export writes it; `credit_id` overrides the id (a resource-based
+    committed use discount's id names its commitment)."""
     names = {
         "COMMITTED_USAGE_DISCOUNT": (
             "Committed use discount: GPU",
@@ -93,8 +95,14 @@ def credit(kind: str, amount: Decimal) -> dict[str, Any]:
             "PromotionCredit:RC-2026-0042",
         ),
     }
-    name, full_name, credit_id = names[kind]
-    return {"name": name, "amount": amount, "full_name": full_name, "id": credit_id, "type": kind}
+    name, full_name, default_id = names[kind]
+    return {
+        "name": name,
+        "amount": amount,
+        "full_name": full_name,
+        "id": credit_id or default_id,
+        "type": kind,
+    }
 
 
 @dataclass(frozen=True)

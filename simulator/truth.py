@@ -12,6 +12,14 @@ THE ARITHMETIC RULE (money in integer nano-USD; floor is toward minus infinity):
   H_run = accelerators x overlap of each placement with the hour, in nano-seconds (a MIG slice
   placement: floor(accelerators x numerator x overlap nanos / denominator), per placement-hour).
   D = max(P, sum H); a run gets floor(E H / D) (nothing when D = 0); the rest is unallocated idle.
+- a commitment fee row (its SKU is a commitment's) is not pooled: its effective nanos F and its
+  usage (committed seconds, in nano-seconds) Q are spread over its hours. A usage row whose
+  COMMITTED_USAGE_DISCOUNT credit names the commitment used it with its paid accelerator
+  nano-seconds, spread likewise. Per commitment-hour with users u: S = sum u, each user's
+  resource-hour (or, for a row labelled with a run, that run) gets floor(F u / max(Q, S)) on
+  top of its E; F minus the shares is unused commitment.
+- a row whose system label compute.googleapis.com/is_unused_reservation is "true" is not
+  pooled: it is unused reservation.
 """
 
 from __future__ import annotations
@@ -27,8 +35,13 @@ from simulator.clock import HOUR_US, hour_overlaps, to_naive
 from simulator.prices import ACCELERATOR_SKUS, SKUS
 from simulator.schedule import Run
 
+COMMITMENT_SKU_IDS = frozenset({SKUS["h100_commitment"].sku_id})
+UNUSED_LABEL = "compute.googleapis.com/is_unused_reservation"
+
 NANO = Decimal("1e-9")
 Key = tuple[str, str, int]  # (project_id, resource_name, hour start in microseconds)
+# Who used a commitment in an hour: ("pool", project, resource) or ("direct", run_id, "").
+User = tuple[str, str, str]
 
 
 def to_usd_nanos(amount: Decimal, rate: Decimal) -> int:
@@ -100,6 +113,11 @@ class Truth:
         self.rows = 0
         self.rows_per_account: dict[str, int] = defaultdict(int)
         self.effective_by_team: dict[str, int] = defaultdict(int)
+        self.fee_e: dict[tuple[str, int], int] = defaultdict(int)  # (commitment, hour)
+        self.fee_q: dict[tuple[str, int], int] = defaultdict(int)
+        self.used: dict[tuple[str, int], dict[User, int]] = defaultdict(lambda: defaultdict(int))
+        self.unused_reservation = 0
+        self.unused_commitment: dict[tuple[str, int], int] = {}
 
     def add(self, row: dict[str, Any]) -> None:
         rate = Decimal(row["currency_conversion_rate"])
@@ -115,10 +133,52 @@ class Truth:
         run_id = next(
             (item["value"] for item in row["labels"] if item["key"] == self.label_key), None
         )
+        system = {item["key"]: item["value"] for item in row["system_labels"]}
+        if row["sku"]["id"] in COMMITMENT_SKU_IDS:
+            self._fee(row, cost + credits)
+            return
+        if system.get(UNUSED_LABEL) == "true":
+            self.unused_reservation += cost + credits
+            return
         if run_id in self.runs:
             self.direct[run_id] += cost + credits
+            self._used(row, ("direct", run_id, ""))
         elif row["resource"] is not None:
             self._pool(row, cost + credits)
+            self._used(row, ("pool", row["project"]["id"], row["resource"]["name"]))
+
+    def _fee(self, row: dict[str, Any], effective: int) -> None:
+        hours = hour_overlaps(row["usage_start_time"], row["usage_end_time"])
+        weights = [o for _, o in hours]
+        committed = int(Decimal(row["usage"]["amount"]).scaleb(9))
+        name = row["resource"]["name"]
+        for (hour, _), e, q in zip(
+            hours, spread(effective, weights), spread(committed, weights), strict=True
+        ):
+            self.fee_e[(name, hour)] += e
+            self.fee_q[(name, hour)] += q
+
+    def _used(self, row: dict[str, Any], user: User) -> None:
+        named = {c["id"] for c in row["credits"] if c["type"] == "COMMITTED_USAGE_DISCOUNT"}
+        if not named:
+            return
+        hours = hour_overlaps(row["usage_start_time"], row["usage_end_time"])
+        for (hour, _), u in zip(hours, spread(paid_nanos(row), [o for _, o in hours]), strict=True):
+            for name in named:
+                self.used[(name, hour)][user] += u
+
+    def _share_fees(self) -> None:
+        """Each commitment-hour's fee to the users' resource-hours (or runs); the rest unused."""
+        for key in sorted(self.fee_e):
+            users = {u: n for u, n in self.used.get(key, {}).items() if n}
+            d = max(self.fee_q[key], sum(users.values()))
+            shares = {u: self.fee_e[key] * n // d for u, n in users.items()} if d else {}
+            for (kind, a, b), share in shares.items():
+                if kind == "direct":
+                    self.direct[a] += share
+                else:
+                    self.pool_e[(a, b, key[1])] += share
+            self.unused_commitment[key] = self.fee_e[key] - sum(shares.values())
 
     def _pool(self, row: dict[str, Any], effective: int) -> None:
         project, resource = row["project"]["id"], row["resource"]["name"]
@@ -154,8 +214,10 @@ class Truth:
         return out
 
     def write(self, directory: Path) -> dict[str, Any]:
-        """held.csv, resource_hours.csv, run_costs.csv and totals.json; returns the totals."""
+        """held.csv, resource_hours.csv, run_costs.csv, commitments.csv and totals.json; returns
+        the totals."""
         directory.mkdir(parents=True, exist_ok=True)
+        self._share_fees()
         held = self.held()
         allocated: dict[str, int] = defaultdict(int)
         held_total: dict[str, int] = defaultdict(int)
@@ -171,6 +233,7 @@ class Truth:
         _write_held(directory / "held.csv", held)
         self._write_resource_hours(directory / "resource_hours.csv", hours)
         self._write_run_costs(directory / "run_costs.csv", allocated, held_total)
+        self._write_commitments(directory / "commitments.csv")
         totals = self.totals()
         (directory / "totals.json").write_text(json.dumps(totals, indent=2, sort_keys=True) + "\n")
         return totals
@@ -225,8 +288,33 @@ class Truth:
         ]
         _write_csv(path, header, rows)
 
+    def _write_commitments(self, path: Path) -> None:
+        """Per commitment and UTC day: committed and used accelerator-hours, fee, unused."""
+        days: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+        for (name, hour), fee in self.fee_e.items():
+            cell = days[(name, f"{to_naive(hour):%Y-%m-%d}")]
+            q = self.fee_q[(name, hour)]
+            cell[0] += q
+            cell[1] += min(q, sum(self.used.get((name, hour), {}).values()))
+            cell[2] += fee
+            cell[3] += self.unused_commitment[(name, hour)]
+        header = [
+            "commitment_id",
+            "day",
+            "committed_accelerator_seconds",
+            "used_accelerator_seconds",
+            "fee_usd",
+            "unused_cost_usd",
+        ]
+        rows = [
+            [name, day, *(nanos_text(v) for v in days[(name, day)])] for name, day in sorted(days)
+        ]
+        _write_csv(path, header, rows)
+
     def totals(self) -> dict[str, Any]:
         return {
+            "unused_commitment_usd": nanos_text(sum(self.unused_commitment.values())),
+            "unused_reservation_usd": nanos_text(self.unused_reservation),
             "billed_usd": nanos_text(self.billed),
             "credits_usd": nanos_text(self.credits),
             "effective_usd": nanos_text(self.billed + self.credits),

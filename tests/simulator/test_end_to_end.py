@@ -50,6 +50,7 @@ def test_simulate_command(tmp_path: Path, capsys) -> None:
     assert code == 0
     assert "truth: billed" in capsys.readouterr().out
     assert sorted(p.name for p in (tmp_path / "cli" / "truth").iterdir()) == [
+        "commitments.csv",
         "held.csv",
         "managed_exports.csv",
         "managed_requests.csv",
