@@ -151,8 +151,8 @@ def pod_record(pod: Any, event: str, observed_at: str | None) -> dict[str, Any]:
     if pod.get("kind") not in (None, "Pod"):
         raise NotAPod(f"kind is {pod.get('kind')!r}, not Pod")
     metadata, spec, status = (_dict(pod.get(k)) for k in ("metadata", "spec", "status"))
-    if not metadata.get("uid") or not metadata.get("name"):
-        raise NotAPod("metadata.uid and metadata.name are required")
+    if not all(isinstance(metadata.get(k), str) and metadata[k] for k in ("uid", "name")):
+        raise NotAPod("metadata.uid and metadata.name are required (strings)")
     phase = status.get("phase")
     owner_kind, owner_name = _owner(metadata)
     deleted = metadata.get("deletionTimestamp") or (observed_at if event == "DELETED" else None)

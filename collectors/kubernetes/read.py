@@ -72,15 +72,55 @@ def _document(path: Path) -> dict[str, Any] | None:
     )
 
 
+_TEXT_FIELDS = ("uid", "namespace", "name")
+_OPTIONAL_TEXT = (
+    "owner_kind", "owner_name", "node", "created_at", "scheduled_at", "started_at",
+    "finished_at", "deleted_at", "observed_at", "phase", "reason", "event",
+)  # fmt: skip
+_MAPS = ("labels", "annotations", "node_selector")
+
+
+def record_problem(record: dict[str, Any]) -> str | None:
+    """Why a lifecycle record read from a file cannot be used (None: it can). The watcher
+    writes them right; a hand-edited or truncated file may not."""
+    for key in _TEXT_FIELDS:
+        if not isinstance(record.get(key), str) or not record[key]:
+            return f"{key}: a non-empty string is required"
+    for key in _OPTIONAL_TEXT:
+        if record.get(key) is not None and not isinstance(record[key], str):
+            return f"{key}: expected a string or null"
+    for key in _MAPS:
+        value = record.get(key)
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
+            return f"{key}: expected a map of string to string"
+    requests = record.get("requests")
+    if not isinstance(requests, dict) or not all(
+        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+        for k, v in requests.items()
+    ):
+        return "requests: expected a map of resource name to a whole number >= 0"
+    code = record.get("exit_code")
+    if code is not None and (not isinstance(code, int) or isinstance(code, bool)):
+        return "exit_code: expected a whole number or null"
+    return None
+
+
 def _records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str, str | None]]:
     """(line or item number, lifecycle record or None, raw text, reason when None)."""
     document = _document(path)
     if document is not None:
         for i, item in enumerate(document["items"], start=1):
             try:
-                yield i, pod_record(item, "LISTED", None), "", None
-            except NotAPod as exc:
-                yield i, None, _raw(item), f"items[{i - 1}]: {exc}"
+                record = pod_record(item, "LISTED", None)
+                problem = record_problem(record)
+            except (NotAPod, TypeError, ValueError, AttributeError) as exc:
+                record, problem = None, str(exc) or exc.__class__.__name__
+            if problem is None:
+                yield i, record, "", None
+            else:
+                yield i, None, _raw(item), f"items[{i - 1}]: {problem}"
         return
     try:
         with path.open(encoding="utf-8") as fh:
@@ -99,8 +139,8 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str, str 
                         line[:_MAX_RAW],
                         'not a pod lifecycle record ({"record": "pod", ...})',
                     )
-                elif not record.get("uid") or not isinstance(record.get("labels"), dict):
-                    yield n, None, line[:_MAX_RAW], "pod record without uid or labels"
+                elif (problem := record_problem(record)) is not None:
+                    yield n, None, line[:_MAX_RAW], problem
                 else:
                     yield n, record, line, None
     except UnicodeDecodeError:

@@ -98,7 +98,7 @@ class PodWatcher:
     def _record(self, pod: dict[str, Any], event: str) -> None:
         try:
             record = pod_record(pod, event, stamp(self.clock()))
-        except NotAPod as exc:
+        except (NotAPod, TypeError, ValueError, AttributeError) as exc:
             self.stats.refused += 1
             log.warning("kube-watch: skipped an object: %s", exc)
             return

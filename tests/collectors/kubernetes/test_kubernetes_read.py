@@ -139,3 +139,59 @@ def test_kubernetes_newest_record_of_a_pod_wins(tmp_path):
     for files in ([_kubectl(tmp_path, [item]), watched], [watched, _kubectl(tmp_path, [item])]):
         (run,) = read_pod_files(files).jobs.to_pylist()
         assert (run["status"], run["ended_at"]) == ("succeeded", datetime(2026, 10, 1, 1, 0))
+
+
+def test_kubernetes_hostile_lifecycle_records_are_quarantined(tmp_path):
+    good = pod_record(
+        _running("g", "n1", labels={"run_id": "g-1"}), "ADDED", "2026-10-01T00:05:00.000000Z"
+    )
+    bad = [
+        {**good, "uid": 7},
+        {**good, "requests": ["nvidia.com/gpu"]},
+        {**good, "requests": {"nvidia.com/gpu": -1}},
+        {**good, "requests": {"nvidia.com/gpu": True}},
+        {**good, "node_selector": "gke"},
+        {**good, "labels": {"run_id": 5}},
+        {**good, "scheduled_at": 12},
+        {**good, "exit_code": "1"},
+        {**good, "scheduled_at": "yesterday"},  # a string, but not a time: the run is refused
+        [good],
+        "pod",
+    ]
+    path = tmp_path / "pods-20261001T000500000000Z-000001.jsonl"
+    path.write_text("".join(json.dumps(b) + "\n" for b in bad) + "\n\x00\xff\n")
+    read = read_pod_files([path])
+    assert read.jobs.num_rows == 0
+    reasons = [q.reason for q in read.quarantined]
+    assert reasons[:8] == [
+        "uid: a non-empty string is required",
+        "requests: expected a map of resource name to a whole number >= 0",
+        "requests: expected a map of resource name to a whole number >= 0",
+        "requests: expected a map of resource name to a whole number >= 0",
+        "node_selector: expected a map of string to string",
+        "labels: expected a map of string to string",
+        "scheduled_at: expected a string or null",
+        "exit_code: expected a whole number or null",
+    ]
+    # Then the two non-objects and the line of control bytes; the bad time fails the run.
+    assert reasons[8:10] == ['not a pod lifecycle record ({"record": "pod", ...})'] * 2
+    assert reasons[10].startswith("not valid JSON")
+    assert reasons[11].startswith("run g-1: started_at:"), reasons[11]
+    # Hostile Pod objects in kubectl output: wrong types anywhere are refused, never a crash.
+    items = [
+        {**_running("a", "n1"), "spec": {"containers": 5}},
+        {**_running("b", "n1"), "status": {"conditions": 7, "phase": "Running"}},
+        {"kind": "Pod", "metadata": {"uid": "u", "name": "c", "creationTimestamp": 1}, "spec": {}},
+        {"kind": "Pod", "metadata": {"uid": "u2", "name": ["d"]}},
+    ]
+    refused = read_pod_files([_kubectl(tmp_path, items)]).quarantined
+    assert [q.reason.split(":")[0] for q in refused] == [
+        "items[0]",
+        "items[1]",
+        "items[2]",
+        "items[3]",
+    ]
+    # A binary file is one quarantine row, not a crash.
+    junk = tmp_path / "junk.jsonl"
+    junk.write_bytes(b"\xff\xfe\x00garbage")
+    assert [q.reason for q in read_pod_files([junk]).quarantined] == ["not UTF-8 text"]
