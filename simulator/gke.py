@@ -188,6 +188,7 @@ def _pod(run: Run, index: int) -> dict[str, Any]:
     created, scheduled = iso_text(run.submitted_us), iso_text(run.started_us)
     running = {"startedAt": iso_text(run.started_us + 3 * US)}
     evicted = run.status == "failed" and index % 10 == 0
+    state: dict[str, Any]
     if run.ended_us is None:
         phase, state = "Running", {"running": running}
     else:

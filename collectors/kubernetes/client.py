@@ -69,10 +69,12 @@ def list_pods(
         if token:
             kwargs["_continue"] = token
         try:
-            if namespace:
-                response = api.list_namespaced_pod(namespace, **kwargs)
-            else:
-                response = api.list_pod_for_all_namespaces(**kwargs)
+            # _preload_content=False: the raw HTTP response, not a V1PodList.
+            response: Any = (
+                api.list_namespaced_pod(namespace, **kwargs)
+                if namespace
+                else api.list_pod_for_all_namespaces(**kwargs)
+            )
             body = json.loads(response.data)
         except (ApiException, HTTPError, OSError, ValueError) as exc:
             raise _error(exc) from None
@@ -98,16 +100,18 @@ def watch_pods(
     JSON lines are read as they come, undeserialised: the client's own `Watch` either builds
     a validated V1Pod of every event (one odd field and the watch dies) or cannot read ERROR
     events at all."""
-    func = api.list_namespaced_pod if namespace else api.list_pod_for_all_namespaces
-    args = (namespace,) if namespace else ()
+    kwargs: dict[str, Any] = {
+        "watch": True,
+        "resource_version": resource_version,
+        "timeout_seconds": timeout_s,
+        "allow_watch_bookmarks": True,
+        "_preload_content": False,  # the raw HTTP response, read line by line
+    }
     try:
-        response = func(
-            *args,
-            watch=True,
-            resource_version=resource_version,
-            timeout_seconds=timeout_s,
-            allow_watch_bookmarks=True,
-            _preload_content=False,
+        response: Any = (
+            api.list_namespaced_pod(namespace, **kwargs)
+            if namespace
+            else api.list_pod_for_all_namespaces(**kwargs)
         )
     except ApiException as exc:
         if exc.status == 410:
