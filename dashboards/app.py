@@ -20,6 +20,7 @@ PAGES = [
         "pages/cost_per_million_tokens.py", title="Cost per million tokens", icon=":material/token:"
     ),
     st.Page("pages/idle_capacity.py", title="Idle capacity", icon=":material/hourglass_empty:"),
+    st.Page("pages/commitments.py", title="Commitments", icon=":material/handshake:"),
     st.Page(
         "pages/accelerator_efficiency.py", title="Accelerator efficiency", icon=":material/speed:"
     ),

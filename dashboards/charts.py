@@ -280,3 +280,29 @@ def cumulative_against_budget(frame: pd.DataFrame, budget: pd.Series | None) -> 
         )
     )
     return alt.layer(line, rule, forecast)
+
+
+def commitment_utilisation(frame: pd.DataFrame) -> alt.Chart:
+    """Utilisation per commitment and UTC day. Columns: day, commitment_id, utilisation (0-1),
+    unused_usd."""
+    shown = _drawn(frame, "unused_usd")
+    return (
+        alt.Chart(shown, title="Commitment utilisation per day")
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("day:T", title="Day (UTC)", timeUnit="yearmonthdate"),
+            y=alt.Y(
+                "utilisation:Q",
+                title="Utilisation",
+                scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%"),
+            ),
+            color=alt.Color("commitment_id:N", title="Commitment"),
+            tooltip=[
+                alt.Tooltip("day:T", title="Day"),
+                alt.Tooltip("commitment_id:N", title="Commitment"),
+                alt.Tooltip("utilisation:Q", title="Utilisation", format=".1%"),
+                alt.Tooltip("unused_usd:Q", title="Unused (USD)", format="$,.2f"),
+            ],
+        )
+    )

@@ -37,6 +37,7 @@ URLS = {
     "cost_per_run": "cost_per_run",
     "cost_per_million_tokens": "cost_per_million_tokens",
     "idle_capacity": "idle_capacity",
+    "commitments": "commitments",
     "accelerator_efficiency": "accelerator_efficiency",
     "budgets_and_alerts": "budgets_and_alerts",
 }

@@ -1,0 +1,26 @@
+-- Commitments per UTC day (commitment_utilisation) in the filters: the days in the range, the
+-- fee's project and the commitment's accelerator type (team and class filters do not apply: a
+-- commitment belongs to no team). Params: the filters.
+SELECT
+    c.day,
+    c.commitment_id,
+    c.sku_description,
+    c.region,
+    c.term,
+    c.project_id,
+    c.resource_kind,
+    c.committed_accelerator_hours,
+    c.used_accelerator_hours,
+    c.hours_used,
+    c.utilisation_pct / 100 AS utilisation,
+    c.fee AS fee_usd,
+    c.savings AS savings_usd,
+    c.net_savings AS net_savings_usd,
+    c.unused_cost AS unused_usd,
+    c.teams
+FROM commitment_utilisation AS c
+CROSS JOIN filter_values AS f
+WHERE c.day BETWEEN f.start_day AND f.end_day
+  AND (len(f.projects) = 0 OR list_contains(f.projects, c.project_id))
+  AND (len(f.accelerators) = 0 OR list_contains(f.accelerators, c.resource_kind))
+ORDER BY c.day, c.commitment_id

@@ -1,0 +1,16 @@
+-- Unused reservation per reservation and project (unused_capacity) over the UTC days in the
+-- range, for the chosen projects and accelerator types. Params: the filters.
+SELECT
+    u.project_id,
+    u.name AS reservation,
+    u.resource_kind,
+    sum(u.unused_accelerator_hours) AS unused_hours,
+    sum(u.unused_cost) AS unused_usd
+FROM unused_capacity AS u
+CROSS JOIN filter_values AS f
+WHERE u.idle_kind = 'unused_reservation'
+  AND CAST(u.hour AS DATE) BETWEEN f.start_day AND f.end_day
+  AND (len(f.projects) = 0 OR list_contains(f.projects, u.project_id))
+  AND (len(f.accelerators) = 0 OR list_contains(f.accelerators, u.resource_kind))
+GROUP BY ALL
+ORDER BY unused_usd DESC, reservation
