@@ -45,7 +45,7 @@ import streamlit as st
 
 import warehouse
 from dashboards import queries
-from dashboards.filters import Filters
+from dashboards.filters import ExplorerFilters, Filters
 from settings import load_config
 from warehouse import Reader, open_warehouse
 
@@ -118,10 +118,19 @@ def _cached(path: str, version: str, name: str, params: Frozen) -> pd.DataFrame:
     return _read(reader(path), name, _thawed(params)).to_pandas()
 
 
-def query(name: str, filters: Filters | None = None, **params: Any) -> pd.DataFrame:
+def query(
+    name: str,
+    filters: Filters | None = None,
+    explorer: ExplorerFilters | None = None,
+    **params: Any,
+) -> pd.DataFrame:
     """Run the named query against the latest snapshot (cached), binding the filters'
-    parameters (when given) and `params` by name."""
-    bound = {**(filters.params() if filters is not None else {}), **params}
+    parameters (when given), the cost explorer's (when given) and `params` by name."""
+    bound = {
+        **(filters.params() if filters is not None else {}),
+        **(explorer.params() if explorer is not None else {}),
+        **params,
+    }
     queries.check(name, bound)
     path = config_path()
     version = reader(path).version()

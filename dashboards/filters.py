@@ -44,6 +44,54 @@ class Filters:
         return tuple(getattr(self, dimension))
 
 
+# The cost explorer's own filters: one list per dimension with a value on every fact row
+# (cost_explorer_rows), plus a label key and values of it (sql/fragments/explorer_filter_values.sql).
+EXPLORER_FILTERED = (
+    "provider",
+    "billing_account_id",
+    "project_id",
+    "service_name",
+    "sku_description",
+    "pricing_model",
+    "run_team",
+    "label_team",
+    "run_id",
+    "accelerator_type",
+    "workload_class",
+    "cost_part",
+)
+
+
+@dataclass(frozen=True)
+class ExplorerFilters:
+    """What the explorer's filter widgets chose: (dimension, values) pairs and a label key."""
+
+    chosen: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    label_key: str = "team"
+    label_values: tuple[str, ...] = ()
+
+    @classmethod
+    def of(
+        cls, chosen: Mapping[str, Sequence[str]], label_key: str, label_values: Sequence[str] = ()
+    ) -> ExplorerFilters:
+        """Only known dimensions are kept (a stray key cannot become a parameter)."""
+        pairs = tuple((d, tuple(chosen.get(d, ()))) for d in EXPLORER_FILTERED)
+        return cls(pairs, label_key, tuple(label_values))
+
+    def params(self) -> dict[str, Any]:
+        """The named parameters the explorer's queries bind, each filter a list."""
+        values = dict(self.chosen)
+        bound: dict[str, Any] = {f"f_{d}": list(values.get(d, ())) for d in EXPLORER_FILTERED}
+        bound["f_label"] = list(self.label_values)
+        bound["label_key"] = self.label_key
+        return bound
+
+    def without(self, dimensions: Sequence[str]) -> ExplorerFilters:
+        """The same filters with `dimensions` cleared."""
+        kept = tuple((d, v if d not in dimensions else ()) for d, v in self.chosen)
+        return ExplorerFilters(kept, self.label_key, self.label_values)
+
+
 def parse_day(text: str | None, lo: date, hi: date, fallback: date) -> date:
     """A URL day clamped into [lo, hi]; the fallback when it does not parse."""
     try:

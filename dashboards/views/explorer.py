@@ -4,7 +4,8 @@ this period against the previous one, and cumulative spend against a budget and 
 Its facts are cost_explorer_rows (every billing row split into the runs it was allocated to and
 what no run was), so every grouping adds up to the effective cost. The dimension, the grain and
 the label key are checked against the whitelists below, then bound as parameters and matched
-against fixed CASEs in the SQL; filter values are bound as lists. Nothing is formatted into SQL.
+against fixed CASEs in the SQL; filter values are bound as lists (filters.ExplorerFilters).
+Nothing is formatted into SQL.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from dashboards.components import (
     table,
     usd_column,
 )
-from dashboards.filters import Filters
+from dashboards.filters import EXPLORER_FILTERED, ExplorerFilters, Filters
 
 DIMENSIONS = {
     "provider": "Provider",
@@ -44,17 +45,9 @@ DIMENSIONS = {
     "cost_part": "Cost part (runs, unallocated idle, shared)",
 }
 # Dimensions with a value per fact row, which the explorer's filters can narrow.
-FILTERED = tuple(d for d in DIMENSIONS if d not in {"label", "credit_type"})
+FILTERED = EXPLORER_FILTERED
 RUN_DIMENSIONS = ("run_team", "run_id", "workload_class", "cost_part")
 GRAINS = {"day": "Daily", "week": "Weekly", "month": "Monthly"}
-
-
-def explorer_params(chosen: dict[str, list[str]], label_key: str) -> dict[str, Any]:
-    """The explorer's filter parameters (sql/fragments/explorer_filter_values.sql)."""
-    params: dict[str, Any] = {f"f_{d}": list(chosen.get(d, [])) for d in FILTERED}
-    params["f_label"] = list(chosen.get("label", []))
-    params["label_key"] = label_key
-    return params
 
 
 def previous_period(start: date, end: date) -> tuple[date, date]:
@@ -78,7 +71,7 @@ def _options() -> dict[str, list[str]]:
     }
 
 
-def _controls(opts: dict[str, list[str]]) -> tuple[str, str, str, dict[str, list[str]]]:
+def _controls(opts: dict[str, list[str]]) -> tuple[str, str, ExplorerFilters]:
     left, mid, right = st.columns([2, 2, 3])
     dimension = left.selectbox(
         "Group by", list(DIMENSIONS), format_func=DIMENSIONS.__getitem__, key="x_dimension"
@@ -100,11 +93,11 @@ def _controls(opts: dict[str, list[str]]) -> tuple[str, str, str, dict[str, list
                 placeholder="All",
             )
         values = data.query("explorer_label_values", label_key=label_key)["value"].tolist()
-        chosen["label"] = st.multiselect(
+        label_values = st.multiselect(
             f"Label {label_key}", values, format_func=display_value, key="x_f_label",
             placeholder="All",
         )  # fmt: skip
-    return dimension, grain, label_key, chosen
+    return dimension, grain, ExplorerFilters.of(chosen, label_key, label_values)
 
 
 def _shown(frame: pd.DataFrame, dimension: str) -> pd.DataFrame:
@@ -117,11 +110,11 @@ def _shown(frame: pd.DataFrame, dimension: str) -> pd.DataFrame:
     return frame.assign(group_value=frame["group_value"].map(shown))
 
 
-def _comparison(params: dict[str, Any], f: Filters, dimension: str, grain: str) -> None:
+def _comparison(x: ExplorerFilters, f: Filters, dimension: str, grain: str) -> None:
     prev_start, prev_end = previous_period(f.start, f.end)
     frame = data.query(
         "explorer_compare",
-        **params,
+        explorer=x,
         dimension=dimension,
         grain=grain,
         start_day=f.start,
@@ -148,11 +141,15 @@ def _comparison(params: dict[str, Any], f: Filters, dimension: str, grain: str) 
     )
 
 
-def _credit_types(params: dict[str, Any], f: Filters, chosen: dict[str, list[str]]) -> None:
-    if any(chosen.get(d) for d in RUN_DIMENSIONS):
+def _credit_types(x: ExplorerFilters, f: Filters) -> None:
+    if any(values for d, values in x.chosen if d in RUN_DIMENSIONS):
         st.caption("A credit is on a whole billing row: the run-owner filters do not apply here.")
-    open_params = {**params, **{f"f_{d}": [] for d in RUN_DIMENSIONS}}
-    frame = data.query("explorer_credit_types", **open_params, start_day=f.start, end_day=f.end)
+    frame = data.query(
+        "explorer_credit_types",
+        explorer=x.without(RUN_DIMENSIONS),
+        start_day=f.start,
+        end_day=f.end,
+    )
     st.caption(
         "Billed cost and each credit type, by the billing rows' usage day; they add up to the "
         "effective cost."
@@ -164,9 +161,9 @@ def _credit_types(params: dict[str, Any], f: Filters, chosen: dict[str, list[str
     table(frame, "explorer_credit_types", {"effective_usd": usd_column("Effective cost (USD)")})
 
 
-def _cumulative(params: dict[str, Any], f: Filters) -> None:
+def _cumulative(x: ExplorerFilters, f: Filters) -> None:
     st.subheader("Cumulative spend against a budget")
-    frame = data.query("explorer_cumulative", **params, start_day=f.start, end_day=f.end)
+    frame = data.query("explorer_cumulative", explorer=x, start_day=f.start, end_day=f.end)
     budgets = data.query("budget_status") if data.has_table("budget_status") else pd.DataFrame()
     current = budgets[budgets["is_current"]] if not budgets.empty else budgets
     budget = None
@@ -205,21 +202,20 @@ def render(f: Filters) -> None:
     if not any(opts.values()):
         empty_state("No cost yet", "cost_explorer_rows is empty: run the pipeline first.")
         return
-    dimension, grain, label_key, chosen = _controls(opts)
+    dimension, grain, x = _controls(opts)
     dimension, grain = checked(dimension, grain)
-    params = explorer_params(chosen, label_key)
     if dimension == "credit_type":
-        _credit_types(params, f, chosen)
-        _cumulative(params, f)
+        _credit_types(x, f)
+        _cumulative(x, f)
         return
     series = data.query(
-        "explorer_series", **params, dimension=dimension, grain=grain,
+        "explorer_series", explorer=x, dimension=dimension, grain=grain,
         start_day=f.start, end_day=f.end,
     )  # fmt: skip
     if series.empty:
         empty_state("No cost", "No cost matches these filters in this date range.")
         return
-    title = DIMENSIONS[dimension] if dimension != "label" else f"Label {label_key}"
+    title = DIMENSIONS[dimension] if dimension != "label" else f"Label {x.label_key}"
     st.altair_chart(
         charts.explorer_bars(_shown(series, dimension), title, GRAINS[grain]), width="stretch"
     )
@@ -228,5 +224,5 @@ def render(f: Filters) -> None:
         f"explorer_{dimension}_{grain}",
         {"effective_usd": usd_column("Effective cost (USD)")},
     )
-    _comparison(params, f, dimension, grain)
-    _cumulative(params, f)
+    _comparison(x, f, dimension, grain)
+    _cumulative(x, f)

@@ -24,6 +24,8 @@ PAGES = {
     "idle": "pages/idle_capacity.py",
     "efficiency": "pages/accelerator_efficiency.py",
     "budgets": "pages/budgets_and_alerts.py",
+    "explorer": "pages/cost_explorer.py",
+    "glossary": "pages/glossary.py",
 }
 
 

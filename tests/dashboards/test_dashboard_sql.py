@@ -23,6 +23,12 @@ from dashboards.filters import Filters
 DASHBOARDS = Path(__file__).resolve().parents[2] / "dashboards"
 # What Filters.params() binds, written out here (sql/fragments/filter_values.sql uses them).
 FILTER_NAMES = {"start_day", "end_day", "teams", "projects", "classes", "accelerators"}
+# What ExplorerFilters.params() binds (sql/fragments/explorer_filter_values.sql), written out.
+EXPLORER_NAMES = {
+    "f_provider", "f_billing_account_id", "f_project_id", "f_service_name", "f_sku_description",
+    "f_pricing_model", "f_run_team", "f_label_team", "f_run_id", "f_accelerator_type",
+    "f_workload_class", "f_cost_part", "f_label", "label_key",
+}  # fmt: skip
 
 
 def _is_query_call(node: ast.AST) -> bool:
@@ -45,9 +51,11 @@ def _bound(call: ast.Call, where: str) -> tuple[str, set[str]]:
     assert isinstance(first, ast.Constant) and isinstance(first.value, str), where
     keywords = [kw.arg for kw in call.keywords]
     assert None not in keywords, f"{where}: bind parameters by keyword, not **mapping"
-    names = {k for k in keywords if k != "filters"}
+    names = {k for k in keywords if k not in {"filters", "explorer"}}
     if len(call.args) > 1 or "filters" in keywords:
         names |= FILTER_NAMES
+    if "explorer" in keywords:
+        names |= EXPLORER_NAMES
     return first.value, names
 
 
