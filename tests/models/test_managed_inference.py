@@ -168,10 +168,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     export = read_provider_export(
         "fireworks_ai", [paths["usage1"], paths["usage2"], paths["costs1"]]
     )
+    # together_ai also exports usage for 1 Oct, a day the gateway logged it: counted once.
+    overlap = read_provider_export("together_ai", [paths["usage1"]])
     warehouse = DuckDBWarehouse(root / "w.duckdb")
     warehouse.ensure_schema()
     for name, table in (("managed_requests", requests), ("managed_prices", prices),
-                        ("managed_usage", export.usage), ("managed_costs", export.costs)):  # fmt: skip
+                        ("managed_usage", pa.concat_tables([export.usage, overlap.usage])), ("managed_costs", export.costs)):  # fmt: skip
         warehouse.replace_all(name, table)
     _self_hosted(warehouse)
     for mart in ("cost_per_request", "managed_inference_daily", "inference_comparison"):
@@ -325,6 +327,16 @@ def test_managed_model_without_self_hosted_runs_still_compared(built: dict[str, 
         ("2026-10-01", "fireworks_ai", None, Decimal("0.750000000")),
         ("2026-10-02", "fireworks_ai", None, Decimal("0.400000000")),
     ]
+
+
+def test_an_export_the_gateway_also_logged_counts_once(built: dict[str, Any]) -> None:
+    assert built["w"].query(
+        "SELECT count(*) AS n FROM managed_usage WHERE provider = 'together_ai'"
+    ).to_pylist() == [{"n": 2}]
+    rows = _rows(
+        built, "SELECT DISTINCT source FROM managed_inference_daily WHERE provider = 'together_ai'"
+    )
+    assert rows == [{"source": "gateway"}]
 
 
 def test_rebuilding_changes_nothing(built: dict[str, Any]) -> None:

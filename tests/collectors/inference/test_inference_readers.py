@@ -167,3 +167,17 @@ def test_price_book_refuses_with_reasons(tmp_path: Path) -> None:
         "more cells than header columns",
     ]
     assert _reasons(read_price_book(tmp_path / "none.csv")[1]) == ["price book not found"]
+
+
+def test_managed_days_are_the_requests_and_buckets_days(tmp_path: Path) -> None:
+    from collectors.inference.days import managed_days
+    from settings.config_file import ManagedInferenceConfig, ProviderExportConfig
+
+    gateway = tmp_path / "g.ndjson"
+    gateway.write_text(json.dumps(GOOD) + "\n")  # 2026-10-01 08:00 UTC
+    usage = tmp_path / "usage.json"
+    usage.write_text(json.dumps(_page(_bucket(1790985600, [USAGE]))))  # 2026-10-03 00:00 UTC
+    source = ManagedInferenceConfig(
+        provider_exports=[ProviderExportConfig(provider="p", usage=[str(tmp_path / "usage*.json")])]
+    )
+    assert sorted(str(d) for d in managed_days([gateway], source)) == ["2026-10-01", "2026-10-03"]
