@@ -159,7 +159,7 @@ class Agent:
             self.log_health()
             self._next_health_s += self.config.health_every_s
         self.liveness.ticked()
-        self.notifier.notify("WATCHDOG=1")
+        self.notifier.watchdog(self.clock.monotonic())
 
     def _pods(self) -> dict[int, PodRef | None] | None:
         if self.pods is None:

@@ -7,8 +7,8 @@ stay in the spool, which a missed scrape cannot lose.
 `/healthz` answers 200 while the sampling loop has ticked within `stale_after_s` (before
 the first tick: since start), else 503 with the reason: the Kubernetes liveness probe
 uses it. Every other path serves the metrics. Under systemd (`NOTIFY_SOCKET` set),
-`SystemdNotifier` sends `READY=1` once and `WATCHDOG=1` on every tick, so a loop that
-hangs is restarted after the unit's `WatchdogSec=`.
+`SystemdNotifier` sends `READY=1` once and `WATCHDOG=1` from the ticks (every half
+`WatchdogSec=`), so a loop that hangs is restarted after the unit's `WatchdogSec=`.
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ class HealthServer:
     def __init__(
         self, address: tuple[str, int], snapshot: Callable[[], HealthSnapshot], liveness: Liveness
     ) -> None:
-        registry = CollectorRegistry(auto_describe=True)
+        registry = CollectorRegistry()
         registry.register(_AgentCollector(snapshot))
         metrics_app = make_wsgi_app(registry)
         self.liveness = liveness
@@ -167,11 +167,30 @@ class HealthServer:
 
 
 class SystemdNotifier:
-    """sd_notify(3) over `$NOTIFY_SOCKET`; does nothing when not run by systemd."""
+    """sd_notify(3) over `$NOTIFY_SOCKET`; does nothing when not run by systemd.
 
-    def __init__(self, address: str | None = None) -> None:
+    `watchdog(now_s)` sends `WATCHDOG=1` at most every `watchdog_every_s` (default: half of
+    systemd's `$WATCHDOG_USEC`, as sd_watchdog_enabled(3) advises). Sends never block: a
+    full socket queue drops the message with a warning rather than stall sampling.
+    """
+
+    def __init__(self, address: str | None = None, watchdog_every_s: float | None = None) -> None:
         address = address if address is not None else os.environ.get("NOTIFY_SOCKET")
         self.address = "\0" + address[1:] if address and address.startswith("@") else address
+        if watchdog_every_s is None:
+            usec = os.environ.get("WATCHDOG_USEC", "")
+            watchdog_every_s = int(usec) / 2e6 if usec.isdigit() else 0.0
+        self.watchdog_every_s = watchdog_every_s
+        self._next_watchdog_s: float | None = None
+
+    def watchdog(self, now_s: float) -> None:
+        """Tell systemd the loop is alive (throttled)."""
+        if not self.address or (
+            self._next_watchdog_s is not None and now_s < self._next_watchdog_s
+        ):
+            return
+        self._next_watchdog_s = now_s + self.watchdog_every_s
+        self.notify("WATCHDOG=1")
 
     @property
     def enabled(self) -> bool:
@@ -182,6 +201,7 @@ class SystemdNotifier:
             return
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+                sock.setblocking(False)
                 sock.connect(self.address)
                 sock.sendall(state.encode())
         except OSError as exc:
