@@ -48,6 +48,7 @@ DOORS = {
     "httpx": (),
     "urllib.request": (),
     "google.cloud": ("collectors/gcs.py", "collectors/cloud_monitoring/client.py"),
+    "prometheus_client": ("collectors/nvml/health.py",),
     "kubernetes": ("collectors/kubernetes/client.py",),
     "urllib3": ("collectors/kubernetes/client.py",),
 }
