@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
+import pyarrow.compute as pc
 import pytest
 from k8s_fakes import pod
 
@@ -195,3 +196,26 @@ def test_kubernetes_hostile_lifecycle_records_are_quarantined(tmp_path):
     junk = tmp_path / "junk.jsonl"
     junk.write_bytes(b"\xff\xfe\x00garbage")
     assert [q.reason for q in read_pod_files([junk]).quarantined] == ["not UTF-8 text"]
+
+
+def test_kubernetes_runs_join_the_jobs_file_and_a_clash_is_quarantined(tmp_path):
+    from collectors.jobs.read import read_jobs_files
+    from collectors.kubernetes.read import merge_runs
+
+    jobs_file = tmp_path / "runs.jsonl"
+    jobs_file.write_text(json.dumps({"run_id": "r-1", "submitted_at": T0, "status": "running",
+                                     "workload_class": "other", "started_at": T0}) + "\n")  # fmt: skip
+    items = [
+        _running("a", "n1", labels={"run_id": "r-1"}),
+        _running("b", "n2", labels={"run_id": "r-2"}),
+    ]
+    jobs = read_jobs_files([jobs_file])
+    runs, placements, quarantined = merge_runs(
+        jobs.jobs, jobs.placements, read_pod_files([_kubectl(tmp_path, items)])
+    )
+    assert sorted(runs["run_id"].to_pylist()) == ["r-1", "r-2"]
+    assert runs.filter(pc.equal(runs["run_id"], "r-1"))["scheduler"].to_pylist() == ["jobs_file"]
+    assert placements["run_id"].to_pylist() == ["r-2"]
+    assert [q.reason for q in quarantined] == [
+        "run r-1: its run_id is also in the jobs file or sacct"
+    ]
