@@ -54,7 +54,16 @@ def idle_figure_lines(warehouse: Warehouse) -> list[str]:
 
 def _where_it_went(warehouse: Warehouse, currency: str) -> list[str]:
     row = warehouse.query(query_sql("where_the_bill_went")).to_pylist()[0]
-    other = row["effective"] - (row["runs"] or 0) - (row["unallocated_idle"] or 0)
+    unused = {
+        "unused commitment cost": (row["unused_commitment"], "committed, used by no usage"),
+        "unused reservation cost": (row["unused_reservation"], "reserved, consumed by no VM"),
+    }
+    other = (
+        row["effective"]
+        - (row["runs"] or 0)
+        - (row["unallocated_idle"] or 0)
+        - sum(amount for amount, _ in unused.values())
+    )
     lines = [
         f"  {'cost of runs (' + format(row['run_count'], ',') + ')':<28}{_money(row['runs'], currency):>22}"
     ]
@@ -66,6 +75,11 @@ def _where_it_went(warehouse: Warehouse, currency: str) -> list[str]:
     lines += [
         f"  {'unallocated idle cost':<28}{_money(row['unallocated_idle'], currency):>22}"
         "   (accelerators paid for, held by no run)",
+        *(
+            f"  {label:<28}{_money(amount, currency):>22}   ({why})"
+            for label, (amount, why) in unused.items()
+            if amount
+        ),
         f"  {'shared cost':<28}{_money(other, currency):>22}   (storage, network, tax: no run held them)",
         *idle_figure_lines(warehouse),
     ]

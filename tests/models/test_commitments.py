@@ -209,3 +209,26 @@ def test_a_fee_share_on_a_row_labelled_with_a_run_goes_to_that_run(books):
     assert b.one("SELECT direct_cost FROM cost_per_run WHERE run_id = 'r'") == D("80")
     assert hourly(b, "2026-10-01 00")["unused_nanos"] == 80 * 10**9
     assert_books_close(b)
+
+
+def test_the_headline_shows_unused_commitment_and_reservation_beside_idle(books):
+    # Effective: fee 120 + vm-1 0 (98 - 98) + reservation 80 + tax 5 = 205.
+    # Run on vm-1: 80 (its fee share); unused commitment 40; unused reservation 80;
+    # shared cost: only the tax, 5 = 205 - 80 - 0 (unallocated idle) - 40 - 80.
+    from cli.headline import headline_lines
+
+    reservation = {UNUSED: "true", "compute.googleapis.com/reservation_name": "res-h100"}
+    billing = [
+        fee("2026-10-01 00", 120),
+        gpu("2026-10-01 00", 98, typed_credits=(cud(-98),)),
+        gpu("2026-10-01 00", 80, resource="res-h100", system_labels=reservation),
+        line_item(sku="Tax", cost=5, resource=None, cost_type="tax"),
+    ]
+    b = books.build(billing, [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")])
+    text = "\n".join(headline_lines(b.warehouse, "USD"))
+    assert "effective cost                          205.00 USD" in text
+    assert "cost of runs (1)                         80.00 USD" in text
+    assert "unused commitment cost                   40.00 USD" in text
+    assert "unused reservation cost                  80.00 USD" in text
+    assert "shared cost                               5.00 USD" in text
+    assert_books_close(b)
