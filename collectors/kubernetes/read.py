@@ -6,7 +6,8 @@ Two kinds of file, told apart by content:
 - JSON Lines of lifecycle records (`{"record": "pod", ...}`), which `flopledger kube-watch`
   writes (collectors/kubernetes/watch.py).
 
-The newest record of each pod (by `observed_at`, then file and line order) is its state; the
+The newest record of each pod is its state: the furthest along (pending, scheduled, ended),
+then by `observed_at` (a kubectl snapshot has none), then file and line order; the
 pods are grouped into runs (collectors/kubernetes/runs.py) and each run goes through the jobs
 file's normaliser, so the same checks apply. A bad line, a non-Pod item or a run that fails
 the checks is quarantined with its reason; a pod that asks for no accelerator is counted as
@@ -51,7 +52,7 @@ class PodsRead:
 @dataclass
 class _Seen:
     record: dict[str, Any]
-    order: tuple[str, int, int]
+    order: tuple[int, str, int, int]
     source: str
     line: int
 
@@ -147,6 +148,14 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str, str 
         yield 0, None, "", "not UTF-8 text"
 
 
+def _stage(record: dict[str, Any]) -> int:
+    """How far a pod had got: pending 0, scheduled 1, ended or deleted 2. A pod only moves
+    forward, so a later stage is a later state whichever file (or snapshot) says it."""
+    if record.get("phase") in ("Succeeded", "Failed") or record.get("deleted_at"):
+        return 2
+    return 1 if record.get("scheduled_at") else 0
+
+
 def latest_pods(files: list[Path], quarantined: list[Quarantined]) -> tuple[dict[str, _Seen], int]:
     """The newest record of each pod uid, and how many records were read."""
     newest: dict[str, _Seen] = {}
@@ -157,7 +166,7 @@ def latest_pods(files: list[Path], quarantined: list[Quarantined]) -> tuple[dict
             if record is None:
                 quarantined.append(Quarantined(SOURCE, str(path), line or None, str(reason), raw))
                 continue
-            order = (str(record.get("observed_at") or ""), f, line)
+            order = (_stage(record), str(record.get("observed_at") or ""), f, line)
             seen = newest.get(record["uid"])
             if seen is None or order >= seen.order:
                 newest[record["uid"]] = _Seen(record, order, str(path), line)

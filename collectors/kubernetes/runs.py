@@ -83,9 +83,12 @@ def _end(pod: dict[str, Any]) -> str | None:
 
 
 def _status(pods: list[dict[str, Any]]) -> str:
+    """running while a pod is; else what the pods that ended last say: a Job's retry that
+    succeeded after a failed pod makes the run succeeded, a worker that failed last fails it."""
     if not all(_terminal(p) for p in pods):
         return "running"
-    phases = {p.get("phase") for p in pods}
+    last = max(_end(p) or "" for p in pods)
+    phases = {p.get("phase") for p in pods if (_end(p) or "") == last}
     if "Failed" in phases:
         return "failed"
     if phases == {"Succeeded"}:

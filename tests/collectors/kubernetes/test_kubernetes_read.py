@@ -219,3 +219,41 @@ def test_kubernetes_runs_join_the_jobs_file_and_a_clash_is_quarantined(tmp_path)
     assert [q.reason for q in quarantined] == [
         "run r-1: its run_id is also in the jobs file or sacct"
     ]
+
+
+def test_kubernetes_a_later_snapshot_beats_an_older_watcher_record(tmp_path):
+    # The watcher saw the pod running at 00:05 and then stopped; a kubectl snapshot taken
+    # later shows it Succeeded at 01:00 (no observed time): the pod only moves forward.
+    seen = pod_record(
+        _running("a", "n1", labels={"run_id": "r"}), "MODIFIED", "2026-10-01T00:05:00.000000Z"
+    )
+    watched = tmp_path / "pods-20261001T000500000000Z-000001.jsonl"
+    watched.write_text(json.dumps(seen) + "\n")
+    done = pod("a", created=T0, scheduled="2026-10-01T00:02:00Z", started="2026-10-01T00:03:00Z",
+               finished="2026-10-01T01:00:00Z", node="n1", phase="Succeeded", node_selector=H100,
+               labels={"run_id": "r"})  # fmt: skip
+    (run,) = read_pod_files([watched, _kubectl(tmp_path, [done])]).jobs.to_pylist()
+    assert (run["status"], run["ended_at"]) == ("succeeded", datetime(2026, 10, 1, 1, 0))
+
+
+def test_kubernetes_a_job_retry_that_succeeds_makes_the_run_succeeded(tmp_path):
+    # A Job's first pod fails at 01:00 (exit 1); its retry (same labels) succeeds at 02:00.
+    labels = {"run_id": "r"}
+    first = pod("r-a", created=T0, scheduled="2026-10-01T00:02:00Z", started="2026-10-01T00:03:00Z",
+                finished="2026-10-01T01:00:00Z", exit_code=1, node="n1", phase="Failed",
+                node_selector=H100, labels=labels)  # fmt: skip
+    retry = pod("r-b", created="2026-10-01T01:00:10Z", scheduled="2026-10-01T01:01:00Z",
+                started="2026-10-01T01:01:30Z", finished="2026-10-01T02:00:00Z", node="n2",
+                phase="Succeeded", node_selector=H100, labels=labels)  # fmt: skip
+    read = read_pod_files([_kubectl(tmp_path, [first, retry])])
+    (run,) = read.jobs.to_pylist()
+    assert (run["status"], run["started_at"], run["ended_at"]) == (
+        "succeeded", datetime(2026, 10, 1, 0, 2), datetime(2026, 10, 1, 2, 0))  # fmt: skip
+    assert dict(run["labels"])["k8s_exit_code"] == "1"
+    windows = sorted(
+        (p["resource_name"], p["start_at"], p["end_at"]) for p in read.placements.to_pylist()
+    )
+    assert windows == [
+        ("n1", datetime(2026, 10, 1, 0, 2), datetime(2026, 10, 1, 1, 0)),
+        ("n2", datetime(2026, 10, 1, 1, 1), datetime(2026, 10, 1, 2, 0)),
+    ]
