@@ -7,6 +7,7 @@ from datetime import date, timedelta
 from collectors.gcp_billing.days import usage_days
 from collectors.inference.days import managed_days
 from collectors.jobs.read import read_jobs_files
+from collectors.kubernetes.read import read_pod_files
 from collectors.nvml.read import spool_file_day
 from collectors.probe_results import probe_days
 from settings import Config
@@ -40,6 +41,14 @@ def _managed(config: Config, run_key: str | None = None) -> set[date]:
     return managed_days(config.source_files("managed_inference"), config.sources.managed_inference)
 
 
+def _kubernetes(config: Config, run_key: str | None = None) -> set[date]:
+    """The submission days of the pods' runs (sources.kubernetes; local files)."""
+    source = config.sources.kubernetes
+    labels = source.labels if source else None
+    runs = read_pod_files(config.source_files("kubernetes"), labels).jobs
+    return {d for d in runs["submitted_day"].to_pylist() if d is not None}
+
+
 # TPU time series have no cheap day index: their days follow the bill and the jobs.
 DAY_FINDERS = {
     "gcp_billing": _billing,
@@ -47,6 +56,7 @@ DAY_FINDERS = {
     "nvml_spool": _spool,
     "probes": _probes,
     "managed_inference": _managed,
+    "kubernetes": _kubernetes,
 }
 
 
