@@ -44,14 +44,14 @@ def managed_lines(warehouse: Warehouse, currency: str) -> list[str]:
         lines += [
             f"  self-hosted vs managed, per M tokens ({currency}; the same token mix at the "
             "cheapest provider's list price)",
-            f"  {'model':<16}{'self-hosted':>12}{'provider':>22}{'util now':>10}"
+            f"  {'model':<16}{'self-hosted':>12}  {'provider':<22}{'util now':>8}"
             f"{'break-even':>12}  verdict",
         ]
         for r in rows:
-            provider = f"{_rate(r['provider_per_mtok'])} {r['cheapest_provider'][:11]}"
+            provider = f"{_rate(r['provider_per_mtok'])} {r['cheapest_provider'][:14]}"
             lines.append(
-                f"  {r['model'][:15]:<16}{_rate(r['self_hosted_per_mtok']):>12}{provider:>22}"
-                f"{_pct(r['utilisation']):>10}{_pct(r['break_even_utilisation']):>12}  "
+                f"  {r['model'][:15]:<16}{_rate(r['self_hosted_per_mtok']):>12}  {provider:<22}"
+                f"{_pct(r['utilisation']):>8}{_pct(r['break_even_utilisation']):>12}  "
                 f"{_verdict(r['utilisation'], r['break_even_utilisation'])}"
             )
     return lines

@@ -51,16 +51,16 @@ class Price:
     source_url: str
 
 
-# Illustrative figures in the shape of each provider's public price list (simulated models).
+# Illustrative figures in the shape of each provider's public price list (simulated models;
+# acme-moe-400b is the fleet's own model: no provider serves it).
 PRICES = (
     Price("together_ai", "llama-8b", "0.18", "0.18", "0.09", "https://www.together.ai/pricing"),
     Price("together_ai", "llama-70b", "0.88", "0.88", "0.44", "https://www.together.ai/pricing"),
     Price("together_ai", "mixtral-8x7b", "0.60", "0.60", None, "https://www.together.ai/pricing"),
     Price("together_ai", "gemma-27b", "0.80", "0.80", None, "https://www.together.ai/pricing"),
-    Price("together_ai", "acme-moe-400b", "3.00", "9.00", "1.50", "https://www.together.ai/pricing"),
     Price("baseten", "llama-70b", "0.70", "1.10", None, "https://www.baseten.co/pricing/"),
     Price("baseten", "llama-8b", "0.10", "0.25", None, "https://www.baseten.co/pricing/"),
-    Price("huggingface", "gemma-27b", "0.75", "0.90", None, "https://huggingface.co/docs/inference-providers/pricing"),
+    Price("huggingface", "gemma-27b", "0.90", "1.10", None, "https://huggingface.co/docs/inference-providers/pricing"),
     Price(EXPORT_PROVIDER, "llama-70b", "0.90", "0.90", "0.45", "https://fireworks.ai/pricing"),
     Price(EXPORT_PROVIDER, "mixtral-8x7b", "0.50", "0.50", None, "https://fireworks.ai/pricing"),
 )  # fmt: skip
