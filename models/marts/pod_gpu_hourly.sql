@@ -1,0 +1,60 @@
+-- @table: One Kubernetes pod (or no pod) on one node and UTC hour: the GPU time it held, how much of it was busy and how much sat idle while allocated, from the NVML agent's pod labels (kubelet PodResources API). Rows with no pod are the node's GPUs nobody held (unallocated). Per node and hour, observed + unobserved seconds over all rows = GPUs seen x 3,600 when every minute has a row.
+-- @depends: gpu_samples
+-- @col project_id: Project of the node (null when the telemetry did not say).
+-- @col resource_name: The VM as billed (null when the node labels did not say).
+-- @col node: Node name the agent reported.
+-- @col hour: UTC hour (start).
+-- @col pod_namespace: Namespace of the pod that held the GPUs; null for GPU time no pod held (or off Kubernetes).
+-- @col pod_name: Name of that pod; null as for pod_namespace.
+-- @col pod_uid: UID of that pod (two pods of one name are two rows); null as for pod_namespace, or when the API server did not say.
+-- @col gpus: Distinct GPUs the pod held in the hour.
+-- @col observed_gpu_seconds: GPU-minutes with a reading x 60.
+-- @col busy_gpu_seconds: Sum over GPU-minutes of the busy fraction x 60 (GPM SM or tensor activity where present, else utilization.gpu; as resource_hour_busy).
+-- @col idle_gpu_seconds: observed_gpu_seconds - busy_gpu_seconds: allocated idle for a pod, unallocated idle for the no-pod row.
+-- @col unobserved_gpu_seconds: GPU-minutes with a row but no reading (GPU lost, core counter unsupported) x 60.
+-- @col busy_fraction: busy_gpu_seconds / observed_gpu_seconds (null with no reading).
+WITH minutes AS (
+    SELECT
+        project_id,
+        resource_name,
+        node,
+        date_trunc('hour', minute) AS hour,
+        pod_namespace,
+        pod_name,
+        pod_uid,
+        gpu_index,
+        CASE WHEN status = 'ok'
+             THEN coalesce(greatest(sm_active_pct, tensor_active_pct), util_gpu_pct) END AS busy_pct
+    FROM gpu_samples
+),
+pods AS (
+    SELECT
+        project_id,
+        resource_name,
+        node,
+        hour,
+        pod_namespace,
+        pod_name,
+        pod_uid,
+        count(DISTINCT gpu_index) AS gpus,
+        CAST(60 * count(busy_pct) AS DOUBLE) AS observed_gpu_seconds,
+        60.0 * coalesce(sum(least(greatest(busy_pct, 0), 100) / 100.0), 0.0) AS busy_gpu_seconds,
+        CAST(60 * (count(*) - count(busy_pct)) AS DOUBLE) AS unobserved_gpu_seconds
+    FROM minutes
+    GROUP BY project_id, resource_name, node, hour, pod_namespace, pod_name, pod_uid
+)
+SELECT
+    project_id,
+    resource_name,
+    node,
+    hour,
+    pod_namespace,
+    pod_name,
+    pod_uid,
+    gpus,
+    observed_gpu_seconds,
+    busy_gpu_seconds,
+    observed_gpu_seconds - busy_gpu_seconds AS idle_gpu_seconds,
+    unobserved_gpu_seconds,
+    CASE WHEN observed_gpu_seconds > 0 THEN busy_gpu_seconds / observed_gpu_seconds END AS busy_fraction
+FROM pods
