@@ -12,6 +12,8 @@ from dashboards.components import display_value
 from dashboards.filters import DIMENSIONS, Filters, from_url, to_url
 
 STATE_KEY = "filters"
+# URL keys a page keeps for itself (the cost explorer's grouping and period), left as they are.
+PAGE_KEYS = ("group", "grain")
 HELP = {
     "team": "Spend is filtered by label team (the billing rows' team label), runs by run-owner "
     "team (the job record's). See the Glossary."
@@ -82,7 +84,8 @@ def render() -> Filters:
         _seed_from_url(opts, lo, hi)
     _sanitise_state(opts, lo, hi)
     filters = _widgets(opts, lo, hi)
-    st.query_params.from_dict(to_url(filters, lo, hi))
+    kept = {k: st.query_params.get_all(k) for k in PAGE_KEYS if k in st.query_params}
+    st.query_params.from_dict({**kept, **to_url(filters, lo, hi)})
     st.session_state[STATE_KEY] = filters
     return filters
 

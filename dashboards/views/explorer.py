@@ -71,13 +71,24 @@ def _options() -> dict[str, list[str]]:
     }
 
 
+def _seed_from_url() -> None:
+    """A shared link's grouping and period (`?group=sku_description&grain=week`), when known."""
+    for key, state, allowed in (("group", "x_dimension", DIMENSIONS), ("grain", "x_grain", GRAINS)):
+        value = st.query_params.get(key)
+        if state not in st.session_state and value in allowed:
+            st.session_state[state] = value
+
+
 def _controls(opts: dict[str, list[str]]) -> tuple[str, str, ExplorerFilters]:
+    _seed_from_url()
     left, mid, right = st.columns([2, 2, 3])
     dimension = left.selectbox(
         "Group by", list(DIMENSIONS), format_func=DIMENSIONS.__getitem__, key="x_dimension"
     )
     keys = opts["label_key"] or ["team"]
-    label_key = mid.selectbox("Label key", keys, key="x_label_key")
+    label_key = mid.selectbox(
+        "Label key", keys, index=keys.index("team") if "team" in keys else 0, key="x_label_key"
+    )
     grain = right.radio(
         "Period", list(GRAINS), format_func=GRAINS.__getitem__, horizontal=True, key="x_grain"
     )
@@ -150,6 +161,7 @@ def _credit_types(x: ExplorerFilters, f: Filters) -> None:
         start_day=f.start,
         end_day=f.end,
     )
+    st.metric(f"Effective cost, {f.start} to {f.end}", money(frame["effective_usd"].sum()))
     st.caption(
         "Billed cost and each credit type, by the billing rows' usage day; they add up to the "
         "effective cost."
@@ -204,6 +216,7 @@ def render(f: Filters) -> None:
         return
     dimension, grain, x = _controls(opts)
     dimension, grain = checked(dimension, grain)
+    st.query_params["group"], st.query_params["grain"] = dimension, grain
     if dimension == "credit_type":
         _credit_types(x, f)
         _cumulative(x, f)
@@ -222,7 +235,10 @@ def render(f: Filters) -> None:
     table(
         _shown(series, dimension).rename(columns={"group_value": title}),
         f"explorer_{dimension}_{grain}",
-        {"effective_usd": usd_column("Effective cost (USD)")},
+        {
+            "period": st.column_config.DateColumn("Period (UTC)"),
+            "effective_usd": usd_column("Effective cost (USD)"),
+        },
     )
     _comparison(x, f, dimension, grain)
     _cumulative(x, f)

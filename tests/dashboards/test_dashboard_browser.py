@@ -34,6 +34,7 @@ ARGS = [
 ]
 URLS = {
     "overview": "",
+    "cost_explorer": "cost_explorer",
     "cost_per_run": "cost_per_run",
     "cost_per_million_tokens": "cost_per_million_tokens",
     "idle_capacity": "idle_capacity",

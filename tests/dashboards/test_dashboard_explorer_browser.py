@@ -1,0 +1,70 @@
+"""The cost explorer and the Glossary in headless Chromium, as a finance reader opens them: for
+every grouping (a shared link `?group=...`) the explorer's total is the effective cost, and the
+Glossary defines each figure the pages link to."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+from dashboards.views.explorer import DIMENSIONS
+from models.figures import FIGURES
+from tests.dashboards.helpers import Marts, money
+from tests.dashboards.test_dashboard_browser import (  # noqa: F401 - the fixture and marks
+    ARGS,
+    ARTIFACTS,
+    CHROMIUM,
+    pytestmark,
+    served,
+)
+
+METRIC = '[data-testid="stMetric"]'
+
+
+def _effective(config: Path) -> Decimal:
+    return Marts(config).one("SELECT sum(effective_cost) FROM spend_daily")
+
+
+def _settled(page) -> None:
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000
+    )
+
+
+def test_every_grouping_totals_the_effective_cost(served: str, fleet_copy: Path) -> None:  # noqa: F811
+    from playwright.sync_api import sync_playwright
+
+    total = money(_effective(fleet_copy))
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 1000})
+            # The entry script first: until it has run once, the server does not know its
+            # navigation and would run a page file on its own.
+            page.goto(served)
+            page.wait_for_selector(METRIC, timeout=30_000)
+            _settled(page)
+            for dimension in DIMENSIONS:
+                page.goto(f"{served}/cost_explorer?group={dimension}")
+                try:
+                    page.wait_for_selector(METRIC, timeout=30_000)
+                except Exception:
+                    page.screenshot(path=str(ARTIFACTS / f"explorer_{dimension}_failed.png"))
+                    raise
+                _settled(page)
+                assert not page.query_selector('[data-testid="stException"]'), dimension
+                first = page.query_selector(METRIC)
+                assert first is not None
+                text = first.inner_text()
+                assert text.startswith("Effective cost, "), (dimension, text)
+                assert total in text, (dimension, text, total)
+                if dimension == "sku_description":
+                    page.screenshot(path=str(ARTIFACTS / "cost_explorer_sku.png"), full_page=True)
+            page.goto(f"{served}/glossary")
+            page.wait_for_selector("h1", timeout=30_000)
+            _settled(page)
+            body = page.inner_text("body")
+            assert all(f.name in body for f in FIGURES)
+        finally:
+            browser.close()
