@@ -28,8 +28,13 @@ def test_gke_labels_kubernetes_name_the_run_and_the_team(books):
         gpu("2026-10-01 00", 60, resource=node, seconds=0, labels=split),
         gpu("2026-10-01 00", 20, resource=node, labels=idle),
         host("2026-10-01 00", 8, resource=node, labels=idle),
-        line_item(sku="Standard Storage US Multi-region", cost=5, resource=None,
-                  service="Cloud Storage", labels={"k8s-label/team": "llm"}),  # fmt: skip
+        line_item(
+            sku="Standard Storage US Multi-region",
+            cost=5,
+            resource=None,
+            service="Cloud Storage",
+            labels={"k8s-label/team": "llm"},
+        ),  # fmt: skip
     ]
     b = books.build(billing, [run("run-k", gpus=4, resource=node)])
     assert b.one("SELECT direct_nanos FROM run_direct_costs WHERE run_id = 'run-k'") == 60 * 10**9
