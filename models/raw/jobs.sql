@@ -15,7 +15,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     ended_at TIMESTAMP,                -- When it ended (UTC); null while running.
     status VARCHAR,                    -- succeeded, failed, cancelled or running.
     accelerator_type VARCHAR,          -- Canonical accelerator type (H100-80GB, TPU-v5p, ...), the names billing uses.
-    accelerator_count INTEGER,         -- Accelerators the run asked for, over all its hosts.
+    accelerator_count INTEGER,         -- Accelerators the run asked for, over all its hosts (MIG slices count one each: job_placements has their share).
     tokens_in BIGINT,                  -- Tokens read (training tokens, or prompt tokens for inference).
     tokens_out BIGINT,                 -- Tokens written (generated tokens for inference; 0 or null for training).
     labels MAP(VARCHAR, VARCHAR),      -- Free-form labels of the run.
