@@ -161,6 +161,10 @@ def gpu_day_table(
         "compute_processes_max": held.astype(np.int64).ravel(),
         "samples": np.full(n, 60, dtype=np.int64),
         "status": ["ok"] * n,
+        # The simulated fleet is VMs, not Kubernetes: no pod holds a GPU.
+        "pod_namespace": [None] * n,
+        "pod_name": [None] * n,
+        "pod_uid": [None] * n,
     }
     return pa.table(
         {
