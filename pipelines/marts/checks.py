@@ -145,6 +145,15 @@ def quarantine_is_empty(flopledger: Flopledger) -> dg.AssetCheckResult:
     )
 
 
+@dg.asset_check(
+    blocking=True,
+    asset="pod_gpu_hourly",
+    description="Per node-hour, the pods' and the no-pod row's GPU seconds are the telemetry's.",
+)
+def pod_hours_close(flopledger: Flopledger) -> dg.AssetCheckResult:
+    return _none_found(flopledger, "pod_hours_unclosed_count", "node-hours do not close per pod")
+
+
 CHECKS = [
     books_close,
     resource_hours_close,
@@ -155,4 +164,5 @@ CHECKS = [
     chargeback_sums_to_the_bill,
     allocation_issues_counted,
     quarantine_is_empty,
+    pod_hours_close,
 ]
