@@ -15,6 +15,7 @@ from settings import ConfigError, load_config
 PAGES = [
     st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
     st.Page("pages/cost_explorer.py", title="Cost explorer", icon=":material/query_stats:"),
+    st.Page("pages/chargeback.py", title="Chargeback", icon=":material/account_balance:"),
     st.Page("pages/cost_per_run.py", title="Cost per run", icon=":material/receipt_long:"),
     st.Page(
         "pages/cost_per_million_tokens.py", title="Cost per million tokens", icon=":material/token:"

@@ -15,7 +15,12 @@ from models.figures import figure
 
 NO_TELEMETRY = "no telemetry yet"
 # Internal values shown in words (Kubecost's __unallocated__ is a value, never a label).
-SHOWN_AS = {"__unallocated__": "(no team)", "(none)": "(none)"}
+SHOWN_AS = {
+    "__unallocated__": "(no team)",
+    "__idle__": "(unallocated idle, not spread)",
+    "__shared__": "(shared cost, not spread)",
+    "(none)": "(none)",
+}
 
 
 def display_value(value: Any) -> str:

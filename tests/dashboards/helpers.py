@@ -25,6 +25,7 @@ PAGES = {
     "efficiency": "pages/accelerator_efficiency.py",
     "budgets": "pages/budgets_and_alerts.py",
     "explorer": "pages/cost_explorer.py",
+    "chargeback": "pages/chargeback.py",
     "glossary": "pages/glossary.py",
 }
 

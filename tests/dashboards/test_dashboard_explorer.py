@@ -98,3 +98,16 @@ def test_the_glossary_page_defines_every_figure(open_page) -> None:
 
     at = open_page("glossary")
     assert [h.value for h in at.header] == [f.name for f in FIGURES]
+
+
+def test_chargeback_page_sums_to_the_bill(open_page, marts: Marts) -> None:
+    effective = _effective(marts)
+    billed = marts.one("SELECT sum(billed_cost) FROM spend_daily")
+    at = open_page("chargeback")
+    assert metric(at, "Billed cost (USD)") == money(billed)
+    assert metric(at, "Effective cost (USD)") == money(effective)
+    assert metric(at, "Chargeback (USD)") == money(effective)
+    assert metric(at, "Books close") == "yes"
+    assert metric(at, "Shared-cost policy") == "proportional"
+    assert at.dataframe[0].value["chargeback_usd"].sum() == effective  # every digit
+    assert "__unallocated__" not in set(at.dataframe[0].value["team"])

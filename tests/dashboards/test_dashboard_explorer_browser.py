@@ -61,6 +61,11 @@ def test_every_grouping_totals_the_effective_cost(served: str, fleet_copy: Path)
                 assert total in text, (dimension, text, total)
                 if dimension == "sku_description":
                     page.screenshot(path=str(ARTIFACTS / "cost_explorer_sku.png"), full_page=True)
+            page.goto(f"{served}/chargeback")
+            page.wait_for_selector(METRIC, timeout=30_000)
+            _settled(page)
+            body = page.inner_text("body")
+            assert "Books close" in body and f"Chargeback (USD)\n\n{total}" in body, body[:2000]
             page.goto(f"{served}/glossary")
             page.wait_for_selector("h1", timeout=30_000)
             _settled(page)
