@@ -25,9 +25,10 @@ def _csv(path: Path) -> list[dict[str, str]]:
 
 
 def test_runs_and_commitment_utilisation_equal_the_truth(tmp_path: Path) -> None:
-    # 32 GPUs = 4 VMs; VM 0 (8 H100s, acme-llm-prod) is committed; the commitment is 12 GPUs.
+    # 48 GPUs = 6 VMs; VMs 0 and 4 (H100s) are committed all the time and VM 5 while it exists
+    # (it lives part of the period): the commitment is 8 x 3 + 4 = 28 GPUs.
     out = tmp_path / "sim"
-    result = simulate(out, gpus=32, tpu_chips=8, days=2, seed=3, telemetry=False)
+    result = simulate(out, gpus=48, tpu_chips=8, days=2, seed=3, telemetry=False)
     config = load_config(result.config_path)
     books = Books(out)
     books.warehouse.ensure_schema()
@@ -55,12 +56,16 @@ def test_runs_and_commitment_utilisation_equal_the_truth(tmp_path: Path) -> None
         assert day["commitment_id"] == COMMITMENT_NAME
         committed = Decimal(truth["committed_accelerator_seconds"]) / 3600
         used = Decimal(truth["used_accelerator_seconds"]) / 3600
-        assert committed == 12 * 24  # 12 GPUs x 24 hours
+        assert committed == 28 * 24  # 28 GPUs x 24 hours
         assert day["committed_accelerator_hours"] == float(committed)
         assert day["used_accelerator_hours"] == float(used)
         assert day["fee"] == Decimal(truth["fee_usd"])
         assert day["unused_cost"] == Decimal(truth["unused_cost_usd"])
         assert 0 < day["utilisation_pct"] < 100  # only partly used
+
+    # Partly used, and less in the hours VM 5 does not exist.
+    used_levels = books.one("SELECT count(DISTINCT used_nanos) FROM commitment_hourly")
+    assert used_levels > 1
 
     totals = json.loads((out / "truth" / "totals.json").read_text())
     unused = {
