@@ -26,6 +26,9 @@ def _verdict(utilisation: float | None, break_even: float | None) -> str:
 
 def managed_lines(warehouse: Warehouse, currency: str) -> list[str]:
     total = warehouse.query(query_sql("managed_spend_total")).to_pylist()[0]
+    rows = warehouse.query(
+        query_sql("self_hosted_vs_managed"), {"window_start": None, "window_end": None}
+    ).to_pylist()
     if total["requests"] is None:
         return []
     unpriced = total["unpriced_requests"]
@@ -37,9 +40,6 @@ def managed_lines(warehouse: Warehouse, currency: str) -> list[str]:
         + (f"; {unpriced:,} unpriced" if unpriced else "")
         + ")",
     ]
-    rows = warehouse.query(
-        query_sql("self_hosted_vs_managed"), {"window_start": None, "window_end": None}
-    ).to_pylist()
     if rows:
         lines += [
             f"  self-hosted vs managed, per M tokens ({currency}; the same token mix at the "
