@@ -85,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
             lambda version: watch_pods(api, version, namespace, args.watch_timeout),
             got.out,
             progress=lambda message: print(f"kube-watch: {message}", file=sys.stderr, flush=True),
+            retries=5,  # then exit 2: the Deployment restarts it, and it resumes from its files
         )
         if args.once:
             watcher.relist()

@@ -18,14 +18,16 @@ import json
 import logging
 import os
 import secrets
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from collectors.kubernetes.client import Gone
+from collectors.kubernetes.client import Gone, KubernetesError
 from collectors.kubernetes.pods import NotAPod, pod_record
+from collectors.kubernetes.read import latest_pods
 
 log = logging.getLogger(__name__)
 
@@ -87,13 +89,28 @@ class PodWatcher:
         clock: Callable[[], datetime] = utc_now,
         flush_every: int = 200,
         progress: Callable[[str], None] | None = None,
+        retries: int = 0,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.lister, self.watcher, self.out_dir = lister, watcher, Path(out_dir)
         self.clock, self.flush_every, self.progress = clock, flush_every, progress
+        self.retries, self.sleep = retries, sleep
         self.pending: list[dict[str, Any]] = []
-        self.live: dict[str, dict[str, Any]] = {}  # uid -> last record of pods not yet deleted
+        # uid -> last record of pods not yet ended or deleted; a restart starts from what the
+        # earlier files left live, so its first list finds the pods that vanished meanwhile.
+        self.live: dict[str, dict[str, Any]] = self._left_live()
         self.stats = WatchStats()
         self._sequence = 0
+
+    def _left_live(self) -> dict[str, dict[str, Any]]:
+        files = sorted(self.out_dir.glob("pods-*.jsonl")) if self.out_dir.is_dir() else []
+        newest, _ = latest_pods(files, [])
+        return {
+            uid: seen.record
+            for uid, seen in newest.items()
+            if seen.record.get("phase") not in ("Succeeded", "Failed")
+            and not seen.record.get("deleted_at")
+        }
 
     def _record(self, pod: dict[str, Any], event: str) -> None:
         try:
@@ -146,8 +163,10 @@ class PodWatcher:
         self, should_stop: Callable[[], bool] = lambda: False, max_watches: int | None = None
     ) -> WatchStats:
         """List, then watch until `should_stop()` (checked after each event and watch) or
-        `max_watches` watch requests; Gone lists again. Pending records are flushed on the
-        way out, whatever stops it."""
+        `max_watches` watch requests; Gone lists again. An API error is retried `retries` times
+        in a row (waiting 2, 4, ... 60 s, then listing again) before it is raised. Pending
+        records are flushed on the way out, whatever stops it."""
+        failures = 0
         try:
             version = self.relist()
             while not should_stop() and (max_watches is None or self.stats.watches < max_watches):
@@ -170,6 +189,18 @@ class PodWatcher:
                         self.progress("watch expired (410 Gone): listing again")
                     version = self.relist()
                     continue
+                except KubernetesError as exc:
+                    failures += 1
+                    if failures > self.retries:
+                        raise
+                    self.flush()
+                    wait = min(60.0, 2.0**failures)
+                    if self.progress:
+                        self.progress(f"{exc}; listing again in {wait:.0f} s")
+                    self.sleep(wait)
+                    version = self.relist()
+                    continue
+                failures = 0
                 self.flush()
         finally:
             self.flush()

@@ -246,3 +246,34 @@ def test_kubernetes_kube_watch_command(tmp_path, capsys):
     assert "run-c" in read.jobs["run_id"].to_pylist()
     assert main(["kube-watch", "--config", str(tmp_path / "none.yaml")]) == 2  # no --out
     assert "give --out" in capsys.readouterr().err
+
+
+def test_kubernetes_watch_restart_finds_pods_that_vanished_while_down(tmp_path):
+    # First run: train-a and stuck are live. The watcher stops; train-a is deleted meanwhile.
+    with FakeApiServer([("100", [_train_a(), STUCK])], [[]]) as server:
+        first, out = _watch(server, tmp_path)
+        first.run(max_watches=1)
+    # A new process on the same spool: its first list lacks train-a, which is written DELETED.
+    with FakeApiServer([("300", [STUCK])], [[]]) as server:
+        second, _ = _watch(server, tmp_path)
+        assert sorted(r["name"] for r in second.live.values()) == ["stuck", "train-a-x7k2p"]
+        second.run(max_watches=1)
+    runs = {r["run_id"]: r for r in read_pod_files(sorted(out.glob("*.jsonl"))).jobs.to_pylist()}
+    # Deleted while running: cancelled, ended when the restarted watcher saw it gone (its
+    # clock's second reading: 04:00:02).
+    assert (runs["run-a"]["status"], runs["run-a"]["ended_at"]) == (
+        "cancelled", datetime(2026, 10, 1, 4, 0, 2))  # fmt: skip
+    assert runs["ml-research/stuck"]["status"] == "running"
+
+
+def test_kubernetes_watch_retries_an_api_error_then_lists_again(tmp_path):
+    waits: list[float] = []
+    lists = [LISTS[0], LISTS[0]]
+    watches = [500, [{"type": "ADDED", "object": _evicted(version="101")}]]
+    with FakeApiServer(lists, watches) as server:
+        api = core_api(kubeconfig=str(server.kubeconfig(tmp_path / "kubeconfig")))
+        watcher = PodWatcher(lambda: list_pods(api), lambda v: watch_pods(api, v, timeout_s=30),
+                             tmp_path / "pods", clock=Clock(), retries=1, sleep=waits.append)  # fmt: skip
+        stats = watcher.run(max_watches=2)
+    assert (stats.lists, stats.watches, waits) == (2, 2, [2.0])
+    assert "uid-evicted-c" in watcher.live
