@@ -21,17 +21,44 @@ class Unreadable(ValueError):
 Record = tuple[int | None, Any, str]  # (1-based line or row, parsed record or Unreadable, raw text)
 
 
+def _invalid_utf8(text: str) -> str | None:
+    """For text decoded with `surrogateescape`: None when it was valid UTF-8, else the
+    reason. Invalid bytes are never rewritten (U+FFFD would make `llm\xff` a new team)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"invalid UTF-8 (byte 0x{ord(text[exc.start]) & 0xFF:02x} at column {exc.start + 1})"
+    return None
+
+
+def kept_bytes(text: str) -> str:
+    """Text decoded with `surrogateescape` as storable text: invalid bytes as \\xNN escapes."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _parse_json(text: str) -> Any:
+    try:
+        return json.loads(text, parse_float=Decimal)
+    except json.JSONDecodeError as exc:
+        return Unreadable(f"not valid JSON ({exc.msg} at column {exc.colno})")
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 10,000 deep
+        return Unreadable(f"not readable JSON ({exc.__class__.__name__}: {str(exc)[:200]})")
+
+
 def iter_ndjson(path: Path) -> Iterator[Record]:
-    """Newline-delimited JSON, numbers kept exact (floats as Decimal). Blank lines are skipped."""
-    with path.open("r", encoding="utf-8", errors="replace") as fh:
+    """Newline-delimited JSON, numbers kept exact (floats as Decimal). Blank lines are skipped;
+    a UTF-8 byte order mark is not part of the first line; a line with invalid UTF-8 is
+    Unreadable, its bytes kept as escapes."""
+    with path.open("r", encoding="utf-8-sig", errors="surrogateescape") as fh:
         for number, line in enumerate(fh, start=1):
             text = line.strip()
             if not text:
                 continue
-            try:
-                yield number, json.loads(text, parse_float=Decimal), text
-            except json.JSONDecodeError as exc:
-                yield number, Unreadable(f"not valid JSON ({exc.msg} at column {exc.colno})"), text
+            invalid = _invalid_utf8(text)
+            if invalid:
+                yield number, Unreadable(invalid), kept_bytes(text)
+                continue
+            yield number, _parse_json(text), text
 
 
 def iter_parquet(path: Path, batch_rows: int = 20_000) -> Iterator[Record]:
@@ -49,14 +76,21 @@ def iter_parquet(path: Path, batch_rows: int = 20_000) -> Iterator[Record]:
 
 def iter_csv(path: Path) -> Iterator[Record]:
     """CSV with a header row; every value a string (empty string for an empty cell)."""
-    with path.open("r", encoding="utf-8-sig", errors="replace", newline="") as fh:
+    with path.open("r", encoding="utf-8-sig", errors="surrogateescape", newline="") as fh:
         reader = csv.DictReader(fh)
-        for record in reader:
-            raw = ",".join("" if v is None else str(v) for v in record.values())
-            if None in record:
-                yield reader.line_num, Unreadable("more cells than header columns"), raw
-                continue
-            yield reader.line_num, record, raw
+        try:
+            for record in reader:
+                raw = ",".join("" if v is None else str(v) for v in record.values())
+                if None in record:
+                    yield reader.line_num, Unreadable("more cells than header columns"), raw
+                    continue
+                invalid = _invalid_utf8(raw + ",".join(k or "" for k in record))
+                if invalid:
+                    yield reader.line_num, Unreadable(invalid), kept_bytes(raw)
+                    continue
+                yield reader.line_num, record, raw
+        except csv.Error as exc:  # a NUL byte, a field past csv's size limit
+            yield reader.line_num, Unreadable(f"unreadable CSV ({exc})"), ""
 
 
 def iter_records(path: Path) -> Iterator[Record]:

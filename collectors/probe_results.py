@@ -9,6 +9,7 @@ with the reason. The same line read twice (overlapping files) is one row. No JAX
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -18,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from collectors.files import Unreadable, iter_ndjson
+from collectors.limits import DEFAULT_LIMITS, Limits, OutOfBounds, finite, fits
 from collectors.quarantine import Quarantined
 from collectors.timeparse import BadTimestamp, parse_timestamp
 
@@ -71,20 +73,35 @@ REQUIRED = frozenset(
 )
 
 
+# Speeds, times and energy: a negative one is a broken probe, not a measurement.
+NON_NEGATIVE = ("achieved_tflops", "median_tflops", "peak_tflops_spec", "window_s", "energy_j")
+
+
 class BadValue(ValueError):
     """A field whose value cannot be stored in its column; the message says which and why."""
 
 
 def _int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, Decimal)) or value != int(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, Decimal))
+        or not Decimal(value).is_finite()
+        or value != int(value)
+    ):
         raise BadValue(f"{name} must be an integer, got {value!r}")
-    return int(value)
+    try:
+        return fits(name, int(value)) or 0
+    except OutOfBounds as exc:
+        raise BadValue(str(exc)) from None
 
 
 def _float(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
         raise BadValue(f"{name} must be a number, got {value!r}")
-    return float(value)
+    try:
+        return finite(name, float(value)) or 0.0
+    except (OutOfBounds, OverflowError) as exc:
+        raise BadValue(f"{name}: {value!r} is not a finite number") from exc
 
 
 def _str(name: str, value: Any) -> str:
@@ -115,7 +132,7 @@ _CONVERT: dict[pa.DataType, Callable[[str, Any], Any]] = {
 }
 
 
-def parse_record(record: Any) -> dict[str, Any]:
+def parse_record(record: Any, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
     """One JSON object as a typed row; BadValue says why it cannot be one."""
     if not isinstance(record, dict):
         raise BadValue("line is not a JSON object")
@@ -127,29 +144,53 @@ def parse_record(record: Any) -> dict[str, Any]:
         value = record.get(field.name)
         row[field.name] = None if value is None else _CONVERT[field.type](field.name, value)
     _check_consistent(row)
+    try:
+        limits.time("measured_at", row["measured_at"])
+    except OutOfBounds as exc:
+        raise BadValue(str(exc)) from None
     return row
 
 
 def _check_consistent(row: dict[str, Any]) -> None:
     if min(row["m"], row["n"], row["k"]) <= 0:
         raise BadValue("m, n and k must be positive")
+    for name in NON_NEGATIVE:
+        if row[name] is not None and row[name] < 0:
+            raise BadValue(f"{name} must not be negative, got {row[name]!r}")
     if row["verified"] and row["achieved_tflops"] is None:
         raise BadValue("verified result without achieved_tflops")
     if not row["verified"] and row["achieved_tflops"] is not None:
         raise BadValue("unverified result reports a speed (achieved_tflops must be null)")
 
 
-def _read_file(path: Path, rows: dict[str, dict[str, Any]], bad: list[Quarantined]) -> None:
+@dataclass
+class ProbeRead:
+    """rows_read = rows + quarantined + duplicates (a result_id read again, identical)."""
+
+    rows_read: int = 0
+    duplicates: int = 0
+
+
+def _read_file(
+    path: Path,
+    rows: dict[str, dict[str, Any]],
+    bad: list[Quarantined],
+    limits: Limits,
+    stats: ProbeRead,
+) -> None:
     for line, record, raw in iter_ndjson(path):
+        stats.rows_read += 1
         try:
             if isinstance(record, Unreadable):
                 raise BadValue(str(record))
-            row = parse_record(record)
+            row = parse_record(record, limits)
         except BadValue as exc:
             bad.append(Quarantined(SOURCE, str(path), line, str(exc), raw))
             continue
         seen = rows.setdefault(row["result_id"], row)
-        if seen != row:
+        if seen is not row and seen == row:
+            stats.duplicates += 1
+        elif seen != row:
             bad.append(
                 Quarantined(
                     SOURCE, str(path), line, "result_id seen before with different values", raw
@@ -157,19 +198,23 @@ def _read_file(path: Path, rows: dict[str, dict[str, Any]], bad: list[Quarantine
             )
 
 
-def read_probe_results(paths: list[Path]) -> tuple[pa.Table, list[Quarantined]]:
+def read_probe_results(
+    paths: list[Path], limits: Limits = DEFAULT_LIMITS, stats: ProbeRead | None = None
+) -> tuple[pa.Table, list[Quarantined]]:
     """Rows of every probe JSONL file (one row per result_id) and the lines that were refused."""
     rows: dict[str, dict[str, Any]] = {}
     bad: list[Quarantined] = []
+    stats = stats if stats is not None else ProbeRead()
     for path in paths:
         if not path.is_file():
+            stats.rows_read += 1
             bad.append(Quarantined(SOURCE, str(path), None, "file not found", ""))
             continue
-        _read_file(path, rows, bad)
+        _read_file(path, rows, bad, limits, stats)
     return pa.Table.from_pylist(list(rows.values()), schema=PROBE_RESULTS_SCHEMA), bad
 
 
-def probe_days(paths: list[Path]) -> set[date]:
+def probe_days(paths: list[Path], limits: Limits = DEFAULT_LIMITS) -> set[date]:
     """The UTC days the probe files hold measurements of (probe files carry no day in their name)."""
-    results, _ = read_probe_results(paths)
+    results, _ = read_probe_results(paths, limits)
     return {d for d in pc.cast(results["measured_at"], pa.date32()).to_pylist() if d is not None}

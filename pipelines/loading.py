@@ -1,14 +1,33 @@
 """Small helpers every raw asset uses: quarantine rows, per-source read counts, and replacing
 the days a source has rows for."""
 
-from datetime import date
+from datetime import date, datetime, timedelta
+from decimal import Decimal
 
 import dagster as dg
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from collectors.limits import Limits
 from collectors.quarantine import Quarantined, quarantine_table
+from settings import Config
 from warehouse import Warehouse
+
+
+def run_limits(config: Config, now: datetime) -> Limits:
+    """The bounds of `flopledger.yaml`'s `limits:` block, the latest timestamp taken from `now`
+    (the run's tick or the wall clock at the edge, never deeper)."""
+    block = config.limits
+    return Limits.around(
+        now,
+        earliest=datetime.combine(block.earliest, datetime.min.time()),
+        future_days=block.future_days,
+        max_money=Decimal(str(block.max_money)),
+        max_usage=Decimal(str(block.max_usage)),
+        max_accelerator_seconds=Decimal(str(block.max_accelerator_seconds)),
+        max_row_span=timedelta(days=block.max_row_span_days),
+        max_nodes_per_job=block.max_nodes_per_job,
+    )
 
 
 def store_quarantine(warehouse: Warehouse, rows: list[Quarantined]) -> int:
@@ -44,12 +63,21 @@ def load_minutes(
     samples: pa.Table,
     quarantined: list[Quarantined],
     days: list[date],
+    rows_read: int | None = None,
+    duplicates: int = 0,
 ) -> dict[str, dg.MetadataValue]:
-    """Replace the window's days that have samples, and store what was quarantined."""
+    """Replace the window's days that have samples, and store what was quarantined.
+
+    `rows_read` is the reader's own count of rows found (None: the rows it returned plus what
+    it refused and counted as duplicates). Rows read for a day outside `days` are counted in
+    `rows_outside_window`, never dropped without a word."""
     rows = replace_days(warehouse, table, "minute", samples, days)
     store_quarantine(warehouse, quarantined)
+    found = samples.num_rows + len(quarantined) + duplicates if rows_read is None else rows_read
     return counts_metadata(
-        rows_read=rows.num_rows + len(quarantined),
+        rows_read=found,
         rows_loaded=rows.num_rows,
+        rows_duplicate=duplicates,
         rows_quarantined=len(quarantined),
+        rows_outside_window=samples.num_rows - rows.num_rows,
     )

@@ -28,6 +28,9 @@ from warehouse.base import (
 from warehouse.duckdb_lock import as_locked
 from warehouse.duckdb_reader import SnapshotReader
 
+# insert_new's ordinal of each incoming row: which of two rows with one key is kept.
+INCOMING_ORDER = "__flopledger_incoming_order"
+
 
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
@@ -118,14 +121,17 @@ class DuckDBWarehouse(Warehouse):
 
     def insert_new(self, table: str, data: pa.Table, key: str) -> int:
         table, key = identifier(table), identifier(key)
+        # A key twice in `data`: the first in its order (files in name order, lines in order)
+        # is kept, every run alike; the ordinal column is never stored.
+        ordered = data.append_column(INCOMING_ORDER, pa.array(range(data.num_rows), pa.int64()))
         with self._connect() as con:
-            con.register("incoming", data)
+            con.register("incoming", ordered)
             before = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # type: ignore[index]
             con.execute(
                 f"""INSERT INTO {table} BY NAME
-                SELECT * FROM incoming
+                SELECT * EXCLUDE ({INCOMING_ORDER}) FROM incoming
                 WHERE {key} NOT IN (SELECT {key} FROM {table})
-                QUALIFY row_number() OVER (PARTITION BY {key}) = 1"""
+                QUALIFY row_number() OVER (PARTITION BY {key} ORDER BY {INCOMING_ORDER}) = 1"""
             )
             after = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # type: ignore[index]
         return int(after - before)
@@ -164,11 +170,14 @@ class DuckDBWarehouse(Warehouse):
         return str(self.snapshot_path)
 
     def catalogue(self) -> list[TableInfo]:
-        tables = self.read_query(
+        # The published snapshot when there is one (no lock); else the live file, which a
+        # fresh warehouse has only (ensure_schema without a run).
+        read = self.read_query if self.snapshot_path.exists() else self.query
+        tables = read(
             "SELECT table_name, coalesce(comment, '') AS comment FROM duckdb_tables() "
             "WHERE NOT internal AND schema_name = 'main' ORDER BY table_name"
         ).to_pylist()
-        columns = self.read_query(
+        columns = read(
             "SELECT table_name, column_name, data_type, coalesce(comment, '') AS comment "
             "FROM duckdb_columns() WHERE schema_name = 'main' ORDER BY table_name, column_index"
         ).to_pylist()

@@ -4,8 +4,12 @@ One read-only connection per snapshot version is kept (opening the file costs ~2
 query at fleet scale); a superseded one is closed only when no query is still using it.
 Each is made in a private in-memory DuckDB (in UTC) that ATTACHes the file, so a newly
 swapped-in file is never confused with the old one DuckDB may still cache by path. Each query takes its own cursor, so threads (Streamlit's sessions) may share a reader.
-Before any snapshot is published, the live file is read (read-only), opened and closed for
-each query, so that a reader never holds the pipeline's file open.
+
+Read-only for whatever SQL it is given (`flopledger sql` passes the user's): the snapshot is
+attached READ_ONLY, then external access is switched off (no ATTACH, COPY, file functions such
+as read_csv, extension installs) and the configuration locked, so no statement can switch it
+back on. Only the snapshot is ever read: before the first one is published a query is
+`NoWarehouse`, never a read of the live file, whose lock the pipeline needs.
 """
 
 from __future__ import annotations
@@ -28,10 +32,21 @@ class _Attached:
         self.con.execute("SET GLOBAL TimeZone = 'UTC'")  # GLOBAL: cursors share it
         try:
             self.con.execute("ATTACH '" + path.replace("'", "''") + "' AS snapshot (READ_ONLY)")
+            for statement in LOCK_DOWN:
+                self.con.execute(statement)
         except duckdb.Error:
             self.con.close()
             raise
         self.users = 0
+
+
+# After the ATTACH, in this order: the last one makes the others permanent for the connection.
+LOCK_DOWN = (
+    "SET autoinstall_known_extensions = false",
+    "SET autoload_known_extensions = false",
+    "SET enable_external_access = false",
+    "SET lock_configuration = true",
+)
 
 
 class SnapshotReader(Reader):
@@ -42,9 +57,13 @@ class SnapshotReader(Reader):
         self._current = ""
 
     def _target(self) -> Path:
-        for path in (self.snapshot, self.live):
-            if path.exists():
-                return path
+        if self.snapshot.exists():
+            return self.snapshot
+        if self.live.exists():
+            raise NoWarehouse(
+                f"{self.live}: no snapshot published yet (a `flopledger run` that passes its "
+                "checks publishes one)"
+            )
         raise NoWarehouse(f"{self.live}: no warehouse yet (run `flopledger run` first)")
 
     def version(self) -> str:
@@ -81,8 +100,6 @@ class SnapshotReader(Reader):
         version = self.version()
         if not version:
             self._target()  # raises NoWarehouse
-        if not version.startswith(f"{self.snapshot}:"):
-            return self._query_live(version, sql, params)
         try:
             attached = self._acquire(version)
         except duckdb.Error as exc:
@@ -91,18 +108,6 @@ class SnapshotReader(Reader):
             return _run(attached.con, sql, params)
         finally:
             self._release(attached)
-
-    def _query_live(self, version: str, sql: str, params: Params) -> pa.Table:
-        """Before the first snapshot: the live file, opened for this query only, so that a
-        reader never keeps the pipeline from writing."""
-        try:
-            attached = _Attached(version.rsplit(":", 2)[0])
-        except duckdb.Error as exc:
-            raise _refusal(exc, self.live) from exc
-        try:
-            return _run(attached.con, sql, params)
-        finally:
-            attached.con.close()
 
     def close(self) -> None:
         with self._lock:

@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from collectors.cloud_monitoring.inventory import Inventory, as_inventory
 from collectors.cloud_monitoring.parse import SampleBuilder
+from collectors.limits import DEFAULT_LIMITS, Limits
 from collectors.quarantine import Quarantined
 
 PAGE_GLOB = "*.json"
@@ -36,24 +37,27 @@ def page_paths(paths: Iterable[str | Path]) -> Iterator[Path]:
 def add_page_file(builder: SampleBuilder, path: Path) -> None:
     """Read one saved page into the builder; an unreadable file is quarantined whole."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a BOM is not part of the page
     except (OSError, UnicodeDecodeError) as exc:
         builder.refuse(str(path), None, f"cannot read page file: {exc}", "")
         return
     try:
         page = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         builder.refuse(str(path), None, f"page is not JSON: {exc}", text)
         return
     builder.add_page(page, str(path))
 
 
 def read_saved_pages(
-    paths: Iterable[str | Path], *, inventory: Inventory | str | Path | None = None
+    paths: Iterable[str | Path],
+    *,
+    inventory: Inventory | str | Path | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[pa.Table, list[Quarantined], list[str]]:
     """`tpu_samples` rows from saved pages; also the quarantined inputs and the notes
     (series that map to no billed node, pages that say their data is incomplete)."""
-    builder = SampleBuilder(as_inventory(inventory))
+    builder = SampleBuilder(as_inventory(inventory), limits)
     for path in page_paths(paths):
         add_page_file(builder, path)
     return builder.finish()

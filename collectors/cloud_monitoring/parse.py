@@ -29,6 +29,7 @@ from collectors.cloud_monitoring.schema import (
     TPU_SAMPLES_SCHEMA,
     metric_column,
 )
+from collectors.limits import DEFAULT_LIMITS, INT64_MAX, Limits
 from collectors.quarantine import Quarantined
 
 SOURCE = "cloud_monitoring"
@@ -154,8 +155,11 @@ def point_value(value: Any) -> float:
 class SampleBuilder:
     """Accumulates points from any number of pages; `finish()` pivots them into rows."""
 
-    def __init__(self, inventory: Inventory | None = None) -> None:
+    def __init__(self, inventory: Inventory | None = None, limits: Limits = DEFAULT_LIMITS) -> None:
         self.inventory = inventory
+        self.limits = limits
+        self._earliest_us = (limits.earliest - _EPOCH) // timedelta(microseconds=1)
+        self._latest_us = (limits.latest - _EPOCH) // timedelta(microseconds=1)
         self.quarantined: list[Quarantined] = []
         self._notes: dict[str, None] = {}
         self._keys: dict[ChipKey, int] = {}
@@ -219,6 +223,7 @@ class SampleBuilder:
         for point in points:
             try:
                 minute, value = read_point(point, self._time_cache)
+                self._check(column, minute, value)
             except BadInput as exc:
                 self.refuse(file, line, f"point: {exc}", point)
                 continue
@@ -228,6 +233,23 @@ class SampleBuilder:
         self._column.extend(repeat(column, len(values)))
         self._minute_us.extend(minutes)
         self._value.extend(values)
+
+    def _check(self, column: int, minute_us: int, value: float) -> None:
+        """A point inside the plausible window with a value its column can hold (NaN is a
+        missing reading, stored as null; infinities and out-of-range values are refused)."""
+        if not self._earliest_us <= minute_us <= self._latest_us:
+            when = _EPOCH + timedelta(microseconds=minute_us)
+            raise BadInput(
+                f"minute {when.isoformat()} outside the plausible window "
+                f"{self.limits.earliest.date()} .. {self.limits.latest.date()}"
+            )
+        if value != value:  # NaN: no reading
+            return
+        name = _COLUMNS[column]
+        if name in BYTES_COLUMNS and not 0 <= value < INT64_MAX:
+            raise BadInput(f"{name}: {value!r} is not a byte count that fits BIGINT")
+        if name.endswith("_pct") and not 0.0 <= value <= self.limits.max_pct:
+            raise BadInput(f"{name}: {value!r} is not a percentage in 0 .. 100")
 
     def finish(self) -> tuple[pa.Table, list[Quarantined], list[str]]:
         """The rows, the quarantined inputs and the notes gathered so far."""

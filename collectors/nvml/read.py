@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -26,10 +27,14 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from collectors.gcs import parse_gs_uri, storage_client
+from collectors.limits import DEFAULT_LIMITS, Limits
 from collectors.nvml.schema import (
     GPU_SAMPLES_SCHEMA,
     NON_NEGATIVE_COLUMNS,
     PCT_COLUMNS,
+    SCHEMA_VERSION,
+    SCHEMA_VERSION_KEY,
+    SPOOL_COLUMNS,
     STATUSES,
 )
 from collectors.nvml.spool import SUFFIX, is_spool_file
@@ -41,17 +46,50 @@ PCT_TOLERANCE = 1e-6
 Loader = Callable[[], bytes]
 
 
+@dataclass
+class SpoolRead:
+    """Counts of one `read_spool` call: rows_read = loaded + quarantined + duplicates, where a
+    file refused whole counts as one row read and one quarantined."""
+
+    rows_read: int = 0
+    duplicates: int = 0
+
+
 def read_spool(
-    paths: Iterable[str | Path], *, client: Any | None = None
+    paths: Iterable[str | Path],
+    *,
+    client: Any | None = None,
+    day: date | None = None,
+    stats: SpoolRead | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[pa.Table, list[Quarantined]]:
-    """Every spool file under `paths` as one `gpu_samples` table, plus what was refused."""
+    """Every spool file under `paths` as one `gpu_samples` table, plus what was refused.
+
+    With `day`, only the rows whose home day is `day` are read and counted: a row's home day
+    is its minute's day, or its file's day (from the file's name) when the minute is missing
+    or outside the file's two days (such a row is quarantined). Reading a window a day at a
+    time so reads and counts each row and each quarantine once."""
+    stats = stats if stats is not None else SpoolRead()
     tables: list[pa.Table] = []
     quarantined: list[Quarantined] = []
     for uri, load in _expand(paths, client, quarantined):
-        table = _read_file(uri, load, quarantined)
+        table = _read_file(uri, load, quarantined, _Scope(day, limits), stats)
         if table is not None and table.num_rows:
             tables.append(table)
-    return _dedupe(tables), quarantined
+    deduped = _dedupe(tables)
+    stats.duplicates += sum(t.num_rows for t in tables) - deduped.num_rows
+    return deduped, quarantined
+
+
+@dataclass(frozen=True)
+class _Scope:
+    day: date | None
+    limits: Limits
+
+    def owns_file(self, uri: str) -> bool:
+        """A whole-file refusal is reported on its file's day (every day when unnamed)."""
+        file_day = spool_file_day(Path(uri))
+        return self.day is None or file_day is None or file_day == self.day
 
 
 # -- finding files ------------------------------------------------------------------
@@ -103,18 +141,65 @@ def _whole_file(uri: str, reason: str) -> Quarantined:
     return Quarantined(source=SOURCE, file=uri, line=None, reason=reason, raw="")
 
 
-def _read_file(uri: str, load: Loader, quarantined: list[Quarantined]) -> pa.Table | None:
+def _read_file(
+    uri: str, load: Loader, quarantined: list[Quarantined], scope: _Scope, stats: SpoolRead
+) -> pa.Table | None:
     try:
         table = pq.read_table(pa.BufferReader(load()))
-    except Exception as exc:
-        quarantined.append(_whole_file(uri, f"unreadable Parquet (torn or not Parquet): {exc}"))
-        return None
-    try:
+        _check_columns(table)
         table = _conform(table)
-    except ValueError as exc:
-        quarantined.append(_whole_file(uri, str(exc)))
+    except Exception as exc:  # noqa: BLE001 - any reader failure refuses the file, with why
+        reason = str(exc) if isinstance(exc, ValueError) else ""
+        if not reason or isinstance(exc, pa.ArrowException):
+            reason = f"unreadable Parquet (torn or not Parquet): {exc}"
+        if scope.owns_file(uri):
+            stats.rows_read += 1
+            quarantined.append(_whole_file(uri, reason))
         return None
-    return _drop_bad_rows(uri, table, quarantined)
+    table = _home_rows(uri, table, scope)
+    stats.rows_read += table.num_rows
+    return _drop_bad_rows(uri, table, quarantined, scope.limits)
+
+
+def _check_columns(table: pa.Table) -> None:
+    """A file of a newer schema (a version past ours, or a column we do not know, say a
+    renamed one) is refused whole: loading it would turn the renamed column into nulls."""
+    metadata = table.schema.metadata or {}
+    raw_version = metadata.get(SCHEMA_VERSION_KEY)
+    try:
+        version = int(raw_version) if raw_version is not None else None
+    except ValueError:
+        raise ValueError(f"spool schema version {raw_version!r} is not a number") from None
+    if version is not None and version not in SPOOL_COLUMNS:
+        raise ValueError(
+            f"spool schema version {version} is not one this reader knows "
+            f"(1 .. {SCHEMA_VERSION}): upgrade flopledger to read it"
+        )
+    known = SPOOL_COLUMNS.get(version or SCHEMA_VERSION, ())
+    unknown = [c for c in table.column_names if c not in known]
+    if unknown:
+        raise ValueError(
+            f"unknown column(s) {', '.join(sorted(unknown))} for spool schema version "
+            f"{version or 'unstated'} (a newer or renamed schema): file refused whole"
+        )
+
+
+def _home_days(uri: str, table: pa.Table) -> pa.ChunkedArray:
+    """Each row's home day (see `read_spool`), as date32."""
+    minute_day = pc.cast(table.column("minute"), pa.date32())
+    file_day = spool_file_day(Path(uri))
+    if file_day is None:
+        return minute_day
+    first, last = pa.scalar(file_day, pa.date32()), pa.scalar(file_day + timedelta(1), pa.date32())
+    inside = pc.and_(pc.greater_equal(minute_day, first), pc.less_equal(minute_day, last))
+    return pc.if_else(pc.fill_null(inside, False), minute_day, first)
+
+
+def _home_rows(uri: str, table: pa.Table, scope: _Scope) -> pa.Table:
+    if scope.day is None:
+        return table
+    home = _home_days(uri, table)
+    return table.filter(pc.equal(home, pa.scalar(scope.day, pa.date32())))
 
 
 def _conform(table: pa.Table) -> pa.Table:
@@ -134,9 +219,29 @@ def _conform(table: pa.Table) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=loose)
 
 
-def _row_problems(table: pa.Table) -> list[tuple[str, pa.ChunkedArray]]:
+def _time_problems(uri: str, table: pa.Table, limits: Limits) -> list[tuple[str, Any]]:
+    minute = table.column("minute")
+    early, late = pa.scalar(limits.earliest, minute.type), pa.scalar(limits.latest, minute.type)
+    checks = [
+        (
+            f"minute outside the plausible window {limits.earliest.date()} .. "
+            f"{limits.latest.date()}",
+            pc.or_(pc.less(minute, early), pc.greater(minute, late)),
+        )
+    ]
+    file_day = spool_file_day(Path(uri))
+    if file_day is not None:
+        day = pc.cast(minute, pa.date32())
+        first = pa.scalar(file_day, pa.date32())
+        last = pa.scalar(file_day + timedelta(1), pa.date32())
+        outside = pc.or_(pc.less(day, first), pc.greater(day, last))
+        checks.append((f"minute outside its file's days ({file_day} and the next)", outside))
+    return checks
+
+
+def _row_problems(uri: str, table: pa.Table, limits: Limits) -> list[tuple[str, pa.ChunkedArray]]:
     """(reason, mask of rows with that problem) for every check."""
-    checks: list[tuple[str, pa.ChunkedArray]] = []
+    checks: list[tuple[str, pa.ChunkedArray]] = list(_time_problems(uri, table, limits))
     for field in GPU_SAMPLES_SCHEMA:
         if not field.nullable:
             checks.append((f"{field.name} is null", pc.is_null(table.column(field.name))))
@@ -155,13 +260,15 @@ def _row_problems(table: pa.Table) -> list[tuple[str, pa.ChunkedArray]]:
         column = table.column(name)
         bad = pc.less(column, 0)
         if pa.types.is_floating(column.type):
-            bad = pc.or_kleene(bad, pc.is_nan(column))
-        checks.append((f"{name} negative or NaN", bad))
+            bad = pc.or_kleene(bad, pc.invert(pc.is_finite(column)))
+        checks.append((f"{name} negative or not finite", bad))
     return [(reason, pc.fill_null(mask, False)) for reason, mask in checks]
 
 
-def _drop_bad_rows(uri: str, table: pa.Table, quarantined: list[Quarantined]) -> pa.Table:
-    problems = _row_problems(table)
+def _drop_bad_rows(
+    uri: str, table: pa.Table, quarantined: list[Quarantined], limits: Limits
+) -> pa.Table:
+    problems = _row_problems(uri, table, limits)
     any_bad = pa.chunked_array([pa.array([False] * table.num_rows, pa.bool_())])
     for _, mask in problems:
         any_bad = pc.or_(any_bad, mask)

@@ -76,7 +76,7 @@ def test_reader_quarantines_torn_files_and_bad_rows(tmp_path: Path) -> None:
     assert by_file[("gpu_samples_torn.parquet", None)].startswith("unreadable Parquet")
     assert by_file[("bad.parquet", 1)] == "util_gpu_pct outside 0-100"
     assert by_file[("bad.parquet", 2)] == (
-        "status not one of ok/lost/not_supported; energy_j negative or NaN"
+        "status not one of ok/lost/not_supported; energy_j negative or not finite"
     )
     assert "missing required column" in by_file[("missing_column.parquet", None)]
     assert "no such file" in by_file[("nope", None)]
