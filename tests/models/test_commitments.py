@@ -232,3 +232,39 @@ def test_the_headline_shows_unused_commitment_and_reservation_beside_idle(books)
     assert "unused reservation cost                  80.00 USD" in text
     assert "shared cost                               5.00 USD" in text
     assert_books_close(b)
+
+
+def test_a_commitment_billed_in_euros_and_a_fee_correction(books):
+    # EUR at 0.921734 EUR per USD, the USD amounts worked by hand:
+    # fee 110.60808 EUR = 120 USD, and a correction of the same hour's fee -11.060808 EUR = -12
+    # USD (cost_type adjustment, no usage: a price correction): F = 108, Q = 43,200 s. vm-1: 92.1734 EUR = 100 USD, a CUD credit -92.1734
+    # EUR = -100 USD naming the commitment and a promotion -9.21734 EUR = -10 USD: effective
+    # -10 USD. Its 8 of 12 GPUs take 108 x 28,800 / 43,200 = 72; unused 36.
+    # The run: -10 + 72 = 62. Savings: the CUD part of the credits in USD,
+    # -110 x (-92.1734 / -101.39074) = -100 -> saved 100; net of the fee 100 - 108 = -8.
+    eur = {"currency": "EUR", "rate": "0.921734"}
+    billing = [
+        {**fee("2026-10-01 00", "110.60808"), **_eur(cost_usd=120)},
+        {**fee("2026-10-01 00", "-11.060808"), **_eur(cost_usd=-12), "cost_type": "adjustment",
+         "accelerator_seconds": D(0), "usage_amount": D(0)},
+        gpu("2026-10-01 00", "92.1734", cost_usd=100, credits_usd=-110,
+            typed_credits=(cud("-92.1734"), ("-9.21734", "PROMOTION", "promo-2026")), **eur),
+    ]  # fmt: skip
+    b = books.build(billing, [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")])
+    assert b.run_cost("r") == D("62")
+    assert hourly(b, "2026-10-01 00")["unused_nanos"] == 36 * 10**9
+    d = b.rows("SELECT fee, savings, net_savings, unused_cost FROM commitment_utilisation")[0]
+    assert d == {
+        "fee": D("108"),
+        "savings": D("100"),
+        "net_savings": D("-8"),
+        "unused_cost": D("36"),
+    }
+    assert_books_close(b)
+
+
+def _eur(cost_usd: Any) -> dict[str, Any]:
+    """A fee row's money in EUR (rows.line_item never converts: USD amounts by hand)."""
+    usd = D(str(cost_usd))
+    return {"currency": "EUR", "currency_conversion_rate": D("0.921734"), "cost_usd": usd,
+            "cost_at_list_usd": usd}  # fmt: skip
