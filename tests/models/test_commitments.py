@@ -237,9 +237,9 @@ def test_the_headline_shows_unused_commitment_and_reservation_beside_idle(books)
 def test_a_commitment_billed_in_euros_and_a_fee_correction(books):
     # EUR at 0.921734 EUR per USD, the USD amounts worked by hand:
     # fee 110.60808 EUR = 120 USD, and a correction of the same hour's fee -11.060808 EUR = -12
-    # USD (cost_type adjustment, no usage: a price correction): F = 108, Q = 43,200 s. vm-1: 92.1734 EUR = 100 USD, a CUD credit -92.1734
-    # EUR = -100 USD naming the commitment and a promotion -9.21734 EUR = -10 USD: effective
-    # -10 USD. Its 8 of 12 GPUs take 108 x 28,800 / 43,200 = 72; unused 36.
+    # USD (cost_type adjustment, no usage: a price correction): F = 108, Q = 43,200 s.
+    # vm-1: 92.1734 EUR = 100 USD, a CUD credit -92.1734 EUR = -100 USD naming the commitment
+    # and a promotion -9.21734 EUR = -10 USD: effective -10 USD. Its 8 of 12 GPUs take 108 x 28,800 / 43,200 = 72; unused 36.
     # The run: -10 + 72 = 62. Savings: the CUD part of the credits in USD,
     # -110 x (-92.1734 / -101.39074) = -100 -> saved 100; net of the fee 100 - 108 = -8.
     eur = {"currency": "EUR", "rate": "0.921734"}
