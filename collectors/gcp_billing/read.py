@@ -18,6 +18,7 @@ from collectors.quarantine import Quarantined
 from collectors.timeparse import BadTimestamp
 
 SOURCE = "gcp_billing"
+UNEXPECTED = (TypeError, ValueError, ArithmeticError, KeyError, AttributeError, RecursionError)
 
 
 @dataclass
@@ -74,6 +75,8 @@ def _row(record, raw: str, path: Path, line: int | None, at: tuple[datetime, Lim
             return normalise(record, str(path), line or 0, *at)
         except (BadRow, BadNumber, BadTimestamp) as exc:
             reason = str(exc)
+        except UNEXPECTED as exc:  # a shape no check foresaw: quarantined with its name
+            reason = f"unreadable row ({exc.__class__.__name__}: {str(exc)[:200]})"
     stats.quarantined.append(Quarantined(SOURCE, str(path), line, reason, raw_text(record, raw)))
     return None
 

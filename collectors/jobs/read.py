@@ -19,6 +19,8 @@ from collectors.limits import DEFAULT_LIMITS, Limits
 from collectors.quarantine import Quarantined
 
 SOURCE = "jobs"
+# What a record of an unforeseen shape may raise deep in normalising; quarantined, named.
+UNEXPECTED = (TypeError, ValueError, ArithmeticError, KeyError, AttributeError, RecursionError)
 
 
 @dataclass
@@ -66,6 +68,10 @@ def _file_records(path: Path, limits: Limits) -> Iterator[tuple[int | None, Any,
         yield line, record, raw, "jobs_file"
 
 
+def _unexpected(exc: Exception) -> str:
+    return f"unreadable record ({exc.__class__.__name__}: {str(exc)[:200]})"
+
+
 def read_jobs_files(files: list[Path], limits: Limits = DEFAULT_LIMITS) -> JobsRead:
     """Every run record of the files. A run_id seen again replaces the earlier record
     (files in name order, lines in order): the newest state of a run wins, and the record it
@@ -81,9 +87,10 @@ def read_jobs_files(files: list[Path], limits: Limits = DEFAULT_LIMITS) -> JobsR
                 if isinstance(record, Unreadable):
                     raise BadRecord(str(record))
                 run, held = normalise_job(record, str(path), line or 0, scheduler, limits)
-            except BadRecord as exc:
+            except UNEXPECTED as exc:  # BadRecord, or a shape no check foresaw: a reason
+                reason = str(exc) if isinstance(exc, BadRecord) else _unexpected(exc)
                 quarantined.append(
-                    Quarantined(SOURCE, str(path), line, str(exc), raw_text(record, raw))
+                    Quarantined(SOURCE, str(path), line, reason, raw_text(record, raw))
                 )
                 continue
             duplicates += run["run_id"] in runs

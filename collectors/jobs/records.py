@@ -69,7 +69,7 @@ def _json_field(record: dict[str, Any], key: str, default: Any) -> Any:
     if isinstance(value, str):
         try:
             return json.loads(value)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
             raise BadRecord(f"{key}: not valid JSON") from None
     return value
 
@@ -77,7 +77,10 @@ def _json_field(record: dict[str, Any], key: str, default: Any) -> Any:
 def _labels(record: dict[str, Any]) -> list[tuple[str, str]]:
     labels = _json_field(record, "labels", {})
     if isinstance(labels, list):  # Parquet maps arrive as [(key, value), ...]
-        labels = dict(labels)
+        try:
+            labels = dict(labels)
+        except (TypeError, ValueError):
+            raise BadRecord("labels: expected a map of key to value") from None
     if not isinstance(labels, dict):
         raise BadRecord("labels: expected a map of key to value")
     return [(str(k), "" if v is None else str(v)) for k, v in labels.items()]
