@@ -76,7 +76,49 @@ class DuckDBWarehouse(Warehouse):
             con.execute(models.functions_sql())
             for table in models.raw_tables():
                 con.execute(table.sql)
+                self._add_new_columns(con, table)
                 self._comment(con, table)
+
+    def _add_new_columns(self, con: duckdb.DuckDBPyConnection, model: models.Model) -> None:
+        """A raw table made by an older DDL gains the columns its DDL has added since (as
+        nulls in the rows already there; e.g. gpu_samples' pod columns, spool schema 2).
+        Every column of a raw DDL has its comment, so a table holding every commented column
+        is up to date and costs one catalog query."""
+        have = {
+            row[0]
+            for row in con.execute(
+                "SELECT column_name FROM duckdb_columns() "
+                "WHERE schema_name = 'main' AND table_name = ?",
+                [model.name],
+            ).fetchall()
+        }
+        if set(model.column_comments) <= have:
+            return
+        con.execute("CREATE SCHEMA IF NOT EXISTS flopledger_ddl")
+        try:
+            con.execute("SET schema = 'flopledger_ddl'")  # the DDL's table, made afresh there
+            con.execute(model.sql)
+        finally:
+            con.execute("RESET schema")
+        missing = con.execute(
+            """SELECT d.column_name, d.data_type, d.is_nullable
+            FROM duckdb_columns() d
+            WHERE d.schema_name = 'flopledger_ddl' AND d.table_name = $1
+              AND d.column_name NOT IN (SELECT column_name FROM duckdb_columns()
+                                        WHERE schema_name = 'main' AND table_name = $1)
+            ORDER BY d.column_index""",
+            [model.name],
+        ).fetchall()
+        con.execute("DROP SCHEMA flopledger_ddl CASCADE")
+        for column, data_type, nullable in missing:
+            if not nullable:
+                raise ValueError(
+                    f"{model.name}: new column {column} is NOT NULL; rows already loaded "
+                    "have no value for it (rebuild the warehouse, or make it nullable)"
+                )
+            con.execute(
+                f"ALTER TABLE {identifier(model.name)} ADD COLUMN {identifier(column)} {data_type}"
+            )
 
     def _comment(self, con: duckdb.DuckDBPyConnection, model: models.Model) -> None:
         con.execute(f"COMMENT ON TABLE {model.name} IS {_literal(model.table_comment)}")
