@@ -114,7 +114,12 @@ class Agent:
     def run(self, stop: threading.Event) -> int:
         """Sample until `stop` is set or the duration is over; returns an exit code."""
         self._start_health_server()
-        self.sampler.discover()
+        try:
+            self.sampler.discover()
+        except BaseException:
+            if self.health_server is not None:
+                self.health_server.stop()
+            raise
         self._start_upload()
         self.notifier.notify("READY=1")
         start_s = self.clock.monotonic()

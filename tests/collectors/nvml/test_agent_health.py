@@ -161,3 +161,12 @@ def test_agent_health_address(text: str, expected: tuple[str, int]) -> None:
 def test_agent_health_address_refused(text: str) -> None:
     with pytest.raises(ValueError, match="not HOST:PORT"):
         parse_address(text)
+
+
+def test_agent_cli_refuses_a_bad_health_address(tmp_path: Path, capsys) -> None:
+    from cli.main import main
+
+    code = main(["agent", "--spool", str(tmp_path), "--simulate", "idle", "--health", "9464"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("flopledger: --health: not HOST:PORT: '9464'") and err.count("\n") == 1
