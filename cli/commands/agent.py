@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--upload: {exc}") from exc
     nvml = Nvml(_simulated_backend(args) if args.simulate else None)
     socket = None if args.pod_resources.lower() == "none" else Path(args.pod_resources)
-    pods = PodResolver(socket, uid_lookup=kube_pod_uid)
+    pods = PodResolver(socket, uid_lookup=kube_pod_uid, background=True)
     stop = threading.Event()
     stop_on_signals(stop)
     try:

@@ -121,6 +121,8 @@ class Agent:
                 self.health_server.stop()
             raise
         self._start_upload()
+        if self.pods is not None:
+            self.pods.start()
         self.notifier.notify("READY=1")
         start_s = self.clock.monotonic()
         next_tick_s = start_s
@@ -187,6 +189,8 @@ class Agent:
         self.spool.rotate()
         if self._worker is not None:
             self._worker.stop()
+        if self.pods is not None:
+            self.pods.stop()
         self.log_health()
         self.sampler.close()
         if self.health_server is not None:

@@ -17,13 +17,16 @@ The API gives namespace and name, not the pod UID; `PodResolver` fills the UID f
 Kubernetes API where it is given a lookup (see `labels.kube_pod_uid`).
 
 Off Kubernetes (no socket) the watcher is off and every GPU is unlabelled. A kubelet that
-does not answer is logged once per outage and counted; the agent keeps sampling.
+does not answer is logged once per outage and counted; the agent keeps sampling, on its
+own thread in production (`background=True`), so a hung kubelet never delays a tick.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,7 +94,11 @@ class PodResolver:
     """The agent's view of GPU -> pod, refreshed from the kubelet every `refresh_s`.
 
     `uid_lookup(namespace, name)` (optional) gives a pod's UID; answers are cached per
-    namespace/name for as long as the pod holds a GPU.
+    namespace/name for as long as the pod holds a GPU. With `background=True` (the CLI)
+    a daemon thread asks the kubelet and the API server, so a slow or hung one never
+    delays a sampling tick; otherwise (tests, on a manual clock) `refresh(now_s)` asks
+    in line. A failed call keeps the last answer for `keep_s` (default 3 x `refresh_s`),
+    then the GPUs go unlabelled rather than name a pod that may be gone.
     """
 
     def __init__(
@@ -100,26 +107,58 @@ class PodResolver:
         *,
         refresh_s: float = 10.0,
         timeout_s: float = 2.0,
+        keep_s: float | None = None,
         uid_lookup: UidLookup | None = None,
+        background: bool = False,
     ) -> None:
         self.socket_path = socket_path
         self.refresh_s = refresh_s
         self.timeout_s = timeout_s
+        self.keep_s = keep_s if keep_s is not None else 3 * refresh_s
         self.uid_lookup = uid_lookup
+        self.background = background
         self.errors = 0
         self.enabled = socket_path is not None and Path(socket_path).exists()
         self._device_pods: dict[str, PodRef] = {}
         self._uids: dict[tuple[str, str], str | None] = {}
         self._next_refresh_s: float | None = None
+        self._last_ok_s: float | None = None
         self._failing = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
         if socket_path is not None and not self.enabled:
             log.info("no kubelet pod-resources socket at %s: GPUs not labelled by pod", socket_path)
 
+    def start(self) -> None:
+        """In background mode: start asking the kubelet every `refresh_s` on a thread."""
+        if not (self.background and self.enabled) or self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._loop, name="pod-resources", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(self.timeout_s + 5.0)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._ask(time.monotonic())
+            except Exception:  # never let the thread die silently
+                log.exception("pod-resources thread: unexpected error")
+            self._stop.wait(self.refresh_s)
+
     def refresh(self, now_s: float) -> None:
-        """Ask the kubelet again if `refresh_s` has passed since the last answer."""
-        if not self.enabled or (self._next_refresh_s is not None and now_s < self._next_refresh_s):
+        """In line (not background): ask the kubelet if `refresh_s` has passed."""
+        if self.background or not self.enabled:
+            return
+        if self._next_refresh_s is not None and now_s < self._next_refresh_s:
             return
         self._next_refresh_s = now_s + self.refresh_s
+        self._ask(now_s)
+
+    def _ask(self, now_s: float) -> None:
         assert self.socket_path is not None
         try:
             device_pods = list_device_pods(self.socket_path, self.timeout_s)
@@ -128,10 +167,18 @@ class PodResolver:
             if not self._failing:
                 log.warning("kubelet PodResources List failed (keeping last answer): %s", exc)
             self._failing = True
+            if self._device_pods and (
+                self._last_ok_s is None or now_s - self._last_ok_s > self.keep_s
+            ):
+                log.warning(
+                    "kubelet silent for over %.0fs: GPUs no longer labelled by pod", self.keep_s
+                )
+                self._device_pods = {}
             return
         if self._failing:
             log.info("kubelet PodResources List answers again")
         self._failing = False
+        self._last_ok_s = now_s
         self._device_pods = {d: self._with_uid(p) for d, p in device_pods.items()}
         held = {(p.namespace, p.name) for p in device_pods.values()}
         self._uids = {k: v for k, v in self._uids.items() if k in held}
@@ -145,5 +192,6 @@ class PodResolver:
         return PodRef(pod.namespace, pod.name, self._uids[key])
 
     def pods(self, gpus: Iterable[tuple[int, str | None]]) -> dict[int, PodRef | None]:
-        """GPU index -> pod for the GPUs given as (index, uuid)."""
-        return pods_by_gpu(self._device_pods, gpus) if self._device_pods else {}
+        """GPU index -> pod for the GPUs given as (index, uuid), from the latest answer."""
+        device_pods = self._device_pods  # one read: the thread swaps it whole
+        return pods_by_gpu(device_pods, gpus) if device_pods else {}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent import futures
 from datetime import datetime
@@ -259,3 +260,70 @@ def test_agent_spool_version_1_file_still_loads_with_null_pods(tmp_path: Path) -
     ]
     assert table.column("samples").to_pylist() == [60]
     assert isinstance(table, pa.Table)
+
+
+def test_agent_drops_pod_labels_when_the_kubelet_stays_silent(
+    tmp_path: Path, socket_dir: Path
+) -> None:
+    """The kubelet answers until t = 30 s, then refuses. Asked every 10 s, keep_s 20 s: the
+    last answer (t = 20) stands at t = 30 and 40 (10 and 20 s old), and is dropped at t = 50
+    (30 s old). GPU 0 is train-a's for readings t = 0..49 (50 of minute 0's 60: the row says
+    train-a) and unlabelled from t = 50: minute 1 has no pod. 3 errors in 0..59, 6 more in 60..119.
+    """
+    clock = ManualClock(epoch_s=START.timestamp())
+
+    class Failing(Kubelet):
+        def List(self, request, context):  # noqa: N802
+            if clock.monotonic() >= 30:
+                context.abort(grpc.StatusCode.UNAVAILABLE, "kubelet restarting")
+            return super().List(request, context)
+
+    kubelet = Failing(lambda: [pod("ml", "train-a", [("nvidia.com/gpu", [uuid(0)])])])
+    server = serve(kubelet, socket_dir / "kubelet.sock")
+    resolver = PodResolver(socket_dir / "kubelet.sock", refresh_s=10.0, keep_s=20.0)
+    try:
+        _, rows = run_agent(tmp_path / "spool", resolver, clock, minutes=2, gpus=1)
+    finally:
+        server.stop(None)
+    assert rows.sort("minute")["pod_name"].to_list() == ["train-a", None]
+    assert resolver.errors == 9
+
+
+def test_agent_never_waits_for_a_hung_kubelet(tmp_path: Path, socket_dir: Path) -> None:
+    """In background mode (the CLI's) a kubelet that hangs 4 s per call (the client gives up
+    after 3 s) does not hold up sampling: a simulated minute (60 ticks) runs in well under
+    the hang, with unlabelled rows, and the one timed-out call is counted."""
+    release = threading.Event()
+
+    class Hung(Kubelet):
+        def List(self, request, context):  # noqa: N802
+            release.wait(4.0)
+            return super().List(request, context)
+
+    kubelet = Hung(lambda: [pod("ml", "train-a", [("nvidia.com/gpu", [uuid(0)])])])
+    server = serve(kubelet, socket_dir / "kubelet.sock")
+    resolver = PodResolver(socket_dir / "kubelet.sock", timeout_s=3.0, background=True)
+    clock = ManualClock(epoch_s=START.timestamp())
+    backend = SimulatedNvml("training", gpus=1, clock=clock.monotonic)
+    config = AgentConfig(spool_dir=tmp_path / "spool", labels=LABELS, duration_s=60.0)
+    agent = Agent(config, Nvml(backend), clock=clock, pods=resolver)
+    stop = threading.Event()
+    started = time.monotonic()
+    try:
+        original_finish = agent.finish
+        took: list[float] = []
+
+        def finish() -> None:
+            took.append(time.monotonic() - started)  # the loop is done: before stop() joins
+            original_finish()
+
+        agent.finish = finish  # type: ignore[method-assign]
+        assert agent.run(stop) == 0
+    finally:
+        release.set()
+        server.stop(None)
+    assert took[0] < 2.0, took
+    assert agent.health.ticks == 60 and agent.health.late_ticks == 0
+    table, _ = read_spool([tmp_path / "spool"])
+    assert table.column("pod_name").to_pylist() == [None]
+    assert resolver.errors == 1  # DEADLINE_EXCEEDED after 3 s, counted when stop() joined
