@@ -26,6 +26,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from collectors.jobs.read import JobsRead
 from collectors.jobs.records import BadRecord, normalise_job
 from collectors.jobs.schema import JOBS_SCHEMA, PLACEMENTS_SCHEMA
 from collectors.kubernetes.pods import RECORD, NotAPod, pod_record
@@ -214,14 +215,13 @@ def read_pod_files(
     )
 
 
-def merge_runs(
-    jobs: pa.Table, placements: pa.Table, pods: PodsRead
-) -> tuple[pa.Table, pa.Table, list[Quarantined]]:
-    """The jobs source's runs and placements with the pods' added. A pod run whose run_id the
-    jobs file or Slurm already has is quarantined (the run would be counted twice)."""
+def merge_runs(read: JobsRead, pods: PodsRead) -> tuple[pa.Table, pa.Table, list[Quarantined]]:
+    """The jobs source's runs, placements and quarantine with the pods' added. A pod run whose
+    run_id the jobs file or Slurm already has is quarantined (it would be counted twice)."""
+    jobs, placements = read.jobs, read.placements
     taken = set(jobs["run_id"].to_pylist())
     clash = [r for r in pods.jobs["run_id"].to_pylist() if r in taken]
-    quarantined = list(pods.quarantined)
+    quarantined = [*read.quarantined, *pods.quarantined]
     pod_jobs, pod_placements = pods.jobs, pods.placements
     if clash:
         for row in pod_jobs.filter(pc.is_in(pod_jobs["run_id"], pa.array(clash))).to_pylist():

@@ -37,7 +37,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         config, warehouse = flopledger.config(), flopledger.warehouse()
         read = read_jobs_files(config.source_files("jobs"))
         pods = _pods(flopledger)  # sources.kubernetes: pods as runs
-        runs, held, quarantined = merge_runs(read.jobs, read.placements, pods)
+        runs, held, quarantined = merge_runs(read, pods)
         jobs = replace_days(warehouse, "jobs", "submitted_day", runs, window_days(context))
         # Placements follow their runs: the same days, replaced together (even to none).
         present = sorted(set(jobs["submitted_day"].to_pylist()))

@@ -204,20 +204,21 @@ def test_kubernetes_runs_join_the_jobs_file_and_a_clash_is_quarantined(tmp_path)
 
     jobs_file = tmp_path / "runs.jsonl"
     jobs_file.write_text(json.dumps({"run_id": "r-1", "submitted_at": T0, "status": "running",
-                                     "workload_class": "other", "started_at": T0}) + "\n")  # fmt: skip
+                                     "workload_class": "other", "started_at": T0}) + "\n"
+                         + json.dumps({"run_id": "bad", "status": "?"}) + "\n")  # fmt: skip
     items = [
         _running("a", "n1", labels={"run_id": "r-1"}),
         _running("b", "n2", labels={"run_id": "r-2"}),
     ]
     jobs = read_jobs_files([jobs_file])
-    runs, placements, quarantined = merge_runs(
-        jobs.jobs, jobs.placements, read_pod_files([_kubectl(tmp_path, items)])
-    )
+    runs, placements, quarantined = merge_runs(jobs, read_pod_files([_kubectl(tmp_path, items)]))
     assert sorted(runs["run_id"].to_pylist()) == ["r-1", "r-2"]
     assert runs.filter(pc.equal(runs["run_id"], "r-1"))["scheduler"].to_pylist() == ["jobs_file"]
     assert placements["run_id"].to_pylist() == ["r-2"]
+    # The jobs file's own quarantine is kept, the clash is added.
     assert [q.reason for q in quarantined] == [
-        "run r-1: its run_id is also in the jobs file or sacct"
+        "submitted_at is required",
+        "run r-1: its run_id is also in the jobs file or sacct",
     ]
 
 
