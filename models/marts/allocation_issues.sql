@@ -1,11 +1,11 @@
--- @table: What the allocation reports rather than hides: billing rows labelled with a run id that names no known run (they stay in the pool), resource-hours whose claims exceeded what was paid (clipped pro rata), and placements without a project on a resource name that several projects bill (not allocated: which one is unknown).
--- @depends: billing_hourly, resource_hour_pool, job_placements, billing_line_items
--- @col kind: unknown_run_label, clipped_claim or ambiguous_placement.
+-- @table: What the allocation reports rather than hides: billing rows labelled with a run id that names no known run (they stay in the pool), resource-hours whose claims exceeded what was paid (clipped pro rata), placements without a project on a resource name that several projects bill (not allocated: which one is unknown), and resources whose usage got committed-use credits in hours where no commitment fee matched them (the fee is not in the warehouse: their runs look cheaper than they were).
+-- @depends: billing_hourly, resource_hour_pool, job_placements, billing_line_items, commitment_allocation
+-- @col kind: unknown_run_label, clipped_claim, ambiguous_placement or unmatched_commitment_credit.
 -- @col project_id: Project.
 -- @col resource_name: Resource (null for rows without one).
 -- @col hour: UTC hour (start); for a labelled row spanning hours, its first hour.
--- @col detail: The unknown label value, claimed / paid accelerator-seconds, or the run and the projects.
--- @col effective_cost: Cost concerned (USD): the labelled row's whole cost, or the resource-hour's cost.
+-- @col detail: The unknown label value, claimed / paid accelerator-seconds, the run and the projects, or the hours and credits without a commitment.
+-- @col effective_cost: Cost concerned (USD): the labelled row's whole cost, the resource-hour's cost, or the unmatched credited rows' cost.
 SELECT
     'unknown_run_label' AS kind,
     project_id,
@@ -39,4 +39,22 @@ JOIN billing_line_items AS b ON b.resource_name = p.resource_name
 WHERE p.project_id IS NULL
 GROUP BY p.run_id, p.resource_name, p.start_at
 HAVING count(DISTINCT b.project_id) > 1
+UNION ALL
+SELECT
+    'unmatched_commitment_credit' AS kind,
+    h.project_id,
+    h.resource_name,
+    min(h.hour) AS hour,
+    format('{} hour(s) with {} USD of committed-use credits and no commitment fee to match', count(DISTINCT h.hour), CAST(from_nanos(-sum(h.committed_credit_nanos)) AS VARCHAR)) AS detail,
+    from_nanos(sum(h.effective_nanos)) AS effective_cost
+FROM billing_hourly AS h
+WHERE h.row_kind = 'usage'
+  AND h.committed_credit_nanos <> 0
+  AND NOT EXISTS (
+      SELECT 1 FROM commitment_allocation AS c
+      WHERE c.hour = h.hour
+        AND c.project_id IS NOT DISTINCT FROM h.project_id
+        AND c.resource_name IS NOT DISTINCT FROM h.resource_name
+        AND c.direct_run_id IS NOT DISTINCT FROM h.direct_run_id)
+GROUP BY h.project_id, h.resource_name
 ORDER BY kind, hour, resource_name

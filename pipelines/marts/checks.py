@@ -119,7 +119,9 @@ def chargeback_sums_to_the_bill(flopledger: Flopledger) -> dg.AssetCheckResult:
 
 
 @dg.asset_check(
-    asset="allocation_issues", description="Unknown run labels and clipped claims (reported)."
+    asset="allocation_issues",
+    description="Unknown run labels, clipped claims, ambiguous placements and committed-use "
+    "credits no commitment fee matched (reported).",
 )
 def allocation_issues_counted(flopledger: Flopledger) -> dg.AssetCheckResult:
     rows = flopledger.warehouse().query(query_sql("allocation_issue_counts")).to_pylist()

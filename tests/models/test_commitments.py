@@ -268,3 +268,27 @@ def _eur(cost_usd: Any) -> dict[str, Any]:
     usd = D(str(cost_usd))
     return {"currency": "EUR", "currency_conversion_rate": D("0.921734"), "cost_usd": usd,
             "cost_at_list_usd": usd}  # fmt: skip
+
+
+def test_committed_credits_without_a_fee_are_reported(books):
+    # vm-1's hour 00 got a CUD credit (-98 of 98) naming a commitment whose fee is not in the
+    # warehouse (billed to another account): its run looks free. Reported, with the credits;
+    # hour 01 has the fee and is not. vm-2 has no committed credit: not reported.
+    billing = [
+        gpu("2026-10-01 00", 98, typed_credits=(cud(-98),)),
+        gpu("2026-10-01 01", 98, typed_credits=(cud(-98),)),
+        fee("2026-10-01 01", 120),
+        gpu("2026-10-01 00", 98, resource="vm-2"),
+    ]
+    b = books.build(billing, [run("r", "2026-10-01T00:00:00Z", "2026-10-01T02:00:00Z")])
+    issues = b.rows("SELECT kind, resource_name, detail, effective_cost FROM allocation_issues")
+    assert issues == [
+        {
+            "kind": "unmatched_commitment_credit",
+            "resource_name": "vm-1",
+            "detail": "1 hour(s) with 98.000000000 USD of committed-use credits and no "
+            "commitment fee to match",
+            "effective_cost": D("0"),
+        }
+    ]
+    assert_books_close(b)
