@@ -1,4 +1,4 @@
--- @table: The cost explorer's facts: one billing row, UTC day and run, with the part of the row's effective cost allocated to that run, or (run_id null) the part no run was allocated, as unallocated idle or shared cost; with the row's billing attributes and the run's. A row's parts add up to the row; a run's parts add up to what run_allocation and its labelled rows give it; all of it adds up to the effective cost, to the nano-dollar. USD.
+-- @table: The cost explorer's facts: one billing row, UTC day and run, with the part of the row's effective cost allocated to that run, or (run_id null) the part no run was allocated, as unallocated idle or shared cost; with the row's billing attributes and the run's. A resource-hour's run allocations and unallocated idle (idle_capacity) are spread over its rows by their cost; what is left of a row is shared cost. A row's parts add up to the row; a run's parts to its cost (cost_per_run); the idle parts to idle_capacity's unallocated idle; all of it to the effective cost, to the nano-dollar. USD.
 -- @depends: billing_hourly, billing_line_items, run_allocation, idle_capacity, jobs
 -- @col row_id: The billing row (billing_line_items.row_id).
 -- @col day: UTC day of the hours the part covers.
@@ -25,48 +25,68 @@ WITH pooled AS (
         effective_nanos,
         sum(effective_nanos) OVER upto AS upto_nanos,
         row_number() OVER upto AS k,
-        sum(effective_nanos) OVER pool AS pool_nanos,
-        count(*) OVER pool AS pool_rows
+        sum(effective_nanos) OVER pool AS pool_nanos
     FROM billing_hourly
     WHERE resource_name IS NOT NULL AND direct_run_id IS NULL
     WINDOW upto AS (PARTITION BY project_id, resource_name, hour ORDER BY row_id ROWS UNBOUNDED PRECEDING),
            pool AS (PARTITION BY project_id, resource_name, hour)
 ),
-run_parts AS (
-    -- Each run's allocation of a resource-hour, spread over the hour's rows by their cost
-    -- (by count when the rows cancel out); cumulative floors, so a run's parts add up to its
-    -- allocation exactly.
+claims AS (
+    -- What a resource-hour's cost went to: each run's allocation, the hour's unallocated idle
+    -- as idle_capacity states it, and the rest of its own rows as shared cost (negative where
+    -- the allocation gave the hour more than its own rows: a commitment fee's share, whose fee
+    -- row is shared cost of its own). The claims add up to the hour's own rows exactly.
+    SELECT project_id, resource_name, hour, run_id, 'run' AS cost_part, 0 AS ord, allocated_nanos AS nanos
+    FROM run_allocation
+    UNION ALL
+    SELECT project_id, resource_name, hour, NULL, 'unallocated_idle', 1, to_nanos(unallocated_idle_cost)
+    FROM idle_capacity
+),
+pools AS (
+    SELECT project_id, resource_name, hour, any_value(pool_nanos) AS pool_nanos
+    FROM pooled
+    GROUP BY ALL
+),
+all_claims AS (
+    SELECT c.* FROM claims AS c JOIN pools USING (project_id, resource_name, hour)
+    UNION ALL
+    SELECT p.project_id, p.resource_name, p.hour, NULL, 'shared', 2, p.pool_nanos - coalesce(c.nanos, 0)
+    FROM pools AS p
+    LEFT JOIN (SELECT project_id, resource_name, hour, sum(nanos) AS nanos FROM claims GROUP BY ALL) AS c
+        USING (project_id, resource_name, hour)
+),
+cumulative_claims AS (
+    SELECT
+        *,
+        sum(nanos) OVER (PARTITION BY project_id, resource_name, hour ORDER BY ord, run_id ROWS UNBOUNDED PRECEDING) AS v_upto
+    FROM all_claims
+),
+pool_parts AS (
+    -- Rows x claims of one resource-hour in integer nano-USD, both ways exact: with U the
+    -- rows' running cost, V the claims' running total and T the hour's cost (U and V both end
+    -- at T), a part is F(U, V) - F(U-, V) - F(U, V-) + F(U-, V-) with F(u, v) = floor(u v / T),
+    -- so each row's parts add up to the row and each claim's parts to the claim. When the
+    -- hour's rows cancel out (T = 0), the claims sit on its first row and each row keeps its
+    -- own cost as shared.
     SELECT
         p.row_id,
         p.hour,
-        a.run_id,
+        c.run_id,
+        c.cost_part,
         CASE WHEN p.pool_nanos <> 0
-             THEN floor_div(a.allocated_nanos * p.upto_nanos, p.pool_nanos)
-                  - floor_div(a.allocated_nanos * (p.upto_nanos - p.effective_nanos), p.pool_nanos)
-             ELSE floor_div(a.allocated_nanos * p.k, p.pool_rows)
-                  - floor_div(a.allocated_nanos * (p.k - 1), p.pool_rows)
+             THEN floor_div(p.upto_nanos * c.v_upto, p.pool_nanos)
+                  - floor_div((p.upto_nanos - p.effective_nanos) * c.v_upto, p.pool_nanos)
+                  - floor_div(p.upto_nanos * (c.v_upto - c.nanos), p.pool_nanos)
+                  + floor_div((p.upto_nanos - p.effective_nanos) * (c.v_upto - c.nanos), p.pool_nanos)
+             WHEN c.cost_part = 'shared'
+             THEN p.effective_nanos + CASE WHEN p.k = 1 THEN c.nanos ELSE 0 END
+             ELSE CASE WHEN p.k = 1 THEN c.nanos ELSE 0 END
         END AS nanos
     FROM pooled AS p
-    JOIN run_allocation AS a USING (project_id, resource_name, hour)
-),
-run_parts_by_piece AS (
-    SELECT row_id, hour, sum(nanos) AS nanos FROM run_parts GROUP BY row_id, hour
-),
-idle_hours AS (
-    SELECT DISTINCT project_id, resource_name, hour FROM idle_capacity
+    JOIN cumulative_claims AS c USING (project_id, resource_name, hour)
 ),
 parts AS (
-    SELECT row_id, hour, run_id, 'run' AS cost_part, nanos FROM run_parts
-    UNION ALL
-    SELECT
-        p.row_id,
-        p.hour,
-        NULL,
-        CASE WHEN i.hour IS NOT NULL THEN 'unallocated_idle' ELSE 'shared' END,
-        p.effective_nanos - coalesce(r.nanos, 0)
-    FROM pooled AS p
-    LEFT JOIN run_parts_by_piece AS r USING (row_id, hour)
-    LEFT JOIN idle_hours AS i USING (project_id, resource_name, hour)
+    SELECT row_id, hour, run_id, cost_part, nanos FROM pool_parts
     UNION ALL
     SELECT row_id, hour, direct_run_id, 'run', effective_nanos
     FROM billing_hourly
@@ -105,5 +125,5 @@ SELECT
 FROM daily AS d
 JOIN billing_line_items AS b USING (row_id)
 LEFT JOIN jobs AS j ON j.run_id = d.run_id
-WHERE d.nanos <> 0 OR d.run_id IS NULL
+WHERE d.nanos <> 0
 ORDER BY d.day, d.row_id, d.run_id NULLS FIRST

@@ -10,7 +10,8 @@ from tests.models.rows import gpu, host, line_item, run
 # run-b (vision) holds 2 GPUs all hour: floor(100 x  7,200 / 28,800) = 25.
 # run-c (no team) holds 1 GPU 20 min:   floor(100 x  1,200 / 28,800) = 4.166666666.
 # Unallocated idle: 100 - 50 - 25 - 4.166666666 = 20.833333334.
-# Each allocation is spread over the hour's rows by their cost (80 : 20), cumulative floors:
+# Each claim (runs, then idle) is spread over the hour's rows by their cost (80 : 20) with
+# cumulative floors both ways (the row's parts add up to the row, a claim's to the claim):
 #   run-a: GPU floor(50 x 80/100) = 40,               host 50 - 40 = 10.
 #   run-b: GPU floor(25 x 80/100) = 20,               host 5.
 #   run-c: GPU floor(4.166666666 x 80/100) = floor(3.3333333328) = 3.333333332,
@@ -49,6 +50,14 @@ def test_rows_split_into_runs_idle_and_shared(books):
         ("row-2", None, "shared"): D("7"),
         ("row-3", "run-a", "run"): D("3"),
     }
+    # The idle parts are idle_capacity's unallocated idle: 16.666666668 + 4.166666666.
+    assert (
+        b.one(
+            "SELECT sum(effective_cost) FROM cost_explorer_rows WHERE cost_part = 'unallocated_idle'"
+        )
+        == b.one("SELECT sum(unallocated_idle_cost) FROM idle_capacity")
+        == D("20.833333334")
+    )
     # A run's parts are its cost: run-a 40 + 10 + 3 = 53 = cost_per_run.
     for run_id, cost in (("run-a", "53"), ("run-b", "25"), ("run-c", "4.166666666")):
         assert b.run_cost(run_id) == D(cost)
