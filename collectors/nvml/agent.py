@@ -172,7 +172,10 @@ class Agent:
         if self.pods is None:
             return None
         self.pods.refresh(self.clock.monotonic())
-        return self.pods.pods([(g.index, g.uuid) for g in self.sampler.gpus])
+        gpus = self.sampler.gpus
+        return self.pods.pods(
+            [(g.index, g.uuid) for g in gpus] + [(g.index, m) for g in gpus for m in g.mig_uuids]
+        )
 
     def _write(self, rows: list[dict[str, object]]) -> None:
         if not rows:

@@ -118,6 +118,7 @@ class Nvml:
             errors.NVMLError_NoPermission,
             errors.NVMLError_FunctionNotFound,
             errors.NVMLError_Timeout,
+            errors.NVMLError_NotFound,  # e.g. an empty MIG slot
         ):
             return None
         except (errors.NVMLError_Uninitialized, errors.NVMLError_DriverNotLoaded) as exc:

@@ -5,13 +5,13 @@ The kubelet serves `PodResourcesLister.List` on a unix socket
 container lists the device ids the device plugin gave it, per resource (`nvidia.com/gpu`,
 `nvidia.com/mig-1g.10gb`, ...). Device ids name a GPU in one of two ways:
 
-- NVIDIA's device plugin: the GPU UUID (`GPU-...`), or a MIG UUID (`MIG-...`);
+- NVIDIA's device plugin: the GPU UUID (`GPU-...`), or a MIG device's UUID (`MIG-...`,
+  tied to its GPU by the sampler, which asks NVML for each GPU's MIG devices);
 - GKE's device plugin: the device file, `nvidia<N>` (N the GPU's minor number, which is its
   NVML index on GKE nodes), and `nvidia<N>/gi<M>` for MIG slice M of GPU N.
 
 A GPU held by exactly one pod is labelled with that pod; a GPU held by none, or whose MIG
 slices went to several pods, is labelled with nothing (the minute's row then says null).
-MIG UUIDs cannot be tied to their parent GPU from this API alone: such GPUs stay unlabelled.
 
 The API gives namespace and name, not the pod UID; `PodResolver` fills the UID from the
 Kubernetes API where it is given a lookup (see `labels.kube_pod_uid`).
@@ -73,7 +73,10 @@ def list_device_pods(socket_path: str | Path, timeout_s: float = 2.0) -> dict[st
 def pods_by_gpu(
     device_pods: Mapping[str, PodRef], gpus: Iterable[tuple[int, str | None]]
 ) -> dict[int, PodRef | None]:
-    """GPU index -> the one pod holding it (by UUID or GKE device name), else None."""
+    """GPU index -> the one pod holding it (by UUID or GKE device name), else None.
+
+    `gpus` is (index, UUID) pairs; a GPU in MIG mode appears once more per MIG device,
+    with that device's UUID."""
     gpus = list(gpus)
     holders: dict[int, set[PodRef]] = {}
     by_uuid = {uuid: index for index, uuid in gpus if uuid}

@@ -65,6 +65,7 @@ class _Gpu:
     gpm_primed: bool = False
     gpm_request: Any = None
     xid_registered: bool = False
+    mig_uuids: list[str] = field(default_factory=list)  # MIG devices, when in MIG mode
 
 
 class GpuSampler:
@@ -100,7 +101,26 @@ class GpuSampler:
             return _Gpu(index=index, handle=None, uuid=None, name=None)
         self._setup_gpm(gpu)
         self._register_xid(gpu)
+        gpu.mig_uuids = self._mig_uuids(handle)
         return gpu
+
+    def _mig_uuids(self, handle: Any) -> list[str]:
+        """UUIDs of the GPU's MIG devices when it is in MIG mode (NVIDIA's device plugin
+        hands MIG slices to pods by these); empty otherwise."""
+        q = self.nvml.query
+        try:
+            mode = q("nvmlDeviceGetMigMode", handle)
+            if not mode or mode[0] != self.nvml.pynvml.NVML_DEVICE_MIG_ENABLE:
+                return []
+            uuids = []
+            for slot in range(q("nvmlDeviceGetMaxMigDeviceCount", handle) or 0):
+                mig = q("nvmlDeviceGetMigDeviceHandleByIndex", handle, slot)
+                uuid = text(q("nvmlDeviceGetUUID", mig)) if mig is not None else None
+                if uuid:
+                    uuids.append(uuid)
+            return uuids
+        except GpuLost:
+            return []
 
     def _setup_gpm(self, gpu: _Gpu) -> None:
         support = self.nvml.query("nvmlGpmQueryDeviceSupport", gpu.handle)

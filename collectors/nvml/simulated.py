@@ -52,6 +52,7 @@ class Scenario:
     missing: frozenset[str] = frozenset()  # functions this driver lacks
     lose_gpu: bool = False
     energy_reset: bool = False
+    mig_slices: int = 0  # MIG mode with this many MIG devices per GPU
 
 
 _GPM = frozenset(
@@ -80,6 +81,7 @@ SCENARIOS: dict[str, Scenario] = {
             missing=_GPM | {"nvmlDeviceGetCurrentClocksEventReasons"},
         ),
         Scenario("energy_reset", energy_reset=True),
+        Scenario("mig", mig_slices=2),
     )
 }
 
@@ -87,6 +89,12 @@ SCENARIOS: dict[str, Scenario] = {
 @dataclass
 class _SimHandle:
     index: int
+
+
+@dataclass
+class _SimMigHandle:
+    index: int  # the parent GPU
+    slot: int
 
 
 @dataclass
@@ -212,9 +220,28 @@ class SimulatedNvml:
             raise self._error(self.pynvml.NVML_ERROR_INVALID_ARGUMENT)
         return _SimHandle(index)
 
-    def nvmlDeviceGetUUID(self, handle: _SimHandle) -> str:
-        self._enter("nvmlDeviceGetUUID", handle)
+    def nvmlDeviceGetUUID(self, handle: _SimHandle | _SimMigHandle) -> str:
+        self._enter("nvmlDeviceGetUUID", handle)  # type: ignore[arg-type]
+        if isinstance(handle, _SimMigHandle):
+            return f"MIG-5e1f0000-0000-4000-8000-{handle.index:06x}{handle.slot:06x}"
         return f"GPU-5e1f0000-0000-4000-8000-{handle.index:012x}"
+
+    def nvmlDeviceGetMigMode(self, handle: _SimHandle) -> list[int]:
+        self._enter("nvmlDeviceGetMigMode", handle)
+        mode = 1 if self.scenario.mig_slices else 0
+        return [mode, mode]
+
+    def nvmlDeviceGetMaxMigDeviceCount(self, handle: _SimHandle) -> int:
+        self._enter("nvmlDeviceGetMaxMigDeviceCount", handle)
+        return 7 if self.scenario.mig_slices else 0
+
+    def nvmlDeviceGetMigDeviceHandleByIndex(self, handle: _SimHandle, slot: int) -> _SimMigHandle:
+        self._enter("nvmlDeviceGetMigDeviceHandleByIndex", handle)
+        if not self.scenario.mig_slices:
+            raise self._error(self.pynvml.NVML_ERROR_INVALID_ARGUMENT)
+        if slot >= self.scenario.mig_slices:
+            raise self._error(self.pynvml.NVML_ERROR_NOT_FOUND)
+        return _SimMigHandle(handle.index, slot)
 
     def nvmlDeviceGetName(self, handle: _SimHandle) -> str:
         self._enter("nvmlDeviceGetName", handle)

@@ -327,3 +327,42 @@ def test_agent_never_waits_for_a_hung_kubelet(tmp_path: Path, socket_dir: Path) 
     table, _ = read_spool([tmp_path / "spool"])
     assert table.column("pod_name").to_pylist() == [None]
     assert resolver.errors == 1  # DEADLINE_EXCEEDED after 3 s, counted when stop() joined
+
+
+def mig(gpu: int, slot: int) -> str:
+    """The simulated NVML's UUID for MIG device `slot` of GPU `gpu` (scenario mig)."""
+    return f"MIG-5e1f0000-0000-4000-8000-{gpu:06x}{slot:06x}"
+
+
+def test_agent_ties_mig_slices_to_their_gpu(tmp_path: Path, socket_dir: Path) -> None:
+    """Scenario mig: 2 GPUs in MIG mode, 2 MIG devices each (NVIDIA's device plugin hands
+    out `nvidia.com/mig-3g.40gb` by MIG UUID). Both slices of GPU 0 are train-a's: GPU 0's
+    row names it. GPU 1's slices went to train-a and infer-b: no single pod, no label."""
+    pods = [
+        pod("ml", "train-a", [("nvidia.com/mig-3g.40gb", [mig(0, 0), mig(0, 1), mig(1, 0)])]),
+        pod("ml", "infer-b", [("nvidia.com/mig-3g.40gb", [mig(1, 1)])]),
+    ]
+    server = serve(Kubelet(lambda: pods), socket_dir / "kubelet.sock")
+    clock = ManualClock(epoch_s=START.timestamp())
+    backend = SimulatedNvml("mig", gpus=2, clock=clock.monotonic)
+    config = AgentConfig(spool_dir=tmp_path / "spool", labels=LABELS, duration_s=60.0)
+    agent = Agent(config, Nvml(backend), clock=clock, pods=PodResolver(socket_dir / "kubelet.sock"))
+    try:
+        assert agent.run(threading.Event()) == 0
+    finally:
+        server.stop(None)
+    table, quarantined = read_spool([tmp_path / "spool"])
+    assert quarantined == []
+    got = table.sort_by("gpu_index").select(["gpu_index", "pod_name"]).to_pylist()
+    assert got == [{"gpu_index": 0, "pod_name": "train-a"}, {"gpu_index": 1, "pod_name": None}]
+
+
+def test_agent_sampler_lists_mig_devices_only_in_mig_mode() -> None:
+    from collectors.nvml.sampler import GpuSampler
+
+    for scenario, expected in (("mig", [mig(1, 0), mig(1, 1)]), ("training", [])):
+        clock = ManualClock(epoch_s=START.timestamp())
+        sampler = GpuSampler(Nvml(SimulatedNvml(scenario, gpus=2, clock=clock.monotonic)))
+        sampler.discover()
+        assert sampler.gpus[1].mig_uuids == expected, scenario
+        sampler.close()
