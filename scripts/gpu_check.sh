@@ -23,7 +23,27 @@ END=$(( (END / 60 + 1) * 60 + 2 ))
 RUN_S=$(( END - NOW ))
 echo "gpu_check: running the agent for ${RUN_S}s (>= ${SECONDS_TO_RUN}s, ending after a minute boundary)"
 
-"$PY" -m cli.main -v agent --spool "$SPOOL" --interval 1s --duration "${RUN_S}s"
+HEALTH_PORT="${HEALTH_PORT:-19464}"
+"$PY" -m cli.main -v agent --spool "$SPOOL" --interval 1s --duration "${RUN_S}s" \
+    --health "127.0.0.1:${HEALTH_PORT}" &
+AGENT=$!
+# The agent's own health, scraped mid-run (docs/nvml-agent.md, "Health").
+sleep 10
+"$PY" - "$HEALTH_PORT" <<'PYEOF'
+import http.client
+import sys
+
+for path in ("/healthz", "/metrics"):
+    conn = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=5)
+    conn.request("GET", path)
+    reply = conn.getresponse()
+    body = reply.read().decode()
+    lines = [l for l in body.splitlines() if l.startswith("flopledger_agent_")] or [body.strip()]
+    print(f"gpu_check: {path} -> {reply.status}: " + "; ".join(lines))
+    if reply.status != 200:
+        sys.exit(f"gpu_check: FAILED ({path} answered {reply.status})")
+PYEOF
+wait "$AGENT"
 
 "$PY" - "$SPOOL" <<'PYEOF'
 import sys
