@@ -5,7 +5,7 @@ PYTHON ?= python3.11
 export UV_PYTHON_DOWNLOADS := never
 export UV_LINK_MODE := copy
 
-.PHONY: setup demo test browser lint dagster gpu-check clean
+.PHONY: setup demo test browser lint dagster gpu-check clean bigquery-emulator
 
 .tools/bin/uv:
 	$(PYTHON) -m venv .tools
@@ -15,7 +15,19 @@ export UV_LINK_MODE := copy
 	.tools/bin/uv sync --frozen --compile-bytecode --python "$$(command -v $(PYTHON))"
 	touch $@
 
-setup: .venv/.synced
+# bqemulator (a local BigQuery for the BigQuery source's tests) pins duckdb 1.5.x, so it lives
+# in its own environment; scripts/run_bqemulator.py starts it (the tests do so themselves).
+BQEMULATOR_PINS := bqemulator==1.4.0 duckdb==1.5.5 duckdb-extension-spatial==1.5.5 numpy==2.4.6
+.tools/bqemulator/.installed: .tools/bin/uv
+	.tools/bin/uv venv --quiet --allow-existing --python "$$(command -v $(PYTHON))" .tools/bqemulator
+	.tools/bin/uv pip install --quiet --python .tools/bqemulator/bin/python $(BQEMULATOR_PINS)
+	echo "$(BQEMULATOR_PINS)" > $@
+
+setup: .venv/.synced .tools/bqemulator/.installed
+
+# A local BigQuery on 127.0.0.1:9050 for `flopledger simulate --bigquery http://127.0.0.1:9050`.
+bigquery-emulator: setup
+	.tools/bqemulator/bin/python scripts/run_bqemulator.py start --rest-port 9050 --grpc-port 9060
 
 demo: setup
 	.venv/bin/flopledger demo

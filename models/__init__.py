@@ -13,6 +13,10 @@ comments become the warehouse's own table and column comments.
 statement per file, named for what it returns, loaded by name with `query_sql`. Each starts
 with `-- @query:` (what one row means) and one `-- @param name: text` line per `$name`
 parameter, which callers bind by name (a dict), never by formatting text into the SQL.
+
+`bigquery/` holds the queries flopledger sends to BigQuery itself (the billing export), in
+BigQuery's dialect with `@name` parameters; `{export_table}` stands for the configured
+table, checked to be `project.dataset.table` before it is put in.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from models.sql_text import named_params
+from models.sql_text import named_params, without_comments
 
 MODELS_DIR = Path(__file__).parent
 
@@ -125,3 +129,17 @@ def query_params(name: str) -> dict[str, str]:
 def query_params_used(name: str) -> frozenset[str]:
     """The `$name` parameters a query's SQL uses (comments left out)."""
     return named_params(query_sql(name))
+
+
+_EXPORT_TABLE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9:.-]*\.\w+\.\w+", re.ASCII)
+
+
+def bigquery_sql(name: str, export_table: str) -> str:
+    """models/bigquery/<name>.sql for one export table (`project.dataset.table`)."""
+    path = MODELS_DIR / "bigquery" / f"{name}.sql"
+    if not path.is_file() or "/" in name:
+        raise KeyError(f"models/bigquery: no query named {name!r}")
+    if not _EXPORT_TABLE_RE.fullmatch(export_table):
+        raise ValueError(f"not a project.dataset.table name: {export_table!r}")
+    # Sent without its comments: they document the file, the service has no use for them.
+    return without_comments(path.read_text()).strip().replace("{export_table}", export_table)

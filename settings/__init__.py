@@ -2,10 +2,12 @@
 
 from settings.config_file import (
     AllocationConfig,
+    BigQueryExportConfig,
     CloudMonitoringConfig,
     Config,
     ConfigError,
     DashboardConfig,
+    GcpBillingConfig,
     SchedulesConfig,
     SourceConfig,
     SourcesConfig,
@@ -15,10 +17,12 @@ from settings.config_file import (
 
 __all__ = [
     "AllocationConfig",
+    "BigQueryExportConfig",
     "CloudMonitoringConfig",
     "Config",
     "ConfigError",
     "DashboardConfig",
+    "GcpBillingConfig",
     "SchedulesConfig",
     "SourceConfig",
     "SourcesConfig",

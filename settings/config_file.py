@@ -42,6 +42,32 @@ class SourceConfig(_Strict):
     paths: list[str] = Field(default_factory=list)
 
 
+class BigQueryExportConfig(_Strict):
+    """The detailed billing export where Google writes it: a BigQuery table (docs/bigquery.md).
+
+    Credentials are application-default (or the key file $GOOGLE_APPLICATION_CREDENTIALS names);
+    `endpoint` points at a local emulator instead. Each run reads the ingestion-day partitions
+    from the latest export_time taken (or the run's first day, or `history_start`), less
+    `trailing_days`; every query is refused by BigQuery past `max_bytes_billed`."""
+
+    table: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9:.-]*\.[A-Za-z0-9_]+\.[A-Za-z0-9_]+$")
+    project: str | None = None  # where the query jobs run and are billed; default: the table's
+    location: str | None = None  # the export dataset's location (US, EU, a region)
+    endpoint: str | None = None
+    max_bytes_billed: int = Field(default=10 * 2**30, gt=0)
+    trailing_days: int = Field(default=3, ge=0, le=366)
+
+    @property
+    def job_project(self) -> str:
+        return self.project or self.table.rsplit(".", 2)[0]
+
+
+class GcpBillingConfig(SourceConfig):
+    """Extract files (`paths`), the export table itself (`bigquery`), or both."""
+
+    bigquery: BigQueryExportConfig | None = None
+
+
 class CloudMonitoringConfig(SourceConfig):
     """Read saved `ListTimeSeriesResponse` pages (`paths`) or call the API (`project_id`)."""
 
@@ -110,7 +136,7 @@ class KubernetesConfig(SourceConfig):
 
 
 class SourcesConfig(_Strict):
-    gcp_billing: SourceConfig | None = None
+    gcp_billing: GcpBillingConfig | None = None
     focus: SourceConfig | None = None
     jobs: SourceConfig | None = None
     nvml_spool: SourceConfig | None = None

@@ -47,7 +47,11 @@ DOORS = {
     "requests": ("budgets/notify.py", "collectors/nvml/labels.py"),
     "httpx": (),
     "urllib.request": (),
-    "google.cloud": ("collectors/gcs.py", "collectors/cloud_monitoring/client.py"),
+    "google.cloud": (
+        "collectors/gcs.py",
+        "collectors/cloud_monitoring/client.py",
+        "collectors/bigquery/client.py",
+    ),
     "prometheus_client": ("collectors/nvml/health.py",),
     "kubernetes": ("collectors/kubernetes/client.py",),
     "urllib3": ("collectors/kubernetes/client.py",),

@@ -18,6 +18,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--to", dest="end", type=date.fromisoformat, help="last UTC day (YYYY-MM-DD)"
     )
     parser.add_argument("--strict", action="store_true", help="exit 1 when an ERROR check fails")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="run nothing: print the bytes each BigQuery query would scan (BigQuery's dry run)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -28,10 +33,40 @@ def run(args: argparse.Namespace) -> int:
     if args.start and args.end and args.start > args.end:
         raise ConfigError(f"--from {args.start} is after --to {args.end}")
     config = load_config(args.config)
+    if args.dry_run:
+        return _dry_run(config, args.start)
     report = run_pipeline(config, args.config, args.start, args.end)
     print_report(report)
     if not report.succeeded:
         return 1
     if args.strict and report.failed_error_checks:
         return 1
+    return 0
+
+
+def _dry_run(config, first_day: date | None) -> int:
+    from datetime import UTC, datetime
+
+    from collectors.bigquery.client import BigQueryError
+    from pipelines.sources.gcp_billing.export import dry_run_scans
+    from warehouse import open_warehouse
+
+    today = datetime.now(UTC).date()  # the command's edge: the wall clock, as a run's
+    try:
+        found = dry_run_scans(config, open_warehouse(config.warehouse), first_day, today)
+    except BigQueryError as exc:
+        print(f"flopledger run --dry-run: {exc}")
+        return 1
+    if found is None:
+        print(
+            "dry run: no BigQuery source configured (sources.gcp_billing.bigquery); files cost nothing to read"
+        )
+        return 0
+    read, scans = found
+    print(
+        f"dry run: {read.table}, partitions from {read.since_day}, export_time from "
+        f"{read.taken_through or 'the start'}; each query refused past {read.max_bytes_billed:,} bytes"
+    )
+    for name, scanned in scans.items():
+        print(f"  {name}: would scan {scanned:,} bytes ({scanned / 2**30:.3f} GiB)")
     return 0

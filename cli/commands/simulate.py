@@ -40,6 +40,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="add a GKE cluster: node pools billed as VMs, pods as runs (MIG slices included), "
         "written as kubectl get pods -o json (sources.kubernetes)",
     )
+    parser.add_argument(
+        "--bigquery",
+        metavar="ENDPOINT",
+        help="also load the billing export into a BigQuery emulator at ENDPOINT (e.g. "
+        "http://127.0.0.1:9050, `make bigquery-emulator`) and read it from there",
+    )
     parser.set_defaults(func=run)
 
 
@@ -63,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"flopledger simulate: {exc}", file=sys.stderr)
         return 2
+    if args.bigquery and _load_bigquery(result, args.bigquery) != 0:
+        return 2
     totals = result.totals
     print(
         f"wrote {result.out_dir}: {result.runs:,} runs, {result.billing_rows:,} billing rows in "
@@ -74,4 +82,18 @@ def run(args: argparse.Namespace) -> int:
         f"effective {totals['effective_usd']} USD over {totals['distinct_rows']:,} distinct rows"
     )
     print(f"config: {result.config_path}")
+    return 0
+
+
+def _load_bigquery(result, endpoint: str) -> int:
+    from collectors.bigquery.client import BigQueryError
+    from simulator.bigquery import DEMO_TABLE, load_export, read_from_bigquery
+
+    try:
+        files = load_export(result.out_dir / "billing", endpoint, progress=_progress)
+        read_from_bigquery(result.config_path, endpoint)
+    except (BigQueryError, ValueError) as exc:
+        print(f"flopledger simulate: --bigquery {endpoint}: {exc}", file=sys.stderr)
+        return 2
+    print(f"bigquery: {files:,} extract files loaded into {DEMO_TABLE} at {endpoint}")
     return 0

@@ -1,0 +1,109 @@
+"""The billing export table as this run reads it: its client, its SQL and its bounds, from
+`sources.gcp_billing.bigquery` and what the warehouse has already taken."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date, datetime
+
+import pyarrow as pa
+
+from collectors.bigquery.client import Client, make_client
+from collectors.gcp_billing.bigquery import (
+    ExportRead,
+    export_days,
+    iter_export_batches,
+    scan_bytes,
+    since_day,
+    source_name,
+)
+from collectors.gcp_billing.read import BillingRead
+from collectors.limits import Limits
+from models import bigquery_sql, query_sql
+from settings import BigQueryExportConfig, Config
+from warehouse import Warehouse
+
+
+def export_config(config: Config) -> BigQueryExportConfig | None:
+    billing = config.sources.gcp_billing
+    return billing.bigquery if billing is not None else None
+
+
+def export_client(export: BigQueryExportConfig) -> Client:
+    """Application-default credentials (or an emulator at `endpoint`); jobs run in the
+    configured project, else the table's."""
+    return make_client(export.job_project, export.endpoint, None, export.location)
+
+
+def taken_through(warehouse: Warehouse) -> dict[str, datetime]:
+    """The latest export_time taken from each export table, by `source`. Read every run (the
+    query is cheap) so that a switch to the table starts where the rows already are."""
+    rows = warehouse.query(query_sql("billing_export_watermarks")).to_pylist()
+    return {r["source"]: r["taken_through"] for r in rows if r["taken_through"] is not None}
+
+
+def export_read(
+    config: Config,
+    export: BigQueryExportConfig,
+    taken: dict[str, datetime],
+    first_day: date | None,
+    today: date,
+    since_watermark: bool = True,
+) -> ExportRead:
+    """The bounded read of the table for a run whose window starts on `first_day`.
+    `since_watermark=False` (an explicit backfill) rereads the window's partitions whole."""
+    mark = taken.get(source_name(export.table)) if since_watermark else None
+    start = config.history_start if since_watermark or first_day is None else first_day
+    return ExportRead(
+        table=export.table,
+        rows_sql=bigquery_sql("billing_export_rows", export.table),
+        days_sql=bigquery_sql("billing_export_days", export.table),
+        since_day=since_day(mark, first_day, start, today, export.trailing_days),
+        taken_through=mark,
+        max_bytes_billed=export.max_bytes_billed,
+    )
+
+
+def export_batches(
+    config: Config,
+    warehouse: Warehouse,
+    stats: BillingRead,
+    first_day: date,
+    now: datetime,
+    days: set[date] | None,
+    limits: Limits,
+) -> Iterator[pa.Table]:
+    """The export table's new rows as `billing_line_items` batches (none without the block).
+    `days` (an explicit backfill's) rereads those days' partitions whole."""
+    export = export_config(config)
+    if export is None:
+        return
+    read = export_read(
+        config, export, taken_through(warehouse), first_day, now.date(), days is None
+    )
+    yield from iter_export_batches(
+        export_client(export), read, stats, days, ingested_at=now, limits=limits
+    )
+
+
+def export_input_days(config: Config, warehouse: Warehouse, today: date) -> set[date]:
+    """The usage days of the rows the next run would take from the export table (one small
+    query, partition-bounded), so that a config with only the table has days to run."""
+    export = export_config(config)
+    if export is None:
+        return set()
+    read = export_read(config, export, taken_through(warehouse), None, today)
+    return export_days(export_client(export), read)
+
+
+def dry_run_scans(
+    config: Config, warehouse: Warehouse, first_day: date | None, today: date
+) -> tuple[ExportRead, dict[str, int]] | None:
+    """What each query of the next read would scan, by BigQuery's dry run (nothing billed);
+    None without the block. A warehouse not created yet has taken nothing."""
+    export = export_config(config)
+    if export is None:
+        return None
+    taken = taken_through(warehouse) if warehouse.exists() else {}
+    read = export_read(config, export, taken, first_day, today, since_watermark=first_day is None)
+    return read, scan_bytes(export_client(export), read)
