@@ -239,7 +239,9 @@ def explorer_bars(frame: pd.DataFrame, group_title: str, grain_title: str) -> al
     )
 
 
-def cumulative_against_budget(frame: pd.DataFrame, budget: pd.Series | None) -> alt.Chart:
+def cumulative_against_budget(
+    frame: pd.DataFrame, budget: pd.Series | None
+) -> alt.Chart | alt.LayerChart:
     """Cumulative effective cost per UTC day (columns: day, cumulative_usd), with the budget's
     amount as a rule and its forecast at the period's end as a point when a budget is given."""
     line = (
@@ -279,7 +281,7 @@ def cumulative_against_budget(frame: pd.DataFrame, budget: pd.Series | None) -> 
             tooltip=["what:N", alt.Tooltip("usd:Q", title="USD", format="$,.2f")],
         )
     )
-    return alt.layer(line, rule, forecast)
+    return line + rule + forecast
 
 
 def commitment_utilisation(frame: pd.DataFrame) -> alt.Chart:
