@@ -1,4 +1,7 @@
-"""The UTC days the inputs hold, per source: what `flopledger run` materialises."""
+"""The UTC days the inputs hold, per source: what `flopledger run` materialises.
+
+Inputs are found as the run's assets find them (pipelines/inputs.py), under the run's key:
+the listing made here is the one the run uses, and what is downloaded here is not again."""
 
 from __future__ import annotations
 
@@ -8,31 +11,30 @@ from collectors.gcp_billing.days import usage_days
 from collectors.inference.days import managed_days
 from collectors.jobs.read import read_jobs_files
 from collectors.kubernetes.read import read_pod_files
-from collectors.nvml.read import spool_file_day
 from collectors.probe_results import probe_days
+from pipelines.inputs import source_inputs, source_listing
 from settings import Config
 
 
-def _billing(config: Config) -> set[date]:
-    return usage_days(config.source_files("gcp_billing"))
+def _billing(config: Config, run_key: str | None = None) -> set[date]:
+    return usage_days(source_inputs(config, "gcp_billing", run_key).paths)
 
 
-def _jobs(config: Config) -> set[date]:
-    jobs = read_jobs_files(config.source_files("jobs")).jobs
+def _jobs(config: Config, run_key: str | None = None) -> set[date]:
+    jobs = read_jobs_files(source_inputs(config, "jobs", run_key).paths).jobs
     return {d for d in jobs["submitted_day"].to_pylist() if d is not None}
 
 
-def _spool(config: Config) -> set[date]:
-    """Spool files are named by their first minute; a file may run into the next day."""
-    days = {spool_file_day(p) for p in config.source_files("nvml_spool")}
-    return {d for d in days if d is not None} | {
-        d + timedelta(days=1) for d in days if d is not None
-    }
+def _spool(config: Config, run_key: str | None = None) -> set[date]:
+    """Spool files are named by their first minute (the listing has it: nothing is fetched);
+    a file may run into the next day."""
+    days = {o.day for o in source_listing(config, "nvml_spool", run_key) if o.day is not None}
+    return days | {d + timedelta(days=1) for d in days}
 
 
-def _probes(config: Config) -> set[date]:
+def _probes(config: Config, run_key: str | None = None) -> set[date]:
     """Probe files are small and carry no day in their name: the days of their measurements."""
-    return probe_days(config.source_files("probes"))
+    return probe_days(source_inputs(config, "probes", run_key).paths)
 
 
 def _managed(config: Config, run_key: str | None = None) -> set[date]:
@@ -60,9 +62,10 @@ DAY_FINDERS = {
 }
 
 
-def input_days(config: Config) -> set[date]:
+def input_days(config: Config, run_key: str | None = None) -> set[date]:
+    """`run_key`: the id of the run that will ingest them, so it lists nothing again."""
     days: set[date] = set()
     for name, finder in DAY_FINDERS.items():
         if getattr(config.sources, name) is not None:
-            days |= finder(config)
+            days |= finder(config, run_key)
     return days

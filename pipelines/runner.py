@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
+import uuid
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -41,8 +42,10 @@ class _Window:
     end: date
 
 
-def _window(config: Config, start: date | None, end: date | None) -> _Window | None:
-    found = sorted(input_days(config))
+def _window(
+    config: Config, start: date | None, end: date | None, run_id: str | None = None
+) -> _Window | None:
+    found = sorted(input_days(config, run_id))
     if start or end:
         found = [d for d in found if (start is None or d >= start) and (end is None or d <= end)]
         lo, hi = start or (found[0] if found else None), end or (found[-1] if found else None)
@@ -101,6 +104,7 @@ def _ingest(
     report: RunOutcome,
     window: _Window,
     window_only: bool,
+    run_id: str,
 ) -> None:
     """One run of the ingest job over the window's partition range."""
     days = (window.end - window.start).days + 1
@@ -110,6 +114,7 @@ def _ingest(
         instance=instance,
         run_config=QUIET,
         raise_on_error=False,
+        run_id=run_id,
         tags={
             CLI_TAG: "true",
             "dagster/asset_partition_range_start": window.start.isoformat(),
@@ -129,7 +134,10 @@ def run_pipeline(
     # One clear error before any step runs, rather than every step failing on the lock.
     open_warehouse(config.warehouse).ensure_schema()
     report = RunOutcome(config=config)
-    window = _window(config, start, end)
+    # The ingest run's id, chosen now: finding the days lists the inputs under it, and the
+    # run reuses that listing (and what was downloaded) instead of listing again.
+    run_id = str(uuid.uuid4())
+    window = _window(config, start, end, run_id)
     defs = build_definitions(
         str(Path(config_path).resolve()),
         window.start if window else None,
@@ -137,7 +145,7 @@ def run_pipeline(
     )
     with flopledger_instance(config) as instance:  # the UI shows these runs too
         if window is not None:
-            _ingest(defs, instance, report, window, window_only=bool(start or end))
+            _ingest(defs, instance, report, window, window_only=bool(start or end), run_id=run_id)
         else:
             _progress("flopledger: no input rows found; rebuilding the marts only")
         _progress("[2/2] marts and checks")

@@ -102,22 +102,24 @@ def _expand(
     for path in paths:
         text = str(path)
         try:
-            found.extend(
-                _gcs_files(text, client) if text.startswith("gs://") else _local_files(text)
-            )
+            if isinstance(path, str) and text.startswith("gs://"):
+                found.extend(_gcs_files(text, client))
+            else:  # on disk: a file, a folder, or a fetched object's copy (collectors/inputs.py)
+                found.extend(_local_files(Path(path) if isinstance(path, str) else path))
         except Exception as exc:  # a listing that fails is reported, not fatal
             quarantined.append(_whole_file(text, f"cannot list: {exc}"))
     return found
 
 
-def _local_files(text: str) -> list[tuple[str, Loader]]:
-    path = Path(text)
+def _local_files(path: Path) -> list[tuple[str, Loader]]:
+    """(name, loader) of a file or a folder's spool files; the name is `str(path)`, which is
+    the object's gs:// URI for a fetched copy."""
     if path.is_dir():
         files = sorted(p for p in path.rglob(f"*{SUFFIX}") if is_spool_file(p))
     elif path.exists():
         files = [path]
     else:
-        raise FileNotFoundError(f"no such file or directory: {text}")
+        raise FileNotFoundError(f"no such file or directory: {path}")
     return [(str(p), p.read_bytes) for p in files]
 
 

@@ -5,6 +5,7 @@ from datetime import datetime, time, timedelta
 import dagster as dg
 
 from collectors.cloud_monitoring import collect_tpu_samples, read_saved_pages
+from pipelines.inputs import source_inputs
 from pipelines.loading import load_minutes
 from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
@@ -45,11 +46,13 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             return dg.MaterializeResult(
                 metadata={"skipped": dg.MetadataValue.text("not configured")}
             )
-        samples, quarantined, notes = _read(source, config.source_files("cloud_monitoring"), days)
+        inputs = source_inputs(config, "cloud_monitoring", context.run_id, days)  # local or gs://
+        samples, quarantined, notes = _read(source, inputs.paths, days)
         for note in notes[:20]:
             context.log.warning(f"cloud_monitoring: {note}")
         metadata = load_minutes(warehouse, "tpu_samples", samples, quarantined, days)
         metadata["unmapped_series"] = dg.MetadataValue.int(len(notes))
+        metadata.update(inputs.metadata(context))
         return dg.MaterializeResult(metadata=metadata)
 
     return [tpu_samples]

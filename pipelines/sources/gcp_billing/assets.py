@@ -3,6 +3,7 @@
 import dagster as dg
 
 from collectors.gcp_billing.read import BillingRead, iter_billing_batches
+from pipelines.inputs import source_inputs
 from pipelines.loading import counts_metadata, store_quarantine
 from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
@@ -24,9 +25,9 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         days = set(window_days(context)) if window_only(context) else None
         stats = BillingRead()
         new = duplicates = 0
-        files = config.source_files("gcp_billing")
+        inputs = source_inputs(config, "gcp_billing", context.run_id)  # local or gs://
         now = run_now(context, flopledger)  # a scheduled run: its tick, not the wall clock
-        for batch in iter_billing_batches(files, stats, days, ingested_at=now):
+        for batch in iter_billing_batches(inputs.paths, stats, days, ingested_at=now):
             inserted = warehouse.insert_new("billing_line_items", batch, "row_id")
             new += inserted
             duplicates += batch.num_rows - inserted
@@ -37,7 +38,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         )
         return dg.MaterializeResult(
             metadata={
-                "files": dg.MetadataValue.int(len(files)),
+                **inputs.metadata(context),
                 **counts_metadata(
                     rows_read=stats.rows_in_window + stats.rows_quarantined,
                     rows_loaded=stats.rows_in_window,

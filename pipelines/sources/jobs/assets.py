@@ -6,6 +6,7 @@ import pyarrow.compute as pc
 
 from collectors.jobs.read import read_jobs_files
 from collectors.kubernetes.read import PodsRead, merge_runs, read_pod_files
+from pipelines.inputs import source_inputs
 from pipelines.loading import counts_metadata, replace_days, store_quarantine
 from pipelines.partitions import window_days
 from pipelines.resources import Flopledger
@@ -35,7 +36,8 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
     )
     def jobs_ingest(context: dg.AssetExecutionContext, flopledger: Flopledger):
         config, warehouse = flopledger.config(), flopledger.warehouse()
-        read = read_jobs_files(config.source_files("jobs"))
+        inputs = source_inputs(config, "jobs", context.run_id)  # local or gs://, read whole
+        read = read_jobs_files(inputs.paths)
         pods = _pods(flopledger)  # sources.kubernetes: pods as runs
         runs, held, quarantined = merge_runs(read, pods)
         jobs = replace_days(warehouse, "jobs", "submitted_day", runs, window_days(context))
@@ -51,7 +53,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             rows_read=jobs.num_rows + len(quarantined),
             rows_loaded=jobs.num_rows,
             rows_quarantined=len(quarantined),
-        )
+        ) | inputs.metadata(context)
         seen = f", {pods.pods} pods ({pods.pods_skipped} CPU-only)" if pods.pods else ""
         context.log.info(f"jobs: {jobs.num_rows} runs, {placements.num_rows} placements{seen}")
         yield dg.MaterializeResult(asset_key="jobs", metadata=counts)

@@ -4,7 +4,8 @@ from collections import Counter
 
 import dagster as dg
 
-from collectors.nvml.read import files_for, read_spool
+from collectors.nvml.read import read_spool
+from pipelines.inputs import SourceInputs, source_inputs
 from pipelines.loading import counts_metadata, load_minutes
 from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
@@ -22,14 +23,19 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             return dg.MaterializeResult(
                 metadata={"skipped": dg.MetadataValue.text("not configured")}
             )
-        files, remote = config.source_files("nvml_spool"), config.remote_paths("nvml_spool")
         totals: Counter[str] = Counter()
-        # A day at a time, so that memory holds one day of the fleet's minutes, not the window's.
+        taken = SourceInputs()
+        # A day at a time, so that memory holds one day of the fleet's minutes, not the window's;
+        # the paths are listed once for the run and each object fetched once (pipelines/inputs.py).
         for day in window_days(context):
-            samples, quarantined = read_spool([*files_for(files, [day]), *remote])
+            inputs = source_inputs(config, "nvml_spool", context.run_id, [day])
+            samples, quarantined = read_spool(inputs.paths)
             counts = load_minutes(warehouse, "gpu_samples", samples, quarantined, [day])
             totals.update({k: v.value for k, v in counts.items()})
+            taken.add(inputs)
             context.log.info(f"nvml_spool {day}: {counts['rows_loaded'].value:,} rows")
-        return dg.MaterializeResult(metadata=counts_metadata(**totals))
+        return dg.MaterializeResult(
+            metadata={**counts_metadata(**totals), **taken.metadata(context)}
+        )
 
     return [gpu_samples]

@@ -8,6 +8,7 @@ import pyarrow.compute as pc
 
 from collectors.probe_results import read_probe_results
 from collectors.quarantine import Quarantined
+from pipelines.inputs import source_inputs
 from pipelines.loading import counts_metadata, replace_days, store_quarantine
 from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
@@ -42,10 +43,13 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             return dg.MaterializeResult(
                 metadata={"skipped": dg.MetadataValue.text("not configured")}
             )
-        paths = config.source_files("probes")
-        results, quarantined = read_probe_results(paths)
-        metadata = load_days(flopledger.warehouse(), results, quarantined, window_days(context))
-        context.log.info(f"probes: {len(paths)} file(s), {metadata['rows_loaded'].value} rows")
-        return dg.MaterializeResult(metadata=metadata)
+        days = window_days(context)
+        inputs = source_inputs(config, "probes", context.run_id, days)  # local or gs://
+        results, quarantined = read_probe_results(inputs.paths)
+        metadata = load_days(flopledger.warehouse(), results, quarantined, days)
+        context.log.info(
+            f"probes: {len(inputs.paths)} file(s), {metadata['rows_loaded'].value} rows"
+        )
+        return dg.MaterializeResult(metadata={**metadata, **inputs.metadata(context)})
 
     return [probe_results]

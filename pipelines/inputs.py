@@ -1,0 +1,93 @@
+"""A source's input files for one run: listed once per run, fetched once, a day window at a time.
+
+Every source asset (and `flopledger run`'s search for the days the inputs hold) asks here,
+with the run's id as the key, so a run lists each source's paths once however many steps and
+days ask, and downloads each remote object at most once (collectors/inputs.py). Local and
+`gs://` paths go the same way; readers get local paths either way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+import dagster as dg
+
+from collectors.gcs import reader_client
+from collectors.inputs import InputCache, InputObject, for_days
+from settings import Config
+
+# Sources whose file names bound the days they hold, and by how much a file may run past
+# the day its name says (a spool file is named by its first minute and may run into the
+# next day). Billing extracts are named by export day and carry late rows for any earlier
+# day; a jobs file carries every state of a run, whatever day it was submitted: both are
+# read whole.
+DAY_SLACK = {"nvml_spool": 1, "cloud_monitoring": 0, "probes": 0}
+CACHE_FOLDER = "input_cache"
+
+
+@dataclass
+class SourceInputs:
+    """The local paths a source reads, and what it took to get them."""
+
+    paths: list[Path] = field(default_factory=list)
+    listed: int = 0
+    downloaded: int = 0
+    reused: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def add(self, other: SourceInputs) -> None:
+        """Fold in another day's inputs (files counted once however many days read them)."""
+        known = {str(p) for p in self.paths}
+        self.paths.extend(p for p in other.paths if str(p) not in known)
+        self.listed = max(self.listed, other.listed)
+        self.downloaded += other.downloaded
+        self.reused += other.reused
+        self.warnings.extend(w for w in other.warnings if w not in self.warnings)
+
+    def metadata(self, context: dg.AssetExecutionContext) -> dict[str, dg.MetadataValue]:
+        """An asset's metadata for its inputs; each warning logged (the run report prints them)."""
+        for warning in self.warnings:
+            context.log.warning(warning)
+        meta = {
+            "files": dg.MetadataValue.int(len(self.paths)),
+            "objects_downloaded": dg.MetadataValue.int(self.downloaded),
+        }
+        if self.warnings:
+            meta["input_warnings"] = dg.MetadataValue.text("\n".join(self.warnings))
+        return meta
+
+
+def input_cache(config: Config) -> InputCache:
+    """The run-to-run cache of remote objects: a folder beside the warehouse file."""
+    root = Path(config.warehouse.path).parent / CACHE_FOLDER
+    return InputCache(root, reader_client)
+
+
+def source_inputs(
+    config: Config, name: str, run_key: str | None, days: list[date] | None = None
+) -> SourceInputs:
+    """The files source `name` reads for `days` (all its files when None), remote ones fetched."""
+    source = getattr(config.sources, name)
+    if source is None or not source.paths:
+        return SourceInputs()
+    cache = input_cache(config)
+    listing = cache.listing(list(source.paths), run_key)
+    objects = listing.objects
+    slack = DAY_SLACK.get(name)
+    if days and slack is not None:
+        objects = for_days(objects, days, slack)
+    fetched = cache.fetch(objects)
+    warnings = [f"sources.{name}: {w}" for w in [*listing.warnings, *fetched.warnings]]
+    return SourceInputs(
+        fetched.paths, len(listing.objects), fetched.downloaded, fetched.reused, warnings
+    )
+
+
+def source_listing(config: Config, name: str, run_key: str | None) -> list[InputObject]:
+    """What source `name`'s paths match (listed once per run), without fetching anything."""
+    source = getattr(config.sources, name)
+    if source is None or not source.paths:
+        return []
+    return input_cache(config).listing(list(source.paths), run_key).objects

@@ -1,0 +1,141 @@
+"""Every source read from gs:// (gcp-storage-emulator, the real client), the same books as from disk.
+
+A simulated fleet (8 GPUs, 4 TPU chips, 10 days) is run from its folder, then uploaded to
+the emulator in the layout the agent and the archives write (spool files under
+`spool/dt=YYYY-MM-DD/`, as collectors/nvml/upload.py names them; everything else under its
+folder's name) and run again from `gs://` paths, as a 10-day backfill (`--from/--to`). The
+emulator counts the requests it answers: each configured path is listed once for the
+whole run (not once per day or per step), each object is downloaded once, and a rerun
+downloads nothing. Every warehouse table then holds the same rows, but for the columns that
+name where a row was read from (a path on disk, a gs:// URI there) and the load's own clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections import Counter
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from collectors.nvml.upload import object_name
+from pipelines.runner import run_pipeline
+from settings import load_config
+from simulator import simulate
+from tests.gcs_emulator import Emulator, running_emulator
+
+START, END = date(2026, 10, 1), date(2026, 10, 10)
+INPUTS = ("billing", "jobs", "monitoring", "probes")  # uploaded as they lie; spool: agent layout
+# Columns that say where a row was read from (a path, a gs:// URI), or when this load ran.
+WHERE_AND_WHEN = {"source", "source_file", "file", "quarantine_id"} | {
+    "ingested_at",
+    "loaded_at",
+    "raised_at",
+}
+
+
+@pytest.fixture
+def gcs(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
+    with running_emulator(monkeypatch) as emulator:
+        yield emulator
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("fleet")
+    simulate(out, gpus=8, tpu_chips=4, days=10, start=START)
+    return out
+
+
+def _upload(emulator: Emulator, fleet: Path) -> int:
+    count = sum(emulator.upload_tree(fleet / name, "fleet", name) for name in INPUTS)
+    bucket = emulator.client.bucket("fleet")
+    for path in sorted((fleet / "spool").rglob("*.parquet")):
+        bucket.blob(object_name("spool", path)).upload_from_filename(str(path))
+        count += 1
+    return count
+
+
+def _remote_config(fleet: Path, folder: Path) -> Path:
+    """The fleet's own config with the six source paths on gs://fleet/, the warehouse in `folder`."""
+    folder.mkdir()
+    shutil.copy(fleet / "budgets.yaml", folder / "budgets.yaml")
+    if (fleet / "managed").is_dir():  # managed inference (its own paths) stays on disk
+        shutil.copytree(fleet / "managed", folder / "managed")
+    text = (fleet / "flopledger.yaml").read_text()
+    for name in (*INPUTS, "spool"):
+        text = text.replace(f'"{name}/', f'"gs://fleet/{name}/')
+    assert text.count("gs://fleet/") == 6, text
+    (folder / "flopledger.yaml").write_text(text)
+    return folder / "flopledger.yaml"
+
+
+def _run(config_path: Path) -> list[tuple[str, str, bool]]:
+    """The run's checks (the simulated budgets are meant to be exceeded: an alert, not a fault)."""
+    report = run_pipeline(load_config(config_path), config_path, START, END)
+    assert report.succeeded, report.failures
+    return sorted((c.asset, c.name, c.passed) for c in report.checks)
+
+
+def _checksums(db: Path) -> dict[str, str]:
+    """Per table: a hash of its rows in order, without the where-and-when columns."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        sums = {}
+        for (table,) in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall():
+            columns = con.execute(
+                "SELECT column_name, data_type FROM duckdb_columns()"
+                " WHERE table_name = ? ORDER BY column_index",
+                [table],
+            ).fetchall()
+            # Money is DECIMAL and compared exactly; a DOUBLE summed in parallel (hours, kWh)
+            # varies in its last bits from run to run on the same rows: 6 decimals are compared.
+            listed = ", ".join(
+                f'round("{c}", 6)' if kind in ("DOUBLE", "FLOAT") else f'"{c}"'
+                for c, kind in columns
+                if c not in WHERE_AND_WHEN
+            )
+            rows = con.execute(f"SELECT {listed} FROM {table} ORDER BY ALL").fetchall()
+            sums[table] = hashlib.sha256(repr(rows).encode()).hexdigest()
+        return sums
+    finally:
+        con.close()
+
+
+def test_a_backfill_from_gs_lists_once_downloads_once_and_books_as_from_disk(
+    fleet: Path, gcs: Emulator, tmp_path: Path
+) -> None:
+    local = tmp_path / "local"
+    shutil.copytree(fleet, local)
+    local_checks = _run(local / "flopledger.yaml")
+
+    uploaded = _upload(gcs, fleet)
+    remote = _remote_config(fleet, tmp_path / "remote")
+    gcs.requests.clear()
+    assert _run(remote) == local_checks
+
+    # Six gs:// paths in the config (billing x2, jobs, spool, monitoring, probes): six
+    # listings for the whole 10-day run, though the spool asset alone asks once per day.
+    assert gcs.listings() == ["fleet"] * 6
+    downloads = Counter(gcs.downloads())
+    assert set(downloads.values()) == {1}, downloads.most_common(5)  # no object twice
+    assert len(downloads) == uploaded  # and every object once: each is some source's input
+
+    local_sums = _checksums(local / "warehouse.duckdb")
+    remote_sums = _checksums(remote.parent / "warehouse.duckdb")
+    assert remote_sums == local_sums
+    for table in ("billing_line_items", "gpu_samples", "tpu_samples", "jobs", "probe_results"):
+        con = duckdb.connect(str(remote.parent / "warehouse.duckdb"), read_only=True)
+        assert con.execute(f"SELECT count(*) FROM {table}").fetchone()[0] > 0, table
+        con.close()
+
+    # A rerun lists again (objects may have arrived) but downloads nothing it took.
+    gcs.requests.clear()
+    _run(remote)
+    assert gcs.listings() == ["fleet"] * 6
+    assert gcs.downloads() == []
+    assert _checksums(remote.parent / "warehouse.duckdb") == remote_sums
