@@ -277,3 +277,22 @@ def test_kubernetes_watch_retries_an_api_error_then_lists_again(tmp_path):
         stats = watcher.run(max_watches=2)
     assert (stats.lists, stats.watches, waits) == (2, 2, [2.0])
     assert "uid-evicted-c" in watcher.live
+
+
+def test_kubernetes_in_cluster_credentials_are_the_service_accounts(tmp_path, monkeypatch):
+    # What a pod sees: the service host and port in its environment, the token and CA in the
+    # service account's folder (here: files in tmp_path, pointed at by the loader's constants).
+    from kubernetes.config import incluster_config
+
+    (tmp_path / "token").write_text("sa-token")  # as the kubelet writes it: no newline
+    (tmp_path / "ca.crt").write_text(
+        "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+    )
+    monkeypatch.setattr(incluster_config, "SERVICE_TOKEN_FILENAME", str(tmp_path / "token"))
+    monkeypatch.setattr(incluster_config, "SERVICE_CERT_FILENAME", str(tmp_path / "ca.crt"))
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", "443")
+    configuration = core_api(in_cluster=True).api_client.configuration
+    assert configuration.host == "https://10.0.0.1:443"
+    assert configuration.api_key["BearerToken"] == "bearer sa-token"
+    assert configuration.ssl_ca_cert == str(tmp_path / "ca.crt")
