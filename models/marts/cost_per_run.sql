@@ -56,12 +56,13 @@ held AS (
 telemetry AS (
     SELECT
         run_id,
-        sum(held_accelerator_seconds) AS held_s,
-        sum(covered_accelerator_seconds) AS covered_s,
-        sum(busy_accelerator_seconds) AS busy_s,
-        sum(CASE WHEN busy_accelerator_seconds IS NOT NULL THEN held_accelerator_seconds END) AS busy_basis_s,
+        -- Float sums as exact decimals: the same digits whatever order the threads add in.
+        CAST(sum(CAST(held_accelerator_seconds AS DECIMAL(38, 9))) AS DOUBLE) AS held_s,
+        CAST(sum(CAST(covered_accelerator_seconds AS DECIMAL(38, 9))) AS DOUBLE) AS covered_s,
+        CAST(sum(CAST(busy_accelerator_seconds AS DECIMAL(38, 9))) AS DOUBLE) AS busy_s,
+        CAST(sum(CASE WHEN busy_accelerator_seconds IS NOT NULL THEN CAST(held_accelerator_seconds AS DECIMAL(38, 9)) END) AS DOUBLE) AS busy_basis_s,
         sum(allocated_idle_nanos) AS allocated_idle_nanos,
-        sum(energy_j) AS energy_j
+        CAST(sum(CAST(energy_j AS DECIMAL(38, 6))) AS DOUBLE) AS energy_j
     FROM run_utilisation
     GROUP BY run_id
 ),

@@ -19,7 +19,7 @@ SELECT
     count(DISTINCT resource_name) AS resources,
     sum(paid_accelerator_hours) AS paid_accelerator_hours,
     sum(allocated_accelerator_hours) AS allocated_accelerator_hours,
-    sum(busy_accelerator_hours) AS busy_accelerator_hours,
+    CAST(sum(CAST(busy_accelerator_hours AS DECIMAL(38, 12))) AS DOUBLE) AS busy_accelerator_hours,  -- exact: rerun-stable
     sum(unallocated_idle_hours) AS unallocated_idle_hours,
     sum(effective_cost) AS effective_cost,
     sum(unallocated_idle_cost) AS unallocated_idle_cost,

@@ -51,9 +51,11 @@ SELECT
     resource_name,
     hour,
     60.0 * count(busy_pct) AS observed_accelerator_seconds,
-    60.0 * sum(least(greatest(busy_pct, 0), 100) / 100.0) AS busy_accelerator_seconds,
+    -- Float sums are added as exact decimals (12 and 6 places), so that the order DuckDB's
+    -- threads add them in cannot change the last digit: reruns are byte-identical.
+    60.0 * CAST(sum(CAST(least(greatest(busy_pct, 0), 100) / 100.0 AS DECIMAL(38, 12))) AS DOUBLE) AS busy_accelerator_seconds,
     mode(busy_source) AS busy_source,
-    sum(energy_j) AS energy_j,
+    CAST(sum(CAST(energy_j AS DECIMAL(38, 6))) AS DOUBLE) AS energy_j,
     count(DISTINCT accelerator) AS accelerators_seen
 FROM minutes
 GROUP BY project_id, resource_name, hour
