@@ -292,7 +292,12 @@ def commitment_utilisation(frame: pd.DataFrame) -> alt.Chart:
         alt.Chart(shown, title="Commitment utilisation per day")
         .mark_line(point=True)
         .encode(
-            x=alt.X("day:T", title="Day (UTC)", timeUnit="yearmonthdate"),
+            x=alt.X(
+                "day:T",
+                title="Day (UTC)",
+                timeUnit="yearmonthdate",
+                axis=alt.Axis(format="%b %d", tickCount={"interval": "day", "step": 1}),
+            ),
             y=alt.Y(
                 "utilisation:Q",
                 title="Utilisation",

@@ -4,20 +4,20 @@
 SELECT
     c.day,
     c.commitment_id,
-    c.sku_description,
-    c.region,
-    c.term,
-    c.project_id,
-    c.resource_kind,
-    c.committed_accelerator_hours,
-    c.used_accelerator_hours,
-    c.hours_used,
     c.utilisation_pct / 100 AS utilisation,
+    c.used_accelerator_hours,
+    c.committed_accelerator_hours,
     c.fee AS fee_usd,
     c.savings AS savings_usd,
     c.net_savings AS net_savings_usd,
     c.unused_cost AS unused_usd,
-    c.teams
+    c.teams,
+    c.hours_used,
+    c.term,
+    c.region,
+    c.resource_kind,
+    c.project_id,
+    c.sku_description
 FROM commitment_utilisation AS c
 CROSS JOIN filter_values AS f
 WHERE c.day BETWEEN f.start_day AND f.end_day

@@ -44,7 +44,7 @@ def render(f: Filters) -> None:
         help="Committed accelerator-hours used by usage with the commitment's credit / committed.",
     )
     cols[2].metric(
-        "Saved against on-demand (USD)",
+        "Saved vs on-demand (USD)",
         money(days["savings_usd"].sum() if not days.empty else Decimal(0)),
         help="What the committed-use credits took off on-demand prices, before the fee.",
     )
@@ -73,6 +73,12 @@ def render(f: Filters) -> None:
                     "Used accelerator-hours", format="%,.1f"
                 ),
                 "teams": st.column_config.TextColumn("Teams that used it"),
+                "day": st.column_config.DateColumn("Day (UTC)"),
+                "commitment_id": st.column_config.TextColumn("Commitment"),
+                "hours_used": st.column_config.NumberColumn("Hours used"),
+                "resource_kind": st.column_config.TextColumn("Commits"),
+                "sku_description": st.column_config.TextColumn("Fee SKU"),
+                "project_id": st.column_config.TextColumn("Fee project"),
             },
         )
     st.subheader("Unused reservations")
@@ -84,6 +90,9 @@ def render(f: Filters) -> None:
         "unused_reservations",
         {
             "unused_usd": usd_column("Unused (USD)"),
+            "project_id": st.column_config.TextColumn("Project"),
+            "reservation": st.column_config.TextColumn("Reservation"),
+            "resource_kind": st.column_config.TextColumn("Reserved"),
             "unused_hours": st.column_config.NumberColumn(
                 "Unused accelerator-hours", format="%,.1f"
             ),

@@ -20,7 +20,7 @@ def test_commitments_page_matches_its_marts(open_page, marts: Marts) -> None:
     )[0]
     assert fee > 0 and unused > 0
     assert metric(at, "Commitment fees (USD)") == money(fee)
-    assert metric(at, "Saved against on-demand (USD)") == money(savings)
+    assert metric(at, "Saved vs on-demand (USD)") == money(savings)
     assert metric(at, "Unused commitment (USD)") == money(unused)
     assert metric(at, "Utilisation") == f"{used / committed * 100:.1f}%"
     reserved = marts.one(
