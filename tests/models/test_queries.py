@@ -51,6 +51,7 @@ sources:
   nvml_spool: {paths: [nvml/*.jsonl]}
   cloud_monitoring: {paths: [cloud_monitoring/*.json]}
   probes: {paths: [probes/*.jsonl]}
+  managed_inference: {paths: [managed/*.ndjson]}
 """
 
 BUDGETS = """
@@ -141,7 +142,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     root = tmp_path_factory.mktemp("queries")
     write_ndjson(root / "billing" / "x.ndjson", _billing())
     write_ndjson(root / "jobs" / "runs.jsonl", _runs())
-    for folder in ("nvml", "cloud_monitoring", "probes"):
+    for folder in ("nvml", "cloud_monitoring", "probes", "managed"):
         (root / folder).mkdir()
     (root / "budgets.yaml").write_text(BUDGETS)
     (root / "flopledger.yaml").write_text(CONFIG)

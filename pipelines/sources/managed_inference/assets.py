@@ -1,11 +1,14 @@
 """Managed inference inputs into their raw tables: requests by the UTC day they started, usage
 and cost buckets by the UTC day they start, the price book whole (it is small and dated)."""
 
+from datetime import date
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from collectors.inference.gateway import read_gateway_logs
 from collectors.inference.price_book import read_price_book
@@ -15,6 +18,7 @@ from collectors.inference.provider_export import (
     read_provider_export,
 )
 from collectors.quarantine import Quarantined
+from models import query_sql
 from pipelines.loading import counts_metadata, replace_days, store_quarantine
 from pipelines.partitions import window_days
 from pipelines.resources import Flopledger
@@ -52,21 +56,54 @@ def read_all(config: Config) -> dict[str, Any]:
     }
 
 
-def load(warehouse: Any, read: dict[str, Any], days: list) -> dict[str, pa.Table]:
-    """Replace the window's days of each dated table and the whole price book."""
+DAY_OF = {
+    "managed_requests": "started_at",
+    "managed_usage": "bucket_start",
+    "managed_costs": "bucket_start",
+}
+SUMMED = {
+    "managed_requests": ("spend",),
+    "managed_usage": ("input_tokens", "output_tokens", "num_model_requests"),
+    "managed_costs": ("amount",),
+}
+
+
+def _fingerprints(name: str, table: pa.Table) -> dict[date, tuple[int, Decimal]]:
+    """Per UTC day: rows and the sum `managed_loaded_days` takes (nulls as 0)."""
+    days = pc.cast(table[DAY_OF[name]], pa.date32()).to_pylist()
+    sums = [table[c].to_pylist() for c in SUMMED[name]]
+    found: dict[date, tuple[int, Decimal]] = {}
+    for i, day in enumerate(days):
+        n, total = found.get(day, (0, Decimal(0)))
+        found[day] = (n + 1, total + sum((Decimal(col[i] or 0) for col in sums), Decimal(0)))
+    return found
+
+
+def days_to_replace(
+    warehouse: Any, read: dict[str, Any], window: list[date]
+) -> dict[str, list[date]]:
+    """Per table: the window's days, and every other day the inputs hold differently from what
+    is loaded (a late gateway file, a revised cost page), however old: late rows are never lost
+    for falling outside the scheduled window. Days the inputs no longer hold are left alone."""
+    loaded: dict[str, dict[date, tuple[int, Decimal]]] = {name: {} for name in DAY_OF}
+    for row in warehouse.query(query_sql("managed_loaded_days")).to_pylist():
+        loaded[row["table_name"]][row["day"]] = (row["n"], row["amount"])
+    chosen = {}
+    for name in DAY_OF:
+        held = _fingerprints(name, read[name])
+        late = {day for day, print_ in held.items() if loaded[name].get(day) != print_}
+        chosen[name] = sorted(set(window) | late)
+    return chosen
+
+
+def load(warehouse: Any, read: dict[str, Any], window: list[date]) -> dict[str, pa.Table]:
+    """Replace the days of each dated table that `days_to_replace` picks, and the whole price book."""
     quarantined: list[Quarantined] = read["quarantined"]
+    days = days_to_replace(warehouse, read, window)
     loaded = {
-        "managed_requests": replace_days(
-            warehouse, "managed_requests", "started_at", read["managed_requests"], days
-        ),
-        "managed_usage": replace_days(
-            warehouse, "managed_usage", "bucket_start", read["managed_usage"], days
-        ),
-        "managed_costs": replace_days(
-            warehouse, "managed_costs", "bucket_start", read["managed_costs"], days
-        ),
-        "managed_prices": read["managed_prices"],
+        name: replace_days(warehouse, name, DAY_OF[name], read[name], days[name]) for name in DAY_OF
     }
+    loaded["managed_prices"] = read["managed_prices"]
     warehouse.replace_all("managed_prices", read["managed_prices"])
     store_quarantine(warehouse, quarantined)
     return loaded
