@@ -11,6 +11,7 @@ import streamlit as st
 from dashboards import charts, data
 from dashboards.components import (
     definition_link,
+    display_value,
     money,
     percent,
     scope_note,
@@ -85,6 +86,7 @@ def _headline(f: Filters) -> None:
 
 def _top_teams(f: Filters) -> None:
     frame = data.query("top_teams", f, row_limit=TOP_N)
+    frame = frame.assign(team=frame["team"].map(display_value))
     st.altair_chart(
         charts.cost_bars(frame, "team", "Team", "Top teams by run cost"), width="stretch"
     )
