@@ -22,6 +22,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from cli.main import main
 from collectors.nvml.upload import object_name
 from pipelines.runner import run_pipeline
 from settings import load_config
@@ -128,10 +129,14 @@ def test_a_backfill_from_gs_lists_once_downloads_once_and_books_as_from_disk(
     local_sums = _checksums(local / "warehouse.duckdb")
     remote_sums = _checksums(remote.parent / "warehouse.duckdb")
     assert remote_sums == local_sums
+    con = duckdb.connect(str(remote.parent / "warehouse.duckdb"), read_only=True)
     for table in ("billing_line_items", "gpu_samples", "tpu_samples", "jobs", "probe_results"):
-        con = duckdb.connect(str(remote.parent / "warehouse.duckdb"), read_only=True)
         assert con.execute(f"SELECT count(*) FROM {table}").fetchone()[0] > 0, table
-        con.close()
+    # Rows name the object they came from, not the cache's copy.
+    for table in ("billing_line_items", "jobs"):
+        sources = {s for (s,) in con.execute(f"SELECT DISTINCT source FROM {table}").fetchall()}
+        assert sources and all(s.startswith("gs://fleet/") for s in sources), sources
+    con.close()
 
     # A rerun lists again (objects may have arrived) but downloads nothing it took.
     gcs.requests.clear()
@@ -139,3 +144,16 @@ def test_a_backfill_from_gs_lists_once_downloads_once_and_books_as_from_disk(
     assert gcs.listings() == ["fleet"] * 6
     assert gcs.downloads() == []
     assert _checksums(remote.parent / "warehouse.duckdb") == remote_sums
+
+
+def test_a_missing_bucket_is_one_line_and_exit_2(
+    gcs: Emulator, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "flopledger.yaml"
+    config.write_text(
+        "warehouse: {kind: duckdb, path: w.duckdb}\n"
+        'sources:\n  gcp_billing: {paths: ["gs://no-such-bucket/billing/*.ndjson"]}\n'
+    )
+    assert main(["run", "--config", str(config)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == "flopledger: gs://no-such-bucket: bucket does not exist"
