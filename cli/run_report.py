@@ -17,7 +17,7 @@ def print_report(outcome: RunOutcome) -> None:
 def render(outcome: RunOutcome) -> str:
     """The report `flopledger run` prints, from the outcome and the warehouse it wrote."""
     warehouse = open_warehouse(outcome.config.warehouse)
-    lines = _source_lines(outcome.materialized)
+    lines = _source_lines(outcome.materialized) + _input_warning_lines(outcome.materialized)
     if outcome.succeeded or outcome.materialized:
         lines += headline_lines(warehouse, outcome.config.reporting_currency)
     lines += _check_lines(outcome.checks)
@@ -47,6 +47,16 @@ def _source_lines(materialized: dict[str, dict[str, Any]]) -> list[str]:
             f"{new if new == '' else format(new, ','):>10}{meta.get('rows_quarantined', 0):>13,}"
         )
     return lines
+
+
+def _input_warning_lines(materialized: dict[str, dict[str, Any]]) -> list[str]:
+    """The inputs' warnings (pipelines/inputs.py: `input_warnings` metadata), each said once."""
+    seen: list[str] = []
+    for _, meta in sorted(materialized.items()):
+        for warning in str(meta.get("input_warnings") or "").splitlines():
+            if warning and warning not in seen:
+                seen.append(warning)
+    return ["", "input warnings:", *(f"  {w}" for w in seen)] if seen else []
 
 
 def _check_lines(checks: list[CheckResult]) -> list[str]:
