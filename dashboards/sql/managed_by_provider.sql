@@ -1,6 +1,6 @@
--- Managed inference per provider and model over the chosen UTC days (managed_inference_daily):
--- requests, error rate, tokens, cost and USD per million tokens (the rule of tokens_by.sql),
--- and the worst daily p95 latency logged. Params: $start_day, $end_day.
+-- Managed inference per provider and model in the filters (managed_in_filters: days, team,
+-- workload class): requests, error rate, tokens, cost and USD per million tokens (the rule of
+-- tokens_by.sql), and the worst daily p95 latency logged. Params: the filters.
 WITH grouped AS (
     SELECT
         provider,
@@ -11,8 +11,7 @@ WITH grouped AS (
         sum(output_tokens) AS tokens_out,
         sum(cost) AS cost,
         max(latency_p95_ms) AS worst_daily_p95_ms
-    FROM managed_inference_daily
-    WHERE day BETWEEN CAST($start_day AS DATE) AND CAST($end_day AS DATE)
+    FROM managed_in_filters
     GROUP BY provider, model
 )
 SELECT

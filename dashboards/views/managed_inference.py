@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboards import data
-from dashboards.components import empty_state, money, number, table, usd_column
+from dashboards.components import empty_state, money, number, scope_note, table, usd_column
 from dashboards.filters import Filters
 
 
@@ -19,14 +19,16 @@ def render(f: Filters) -> None:
             "Configure `sources.managed_inference` (docs/managed-inference.md).",
         )
         return
-    providers = data.query("managed_by_provider", start_day=f.start, end_day=f.end)
-    if providers.empty:
-        empty_state("No managed requests", "No managed inference in these days.")
-        return
+    providers = data.query("managed_by_provider", f)
     st.caption(
         "Requests to managed providers (gateway logs and providers' exports), by the UTC day they "
-        "ran. Not part of the cloud bill. Team, class and accelerator filters do not apply here."
+        "ran. Not part of the cloud bill. A team filter keeps gateway requests of those teams "
+        "(providers' exports carry no team)."
     )
+    scope_note(f, {"team", "workload"}, "Managed inference")
+    if providers.empty:
+        empty_state("No managed requests", "No managed inference matches these filters.")
+        return
     cols = st.columns(3)
     cols[0].metric("Managed spend (USD)", money(providers["cost_usd"].sum()))
     cols[1].metric("Managed requests", number(providers["requests"].sum(), digits=0))

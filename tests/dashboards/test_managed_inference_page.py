@@ -24,3 +24,15 @@ def test_managed_section_matches_its_marts(open_page, marts: Marts) -> None:
     assert sorted(compared["model"]) == sorted(m[0] for m in models) and len(models) > 0
     # The existing page is unchanged above the section: its two charts, its own metric.
     assert len(at.get("vega_lite_chart")) == 2
+
+
+def test_managed_section_follows_team_and_class_filters(open_page, marts: Marts) -> None:
+    team = marts.one("SELECT min(team) FROM managed_inference_daily WHERE team IS NOT NULL")
+    at = open_page("tokens", {"team": team})
+    spend = marts.one("SELECT sum(cost) FROM managed_inference_daily WHERE team = ?", [team])
+    assert metric(at, "Managed spend (USD)") == money(spend)
+    at = open_page("tokens", {"workload": "batch_inference"})
+    spend = marts.one(
+        "SELECT sum(cost) FROM managed_inference_daily WHERE workload_class = 'batch_inference'"
+    )
+    assert metric(at, "Managed spend (USD)") == money(spend)
