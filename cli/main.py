@@ -24,6 +24,7 @@ COMMANDS = (
     "kube_watch",
     "probe",
     "alerts",
+    "plan",
     "dashboard",
     "ui",
 )

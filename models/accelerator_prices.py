@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 from datetime import date
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_DOWN, Decimal, InvalidOperation
 from pathlib import Path
 from typing import NamedTuple
 
@@ -25,6 +25,7 @@ COLUMNS = (
     "source",
     "as_of",
 )
+PLACES = Decimal("0.000000000001")  # commitment_plan keeps prices as DECIMAL(38, 12)
 TERMS = {"1y": "commit_1y_per_hour", "3y": "commit_3y_per_hour"}
 
 
@@ -56,6 +57,10 @@ def _money(where: str, key: str, text: str) -> Decimal:
         raise PriceBookError(f"{where}: {key} is not a number (got {text!r})") from None
     if not value.is_finite() or value < 0:
         raise PriceBookError(f"{where}: {key} must be a finite number >= 0 (got {text!r})")
+    if value != value.quantize(PLACES, rounding=ROUND_DOWN) or value >= 10**12:
+        raise PriceBookError(
+            f"{where}: {key} must be below 1e12 with at most 12 decimal places (got {text!r})"
+        )
     return value
 
 
@@ -69,7 +74,9 @@ def _row(where: str, book: str, raw: dict[str, str]) -> AcceleratorPrice:
         raise PriceBookError(f"{where}: as_of is not a date (got {raw['as_of']!r})") from None
     currency = raw["currency"].strip()
     if currency != "USD":
-        raise PriceBookError(f"{where}: currency must be USD, the reporting currency (got {currency!r})")
+        raise PriceBookError(
+            f"{where}: currency must be USD, the reporting currency (got {currency!r})"
+        )
     on_demand = _money(where, "on_demand_per_hour", raw["on_demand_per_hour"].strip())
     if on_demand == 0:
         raise PriceBookError(f"{where}: on_demand_per_hour must be above 0")

@@ -18,9 +18,12 @@ CLI and the tests call it the same way.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from typing import NamedTuple
+
+from models import query_sql
+from models.accelerator_prices import AcceleratorPrice
 
 HOUR_NANOS = 3_600 * 10**9  # one accelerator-hour in accelerator-seconds x 1e9
 NANO = Decimal("0.000000001")
@@ -158,3 +161,139 @@ def plan(hours: Sequence[Hour], prices: Prices, current_level: Decimal | int = 0
 
 def _ratio_decimal(a: Decimal, b: Decimal) -> Decimal:
     return (a / b).quantize(Decimal("0.000001"), rounding=ROUND_HALF_EVEN)
+
+
+# --- One plan row per accelerator type, region and term (the commitment_plan table) ---------
+
+TERMS = ("1y", "3y")
+
+
+def _hours_of(nanos: int) -> float:
+    return nanos / HOUR_NANOS
+
+
+def _series(demand_rows: Sequence[dict]) -> dict[tuple[str, str], list[dict]]:
+    found: dict[tuple[str, str], list[dict]] = {}
+    for r in demand_rows:
+        found.setdefault((r["accelerator_type"], r["region"]), []).append(r)
+    return found
+
+
+def _busy_share(rows: Sequence[dict]) -> float | None:
+    held = sum(r["telemetry_allocated_accelerator_hours"] or 0 for r in rows)
+    busy = sum(r["busy_accelerator_hours"] or 0 for r in rows)
+    return busy / held if held else None
+
+
+def _scenario_columns(prefix: str, s: Scenario | None) -> dict[str, object]:
+    return {
+        f"{prefix}accelerators": None if s is None else s.level,
+        f"{prefix}cost": None if s is None else s.cost,
+        f"{prefix}savings_vs_on_demand": None if s is None else s.savings_vs_on_demand,
+        f"{prefix}savings_vs_current": None if s is None else s.savings_vs_current,
+    }
+
+
+def plan_row(
+    key: tuple[str, str],
+    rows: Sequence[dict],
+    price: AcceleratorPrice | None,
+    term: str,
+    committed_nanos: int,
+    days: int,
+) -> dict[str, object]:
+    """One commitment_plan row. `price` is a price-book row (models.accelerator_prices) or None."""
+    current = _money(Decimal(committed_nanos) / HOUR_NANOS)  # accelerators, 9 places
+    hours = [
+        Hour(
+            int(r["demand_accelerator_nanos"]),
+            int(r["failed_accelerator_nanos"]),
+            None
+            if r["allocated_idle_accelerator_nanos"] is None
+            else int(r["allocated_idle_accelerator_nanos"]),
+        )
+        for r in rows
+    ]
+    p = None
+    if price is not None:
+        prices = Prices(price.on_demand_per_hour, price.committed(term))
+        p = plan(hours, prices, current)
+    idle = None if p is None else p.idle_committed
+    return {
+        "accelerator_type": key[0],
+        "region": key[1],
+        "term": term,
+        "days": days,
+        "first_hour": min(r["hour"] for r in rows),
+        "last_hour": max(r["hour"] for r in rows),
+        "hours": len(rows),
+        "paid_accelerator_hours": _hours_of(sum(int(r["paid_accelerator_nanos"]) for r in rows)),
+        "queued_accelerator_hours": _hours_of(
+            sum(int(r["queued_accelerator_nanos"]) for r in rows)
+        ),
+        "failed_accelerator_hours": _hours_of(
+            sum(int(r["failed_accelerator_nanos"]) for r in rows)
+        ),
+        "peak_demand_accelerators": _hours_of(max(h.demand_nanos for h in hours)),
+        "on_demand_per_hour": None if price is None else price.on_demand_per_hour,
+        "committed_per_hour": None if price is None else price.committed(term),
+        "price_as_of": None if price is None else price.as_of,
+        "price_source": None if price is None else price.source,
+        "break_even_utilisation": None if p is None else p.break_even_utilisation,
+        "committed_now": current,
+        **_scenario_columns("recommended_", None if p is None else p.measured),
+        "on_demand_cost": None if p is None else p.measured.on_demand_cost,
+        "current_cost": None if p is None else p.measured.current_cost,
+        "commitment_utilisation": None if p is None else p.measured.commitment_utilisation,
+        "hours_above_share": None if p is None else p.measured.hours_above_share,
+        **_scenario_columns("demand_fall_", None if p is None else p.demand_fall),
+        **_scenario_columns("without_failed_", None if p is None else p.without_failed),
+        "busy_share": _busy_share(rows),
+        "busy_accelerators": None if p is None else p.busy_level,
+        "idle_committed_accelerators": idle,
+        "flag": _flag(price is None, idle, key),
+    }
+
+
+def _flag(no_price: bool, idle: int | None, key: tuple[str, str]) -> str | None:
+    if no_price:
+        return f"no price for {key[0]} in {key[1]} in the price book: no plan"
+    if idle:
+        return f"{idle} of the accelerators planned would sit allocated but idle (telemetry)"
+    if idle is None:
+        return "no telemetry: busy share unknown"
+    return None
+
+
+def plan_rows(
+    demand_rows: Sequence[dict],
+    in_force_rows: Sequence[dict],
+    prices: dict[tuple[str, str], AcceleratorPrice],
+    terms: Sequence[str],
+    days: int,
+) -> list[dict[str, object]]:
+    """commitment_plan's rows: every accelerator type and region with demand, for each term.
+
+    demand_rows: the commitment_demand_window query's rows; in_force_rows: commitments_in_force's;
+    prices: (accelerator type, region) -> price-book row."""
+    committed = {
+        (r["accelerator_type"], r["region"]): int(r["committed_nanos"]) for r in in_force_rows
+    }
+    out = []
+    for key, rows in sorted(_series(demand_rows).items()):
+        for term in terms:
+            out.append(plan_row(key, rows, prices.get(key), term, committed.get(key, 0), days))
+    return out
+
+
+def plan_from_warehouse(
+    rows_of: Callable[[str, dict[str, object] | None], list[dict]],
+    prices: dict[tuple[str, str], AcceleratorPrice],
+    terms: Sequence[str],
+    days: int,
+) -> list[dict[str, object]]:
+    """The plan from a warehouse or reader: `rows_of(sql, params)` runs one named query
+    (commitment_demand_window, commitments_in_force) and returns its rows as dicts."""
+    demand = rows_of(query_sql("commitment_demand_window"), {"days": days})
+    in_force = rows_of(query_sql("commitments_in_force"), None)
+    return plan_rows(demand, in_force, prices, terms, days)

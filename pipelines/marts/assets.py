@@ -4,6 +4,7 @@ import dagster as dg
 import pyarrow as pa
 
 import models
+from pipelines.marts.commitment_plan import commitment_plan
 from pipelines.marts.snapshot import build_snapshot_asset
 from pipelines.resources import Flopledger
 from probes.specs import spec_rows
@@ -77,6 +78,7 @@ def build_assets(raw_keys: set[str]) -> list[dg.AssetsDefinition]:
     return [
         flopledger_settings,
         accelerator_specs,
+        commitment_plan,
         *(_mart_asset(m, known) for m in models.marts()),
         build_snapshot_asset([m.name for m in models.marts()]),
     ]

@@ -10,7 +10,14 @@ from pipelines.resources import Flopledger
 
 SNAPSHOT_ASSET = "warehouse_snapshot"
 # Written by the marts job besides the SQL marts (alerts/ and marts/assets.py).
-OTHER_MARTS = ("flopledger_settings", "accelerator_specs", "budgets", "budget_status", "alerts")
+OTHER_MARTS = (
+    "flopledger_settings",
+    "accelerator_specs",
+    "commitment_plan",
+    "budgets",
+    "budget_status",
+    "alerts",
+)
 
 
 def build_snapshot_asset(marts: list[str]) -> dg.AssetsDefinition:
