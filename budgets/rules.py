@@ -140,12 +140,16 @@ def _spend_change(
 ) -> Alert:
     name = group if group is not None else "all"
     rise = float((value / baseline - 1) * 100)
+    shown = group
+    if group is not None and rule.group_by == "team":  # say which team (docs/glossary.md)
+        which = "run-owner team" if rule.scope.basis == "allocated" else "label team"
+        shown = f"{which} {group}"
     return Alert(
         alert_id=f"spend_change:{rule.name}:{name}:{day}",
         kind="spend_change",
         subject=rule.name,
         severity="warning",
-        title=f"Spend jumped {rise:.0f}% on {day} ({rule.name}{'' if group is None else ': ' + group})",
+        title=f"Spend jumped {rise:.0f}% on {day} ({rule.name}{'' if shown is None else ': ' + shown})",
         message=(
             f"{_money(value)} on {day} against a {rule.baseline_days}-day baseline of "
             f"{_money(baseline)}/day (limit +{rule.above_pct:g}%; {rule.scope.describe()})"

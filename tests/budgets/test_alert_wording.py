@@ -36,3 +36,16 @@ def test_a_month_keeps_its_key():
     month = _weekly(period_kind="month", period_key="2026-10", period_start=date(2026, 10, 1),
                     period_end=date(2026, 10, 31))  # fmt: skip
     assert threshold_alerts(month)[0].title == "Budget fleet-weekly passed 50% for 2026-10"
+
+
+def test_a_spend_jump_by_team_says_which_team():
+    from budgets.budget_file import SpendChangeRule
+    from budgets.rules import spend_change_alerts
+
+    # llm's label-team spend: 10 a day for 3 days, then 20 (+100% > +50%).
+    rule = SpendChangeRule(name="jump", group_by="team", baseline_days=3, above_pct=50)
+    spend = {("llm", date(2026, 10, d)): D(10) for d in (1, 2, 3)} | {
+        ("llm", date(2026, 10, 4)): D(20)
+    }
+    [alert] = spend_change_alerts(rule, spend, date(2026, 10, 4), date(2026, 10, 1))
+    assert alert.title == "Spend jumped 100% on 2026-10-04 (jump: label team llm)"
