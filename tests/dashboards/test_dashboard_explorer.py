@@ -111,3 +111,17 @@ def test_chargeback_page_sums_to_the_bill(open_page, marts: Marts) -> None:
     assert metric(at, "Shared-cost policy") == "proportional"
     assert at.dataframe[0].value["chargeback_usd"].sum() == effective  # every digit
     assert "__unallocated__" not in set(at.dataframe[0].value["team"])
+
+
+def test_a_hostile_link_shows_the_default_grouping(open_page, marts: Marts) -> None:
+    # An unknown grouping or period in the URL is ignored (never reaches SQL): the default view.
+    at = open_page("explorer", {"group": "provider'; DROP TABLE jobs; --", "grain": "fortnight"})
+    assert at.selectbox(key="x_dimension").value == "provider"
+    assert at.radio(key="x_grain").value == "day"
+    assert at.dataframe[0].value["effective_usd"].sum() == _effective(marts)
+    # A known one is taken as given.
+    at = open_page("explorer", {"group": "sku_description", "grain": "month"})
+    assert (at.selectbox(key="x_dimension").value, at.radio(key="x_grain").value) == (
+        "sku_description",
+        "month",
+    )
