@@ -122,6 +122,17 @@ def _by(f: Filters, key: str) -> None:
     )
 
 
+def _unused(f: Filters) -> None:
+    """Idle of its own kinds, beside unallocated idle (docs/allocation.md, "Commitments")."""
+    unused = data.query("unused_totals", f).iloc[0]
+    if unused["unused_commitment_usd"] or unused["unused_reservation_usd"]:
+        st.caption(
+            f"Also idle, of their own kinds (not in the figures above): unused commitment "
+            f"{money(unused['unused_commitment_usd'])} and unused reservation "
+            f"{money(unused['unused_reservation_usd'])}; see [Commitments](/commitments)."
+        )
+
+
 def render(f: Filters) -> None:
     st.title("Idle capacity")
     st.caption(
@@ -133,6 +144,7 @@ def render(f: Filters) -> None:
         empty_state("No accelerator capacity", "No paid accelerator-hour matches these filters.")
         return
     _headline(f)
+    _unused(f)
     _by(f, "accelerator_type")
     _by(f, "project_id")
     heat = data.query("idle_heatmap", f)

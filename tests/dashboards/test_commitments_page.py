@@ -38,3 +38,17 @@ def test_commitments_page_matches_its_marts(open_page, marts: Marts) -> None:
     # The commitment is to H100s: a TPU filter leaves nothing of it.
     at = open_page("commitments", {"accelerator": "TPU-v6e"})
     assert "No commitments or reservations" in infos(at)
+
+
+def test_idle_capacity_shows_unused_commitment_and_reservation_beside_idle(
+    open_page, marts: Marts
+) -> None:
+    at = open_page("idle")
+    commitment, reservation = marts.rows(
+        "SELECT sum(unused_cost) FILTER (WHERE idle_kind = 'unused_commitment'), "
+        "sum(unused_cost) FILTER (WHERE idle_kind = 'unused_reservation') FROM unused_capacity"
+    )[0]
+    captions = "\n".join(c.value for c in at.caption)
+    assert f"unused commitment {money(commitment)} and unused reservation {money(reservation)}" in (
+        captions
+    )

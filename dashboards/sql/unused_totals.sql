@@ -1,0 +1,11 @@
+-- Unused commitment and unused reservation (unused_capacity) in the filters: the UTC days in
+-- the range, the chosen projects and accelerator types; idle of their own kinds, shown beside
+-- unallocated idle. Params: the filters.
+SELECT
+    coalesce(sum(u.unused_cost) FILTER (WHERE u.idle_kind = 'unused_commitment'), 0) AS unused_commitment_usd,
+    coalesce(sum(u.unused_cost) FILTER (WHERE u.idle_kind = 'unused_reservation'), 0) AS unused_reservation_usd
+FROM unused_capacity AS u
+CROSS JOIN filter_values AS f
+WHERE CAST(u.hour AS DATE) BETWEEN f.start_day AND f.end_day
+  AND (len(f.projects) = 0 OR list_contains(f.projects, u.project_id))
+  AND (len(f.accelerators) = 0 OR list_contains(f.accelerators, u.resource_kind))
