@@ -36,17 +36,26 @@ def render(outcome: RunOutcome) -> str:
 
 
 def _source_lines(materialized: dict[str, dict[str, Any]]) -> list[str]:
+    """Rows per source table: read (counted as found in the files, by the reader) = loaded +
+    duplicate + quarantined (+ outside the run's window, shown only when some were); a row
+    that fits none of these shows as `unaccounted`, never hidden."""
     rows = [(k, m) for k, m in sorted(materialized.items()) if "rows_read" in m]
     if not rows:
         return []
-    lines = ["", f"{'source table':<22}{'read':>10}{'loaded':>10}{'new':>10}{'quarantined':>13}"]
+    outside = any(m.get("rows_outside_window", 0) for _, m in rows)
+    head = f"{'source table':<22}{'read':>10}{'loaded':>10}{'duplicate':>11}{'quarantined':>13}"
+    lines = ["", head + (f"{'outside window':>16}" if outside else "")]
     for key, meta in rows:
-        new = meta.get("rows_new", "")
-        lines.append(
-            f"{key:<22}{meta['rows_read']:>10,}{meta.get('rows_loaded', 0):>10,}"
-            f"{new if new == '' else format(new, ','):>10}{meta.get('rows_quarantined', 0):>13,}"
-        )
+        counts = [meta.get(k, 0) for k in _COUNTS]
+        line = f"{key:<22}{counts[0]:>10,}{counts[1]:>10,}{counts[2]:>11,}{counts[3]:>13,}"
+        lines.append(line + (f"{counts[4]:>16,}" if outside else ""))
+        unaccounted = counts[0] - sum(counts[1:])
+        if unaccounted:
+            lines.append(f"  {key}: {unaccounted:,} row(s) read but neither loaded nor refused")
     return lines
+
+
+_COUNTS = ("rows_read", "rows_loaded", "rows_duplicate", "rows_quarantined", "rows_outside_window")
 
 
 def _input_warning_lines(materialized: dict[str, dict[str, Any]]) -> list[str]:

@@ -5,17 +5,22 @@ from datetime import datetime, time, timedelta
 import dagster as dg
 
 from collectors.cloud_monitoring import collect_tpu_samples, read_saved_pages
+from collectors.limits import DEFAULT_LIMITS, Limits
 from pipelines.inputs import source_inputs
-from pipelines.loading import load_minutes
+from pipelines.loading import load_minutes, run_limits
 from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
+from pipelines.run_tags import run_now
 from settings import CloudMonitoringConfig
 
 
-def _read(source: CloudMonitoringConfig, files: list, days: list) -> tuple:
-    """Saved pages when paths are configured (even if they match nothing yet); else the API."""
+def _read(
+    source: CloudMonitoringConfig, files: list, days: list, limits: Limits = DEFAULT_LIMITS
+) -> tuple:
+    """Saved pages when paths are configured (even if they match nothing yet); else the API
+    (which asks only for the window's minutes)."""
     if source.paths:
-        return read_saved_pages(files, inventory=source.inventory)
+        return read_saved_pages(files, inventory=source.inventory, limits=limits)
     if source.project_id is None:
         raise ValueError(
             "sources.cloud_monitoring: give paths (saved pages) or project_id (the API)"
@@ -47,7 +52,8 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
                 metadata={"skipped": dg.MetadataValue.text("not configured")}
             )
         inputs = source_inputs(config, "cloud_monitoring", context.run_id, days)  # local or gs://
-        samples, quarantined, notes = _read(source, inputs.paths, days)
+        limits = run_limits(config, run_now(context, flopledger))
+        samples, quarantined, notes = _read(source, inputs.paths, days, limits)
         for note in notes[:20]:
             context.log.warning(f"cloud_monitoring: {note}")
         metadata = load_minutes(warehouse, "tpu_samples", samples, quarantined, days)

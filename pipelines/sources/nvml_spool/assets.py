@@ -4,11 +4,12 @@ from collections import Counter
 
 import dagster as dg
 
-from collectors.nvml.read import read_spool
+from collectors.nvml.read import SpoolRead, read_spool
 from pipelines.inputs import SourceInputs, source_inputs
-from pipelines.loading import counts_metadata, load_minutes
+from pipelines.loading import counts_metadata, load_minutes, run_limits
 from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
+from pipelines.run_tags import run_now
 
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
@@ -27,10 +28,21 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         taken = SourceInputs()
         # A day at a time, so that memory holds one day of the fleet's minutes, not the window's;
         # the paths are listed once for the run and each object fetched once (pipelines/inputs.py).
+        limits = run_limits(config, run_now(context, flopledger))
         for day in window_days(context):
             inputs = source_inputs(config, "nvml_spool", context.run_id, [day])
-            samples, quarantined = read_spool(inputs.paths)
-            counts = load_minutes(warehouse, "gpu_samples", samples, quarantined, [day])
+            # Only the rows whose home day is `day`: each row and each refusal counted once.
+            read = SpoolRead()
+            samples, quarantined = read_spool(inputs.paths, day=day, stats=read, limits=limits)
+            counts = load_minutes(
+                warehouse,
+                "gpu_samples",
+                samples,
+                quarantined,
+                [day],
+                read.rows_read,
+                read.duplicates,
+            )
             totals.update({k: v.value for k, v in counts.items()})
             taken.add(inputs)
             context.log.info(f"nvml_spool {day}: {counts['rows_loaded'].value:,} rows")

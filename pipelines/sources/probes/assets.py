@@ -6,25 +6,33 @@ import dagster as dg
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from collectors.probe_results import read_probe_results
+from collectors.probe_results import ProbeRead, read_probe_results
 from collectors.quarantine import Quarantined
 from pipelines.inputs import source_inputs
-from pipelines.loading import counts_metadata, replace_days, store_quarantine
+from pipelines.loading import counts_metadata, replace_days, run_limits, store_quarantine
 from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
+from pipelines.run_tags import run_now
 from warehouse import Warehouse
 
 
 def load_days(
-    warehouse: Warehouse, results: pa.Table, quarantined: list[Quarantined], days: list[date]
+    warehouse: Warehouse,
+    results: pa.Table,
+    quarantined: list[Quarantined],
+    days: list[date],
+    read: ProbeRead | None = None,
 ) -> dict[str, dg.MetadataValue]:
     """Replace the window's days that have results, and store what was quarantined."""
     rows = replace_days(warehouse, "probe_results", "measured_at", results, days)
     store_quarantine(warehouse, quarantined)
+    read = read or ProbeRead(rows_read=results.num_rows + len(quarantined))
     return counts_metadata(
-        rows_read=results.num_rows + len(quarantined),
+        rows_read=read.rows_read,
         rows_loaded=rows.num_rows,
+        rows_duplicate=read.duplicates,
         rows_quarantined=len(quarantined),
+        rows_outside_window=results.num_rows - rows.num_rows,
         rows_failed=int(pc.sum(pc.invert(rows["verified"])).as_py() or 0),
     )
 
@@ -45,8 +53,9 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             )
         days = window_days(context)
         inputs = source_inputs(config, "probes", context.run_id, days)  # local or gs://
-        results, quarantined = read_probe_results(inputs.paths)
-        metadata = load_days(flopledger.warehouse(), results, quarantined, days)
+        read, limits = ProbeRead(), run_limits(config, run_now(context, flopledger))
+        results, quarantined = read_probe_results(inputs.paths, limits, read)
+        metadata = load_days(flopledger.warehouse(), results, quarantined, days, read)
         context.log.info(
             f"probes: {len(inputs.paths)} file(s), {metadata['rows_loaded'].value} rows"
         )
