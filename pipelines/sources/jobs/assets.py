@@ -7,9 +7,10 @@ import pyarrow.compute as pc
 from collectors.jobs.read import read_jobs_files
 from collectors.kubernetes.read import PodsRead, merge_runs, read_pod_files
 from pipelines.inputs import source_inputs
-from pipelines.loading import counts_metadata, replace_days, store_quarantine
+from pipelines.loading import counts_metadata, replace_days, run_limits, store_quarantine
 from pipelines.partitions import window_days
 from pipelines.resources import Flopledger
+from pipelines.run_tags import run_now
 
 
 def _pods(flopledger: Flopledger) -> PodsRead:
@@ -37,7 +38,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
     def jobs_ingest(context: dg.AssetExecutionContext, flopledger: Flopledger):
         config, warehouse = flopledger.config(), flopledger.warehouse()
         inputs = source_inputs(config, "jobs", context.run_id)  # local or gs://, read whole
-        read = read_jobs_files(inputs.paths)
+        read = read_jobs_files(inputs.paths, run_limits(config, run_now(context, flopledger)))
         pods = _pods(flopledger)  # sources.kubernetes: pods as runs
         runs, held, quarantined = merge_runs(read, pods)
         jobs = replace_days(warehouse, "jobs", "submitted_day", runs, window_days(context))
@@ -50,9 +51,12 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             warehouse.replace_days("job_placements", "submitted_day", present, placements)
         store_quarantine(warehouse, quarantined)
         counts = counts_metadata(
-            rows_read=jobs.num_rows + len(quarantined),
+            # records found; a run_id's earlier records are duplicates (pod records included)
+            rows_read=read.rows_read + pods.rows_read,
             rows_loaded=jobs.num_rows,
+            rows_duplicate=read.duplicates,
             rows_quarantined=len(quarantined),
+            rows_outside_window=runs.num_rows - jobs.num_rows,
         ) | inputs.metadata(context)
         seen = f", {pods.pods} pods ({pods.pods_skipped} CPU-only)" if pods.pods else ""
         context.log.info(f"jobs: {jobs.num_rows} runs, {placements.num_rows} placements{seen}")
