@@ -5,23 +5,31 @@ the listing made here is the one the run uses, and what is downloaded here is no
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from collectors.gcp_billing.days import usage_days
 from collectors.inference.days import managed_days
 from collectors.jobs.read import read_jobs_files
+from collectors.limits import Limits
 from collectors.kubernetes.read import read_pod_files
 from collectors.probe_results import probe_days
 from pipelines.inputs import source_inputs, source_listing
+from pipelines.loading import run_limits
 from settings import Config
 
 
+def _limits(config: Config) -> Limits:
+    """A day outside the plausible window is never a day to ingest (its rows are quarantined):
+    one 1970 row must not open a 20,000-day window. The wall clock: this is the run's edge."""
+    return run_limits(config, datetime.now(UTC))
+
+
 def _billing(config: Config, run_key: str | None = None) -> set[date]:
-    return usage_days(source_inputs(config, "gcp_billing", run_key).paths)
+    return usage_days(source_inputs(config, "gcp_billing", run_key).paths, _limits(config))
 
 
 def _jobs(config: Config, run_key: str | None = None) -> set[date]:
-    jobs = read_jobs_files(source_inputs(config, "jobs", run_key).paths).jobs
+    jobs = read_jobs_files(source_inputs(config, "jobs", run_key).paths, _limits(config)).jobs
     return {d for d in jobs["submitted_day"].to_pylist() if d is not None}
 
 
@@ -34,7 +42,7 @@ def _spool(config: Config, run_key: str | None = None) -> set[date]:
 
 def _probes(config: Config, run_key: str | None = None) -> set[date]:
     """Probe files are small and carry no day in their name: the days of their measurements."""
-    return probe_days(source_inputs(config, "probes", run_key).paths)
+    return probe_days(source_inputs(config, "probes", run_key).paths, _limits(config))
 
 
 def _managed(config: Config, run_key: str | None = None) -> set[date]:

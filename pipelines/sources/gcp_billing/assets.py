@@ -4,7 +4,7 @@ import dagster as dg
 
 from collectors.gcp_billing.read import BillingRead, iter_billing_batches
 from pipelines.inputs import source_inputs
-from pipelines.loading import counts_metadata, store_quarantine
+from pipelines.loading import counts_metadata, run_limits, store_quarantine
 from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
 from pipelines.run_tags import run_now, window_only
@@ -27,7 +27,10 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         new = duplicates = 0
         inputs = source_inputs(config, "gcp_billing", context.run_id)  # local or gs://
         now = run_now(context, flopledger)  # a scheduled run: its tick, not the wall clock
-        for batch in iter_billing_batches(inputs.paths, stats, days, ingested_at=now):
+        limits = run_limits(config, now)
+        for batch in iter_billing_batches(
+            inputs.paths, stats, days, ingested_at=now, limits=limits
+        ):
             inserted = warehouse.insert_new("billing_line_items", batch, "row_id")
             new += inserted
             duplicates += batch.num_rows - inserted
@@ -40,11 +43,13 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             metadata={
                 **inputs.metadata(context),
                 **counts_metadata(
-                    rows_read=stats.rows_in_window + stats.rows_quarantined,
-                    rows_loaded=stats.rows_in_window,
-                    rows_new=new,
-                    rows_seen_before=duplicates,
+                    # read is counted as found; loaded = new rows, duplicate = seen before
+                    # (an earlier run, another extract or the same one twice).
+                    rows_read=stats.rows_read,
+                    rows_loaded=new,
+                    rows_duplicate=duplicates,
                     rows_quarantined=stats.rows_quarantined,
+                    rows_outside_window=stats.rows_outside_window,
                 ),
             }
         )
