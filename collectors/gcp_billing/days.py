@@ -35,7 +35,7 @@ def _ndjson_days(path: Path, limits: Limits) -> set[date]:
                 moment = parse_timestamp(match.group(1).strip('"'))
             except BadTimestamp:
                 continue
-            if _plausible(moment, limits):
+            if moment is not None and _plausible(moment, limits):
                 days.add(moment.date())
     return days
 
@@ -52,7 +52,7 @@ def _parquet_days(path: Path, limits: Limits) -> set[date]:
                 moment = parse_timestamp(value)
             except BadTimestamp:
                 continue  # the reader quarantines the row
-            if _plausible(moment, limits):
+            if moment is not None and _plausible(moment, limits):
                 days.add(moment.date())
         return days
     found = pc.unique(pc.cast(column, "date32")).to_pylist()
