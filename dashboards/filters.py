@@ -59,6 +59,7 @@ EXPLORER_FILTERED = (
     "accelerator_type",
     "workload_class",
     "cost_part",
+    "credit_type",
 )
 
 

@@ -44,7 +44,7 @@ DIMENSIONS = {
     "workload_class": "Workload class",
     "cost_part": "Cost part (runs, unallocated idle, shared)",
 }
-# Dimensions with a value per fact row, which the explorer's filters can narrow.
+# The dimensions the explorer's filters can narrow (credit type: rows carrying such a credit).
 FILTERED = EXPLORER_FILTERED
 RUN_DIMENSIONS = ("run_team", "run_id", "workload_class", "cost_part")
 GRAINS = {"day": "Daily", "week": "Weekly", "month": "Monthly"}

@@ -12,6 +12,7 @@
 -- @col accelerator_type: The billing row's canonical accelerator type (null for host, disk and other SKUs).
 -- @col pricing_model: on_demand, spot (Spot / Preemptible SKUs) or commitment (Commitment SKUs), from the SKU.
 -- @col labels: The billing row's labels.
+-- @col credit_types: The credit types on the billing row (COMMITTED_USAGE_DISCOUNT, SUSTAINED_USAGE_DISCOUNT, PROMOTION, ...), sorted; empty without credits.
 -- @col label_team: The billing row's team label (else GKE's k8s-label/team or k8s-namespace); __unallocated__ when it has none.
 -- @col run_team: The run-owner team (jobs.team; __unallocated__ for a run without one); null when no run.
 -- @col workload_class: The run's workload class; null when no run.
@@ -118,6 +119,7 @@ SELECT
         ELSE 'on_demand'
     END AS pricing_model,
     b.labels,
+    list_sort(list_distinct(list_transform(coalesce(b.credits, []), lambda c: c.type))) AS credit_types,
     coalesce(row_team(b.labels), '__unallocated__') AS label_team,
     CASE WHEN d.run_id IS NOT NULL THEN coalesce(j.team, '__unallocated__') END AS run_team,
     j.workload_class,

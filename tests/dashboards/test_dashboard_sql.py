@@ -27,7 +27,7 @@ FILTER_NAMES = {"start_day", "end_day", "teams", "projects", "classes", "acceler
 EXPLORER_NAMES = {
     "f_provider", "f_billing_account_id", "f_project_id", "f_service_name", "f_sku_description",
     "f_pricing_model", "f_run_team", "f_label_team", "f_run_id", "f_accelerator_type",
-    "f_workload_class", "f_cost_part", "f_label", "label_key",
+    "f_workload_class", "f_cost_part", "f_credit_type", "f_label", "label_key",
 }  # fmt: skip
 
 

@@ -87,8 +87,9 @@ def test_pricing_model_from_the_sku(books):
     billing = [
         line_item(sku="Spot Preemptible A3 Instance Core running in Americas", cost="1"),
         line_item(sku="Commitment v1: A3 Cpu in Americas for 1 Year", resource=None, cost="2"),
-        line_item(sku="A3 Instance Core running in Americas", cost="4"),
-    ]
+        line_item(sku="A3 Instance Core running in Americas", cost="4",
+                  typed_credits=((-1, "SUSTAINED_USAGE_DISCOUNT", "sud"),)),
+    ]  # fmt: skip
     b = books.build(billing, [])
     models = {
         r["pricing_model"]: r["c"]
@@ -96,4 +97,11 @@ def test_pricing_model_from_the_sku(books):
             "SELECT pricing_model, sum(effective_cost) AS c FROM cost_explorer_rows GROUP BY 1"
         )
     }
-    assert models == {"spot": D("1"), "commitment": D("2"), "on_demand": D("4")}
+    # The core row: 4 billed - 1 sustained use = 3 effective, and its credit type is kept.
+    assert models == {"spot": D("1"), "commitment": D("2"), "on_demand": D("3")}
+    types = {
+        r["sku_description"]: r["credit_types"]
+        for r in b.rows("SELECT sku_description, credit_types FROM cost_explorer_rows")
+    }
+    assert types["A3 Instance Core running in Americas"] == ["SUSTAINED_USAGE_DISCOUNT"]
+    assert types["Commitment v1: A3 Cpu in Americas for 1 Year"] == []

@@ -14,5 +14,6 @@ SELECT
     CAST($f_accelerator_type AS VARCHAR[]) AS accelerators,
     CAST($f_workload_class AS VARCHAR[]) AS classes,
     CAST($f_cost_part AS VARCHAR[]) AS cost_parts,
+    CAST($f_credit_type AS VARCHAR[]) AS credit_types,
     CAST($label_key AS VARCHAR) AS label_key,
     CAST($f_label AS VARCHAR[]) AS label_values

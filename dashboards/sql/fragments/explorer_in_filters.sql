@@ -1,6 +1,7 @@
 -- The cost explorer's facts (cost_explorer_rows) in its filters, on any day; each row also
 -- carries the value of the chosen label key (label_value, '(none)' without it). A value that
--- is null in the facts (no run, no accelerator) is matched as '(none)'.
+-- is null in the facts (no run, no accelerator) is matched as '(none)'. A credit-type filter
+-- keeps the billing rows that carry a credit of a chosen type ('(none)': rows without credits).
 SELECT
     c.*,
     coalesce(c.labels[f.label_key], '(none)') AS label_value
@@ -18,4 +19,6 @@ WHERE (len(f.providers) = 0 OR list_contains(f.providers, coalesce(c.provider, '
   AND (len(f.accelerators) = 0 OR list_contains(f.accelerators, coalesce(c.accelerator_type, '(none)')))
   AND (len(f.classes) = 0 OR list_contains(f.classes, coalesce(c.workload_class, '(none)')))
   AND (len(f.cost_parts) = 0 OR list_contains(f.cost_parts, c.cost_part))
+  AND (len(f.credit_types) = 0 OR list_has_any(f.credit_types, c.credit_types)
+       OR (list_contains(f.credit_types, '(none)') AND len(c.credit_types) = 0))
   AND (len(f.label_values) = 0 OR list_contains(f.label_values, coalesce(c.labels[f.label_key], '(none)')))
