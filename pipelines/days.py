@@ -10,12 +10,14 @@ from datetime import UTC, date, datetime, timedelta
 from collectors.gcp_billing.days import usage_days
 from collectors.inference.days import managed_days
 from collectors.jobs.read import read_jobs_files
-from collectors.limits import Limits
 from collectors.kubernetes.read import read_pod_files
+from collectors.limits import Limits
 from collectors.probe_results import probe_days
 from pipelines.inputs import source_inputs, source_listing
 from pipelines.loading import run_limits
+from pipelines.sources.gcp_billing.export import export_config, export_input_days
 from settings import Config
+from warehouse import open_warehouse
 
 
 def _limits(config: Config) -> Limits:
@@ -25,7 +27,12 @@ def _limits(config: Config) -> Limits:
 
 
 def _billing(config: Config, run_key: str | None = None) -> set[date]:
-    return usage_days(source_inputs(config, "gcp_billing", run_key).paths, _limits(config))
+    days = usage_days(source_inputs(config, "gcp_billing", run_key).paths, _limits(config))
+    if export_config(config) is None:
+        return days
+    # The export table (sources.gcp_billing.bigquery): the days of the rows not yet taken.
+    warehouse = open_warehouse(config.warehouse)
+    return days | export_input_days(config, warehouse, datetime.now(UTC).date())
 
 
 def _jobs(config: Config, run_key: str | None = None) -> set[date]:

@@ -55,21 +55,16 @@ class ExportRead:
 
 
 def since_day(
-    taken_through: datetime | None,
-    first_day: date | None,
-    history_start: date | None,
-    today: date,
-    trailing_days: int,
+    taken_through: datetime | None, start: date | None, today: date, trailing_days: int
 ) -> date:
-    """The first partition to read: the day of the latest export_time taken (the first day of
-    the run, when earlier), or history_start before any read; less the trailing window."""
+    """The first partition to read: the day of the latest export_time taken (`start`, else 90
+    days back, before any read), less the trailing window: a row is in the partition of the
+    day it was exported, so no row not yet taken is in an earlier one."""
     if taken_through is not None:
-        start = taken_through.date()
+        first = taken_through.date()
     else:
-        start = history_start or today - timedelta(days=DEFAULT_LOOKBACK_DAYS)
-    if first_day is not None:
-        start = min(start, first_day)
-    return start - timedelta(days=trailing_days)
+        first = start or today - timedelta(days=DEFAULT_LOOKBACK_DAYS)
+    return first - timedelta(days=trailing_days)
 
 
 def export_days(client: Client, read: ExportRead) -> set[date]:
@@ -128,5 +123,6 @@ def _row(record: dict, source: str, number: int, at: tuple[datetime, Limits], st
         return normalise(record, source, number, *at)
     except (BadRow, BadNumber, BadTimestamp) as exc:
         raw = raw_text(record, "")
-        stats.quarantined.append(Quarantined(SOURCE, source, number, str(exc), raw))
+        # A table has no lines: the quarantine row is keyed by the table and the raw row.
+        stats.quarantined.append(Quarantined(SOURCE, source, None, str(exc), raw))
         return None

@@ -1,5 +1,7 @@
 """Billing export rows into `billing_line_items`: every row not seen before, whatever its day."""
 
+from itertools import chain
+
 import dagster as dg
 
 from collectors.gcp_billing.read import BillingRead, iter_billing_batches
@@ -8,13 +10,14 @@ from pipelines.loading import counts_metadata, run_limits, store_quarantine
 from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
 from pipelines.run_tags import run_now, window_only
+from pipelines.sources.gcp_billing.export import export_batches
 
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
     @daily_raw_asset(
         "billing_line_items",
         partitions,
-        "GCP billing export rows (NDJSON and Parquet extracts), exact decimals.",
+        "GCP billing export rows (NDJSON and Parquet extracts, or the BigQuery export table), exact decimals.",
     )
     def billing_line_items(
         context: dg.AssetExecutionContext, flopledger: Flopledger
@@ -28,8 +31,10 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         inputs = source_inputs(config, "gcp_billing", context.run_id)  # local or gs://
         now = run_now(context, flopledger)  # a scheduled run: its tick, not the wall clock
         limits = run_limits(config, now)
-        for batch in iter_billing_batches(
-            inputs.paths, stats, days, ingested_at=now, limits=limits
+        for batch in chain(
+            iter_billing_batches(inputs.paths, stats, days, ingested_at=now, limits=limits),
+            # the export table itself, when sources.gcp_billing.bigquery names it
+            export_batches(config, warehouse, stats, now, days, limits),
         ):
             inserted = warehouse.insert_new("billing_line_items", batch, "row_id")
             new += inserted

@@ -46,19 +46,19 @@ def export_read(
     config: Config,
     export: BigQueryExportConfig,
     taken: dict[str, datetime],
-    first_day: date | None,
     today: date,
-    since_watermark: bool = True,
+    backfill_from: date | None = None,
 ) -> ExportRead:
-    """The bounded read of the table for a run whose window starts on `first_day`.
-    `since_watermark=False` (an explicit backfill) rereads the window's partitions whole."""
-    mark = taken.get(source_name(export.table)) if since_watermark else None
-    start = config.history_start if since_watermark or first_day is None else first_day
+    """The bounded read of the table: from the latest export_time taken (its day's partition,
+    less the trailing window). An explicit backfill from `backfill_from` rereads that day's
+    partitions on, whole (the export is partitioned by ingestion day, never before usage)."""
+    mark = None if backfill_from is not None else taken.get(source_name(export.table))
+    start = backfill_from or config.history_start
     return ExportRead(
         table=export.table,
         rows_sql=bigquery_sql("billing_export_rows", export.table),
         days_sql=bigquery_sql("billing_export_days", export.table),
-        since_day=since_day(mark, first_day, start, today, export.trailing_days),
+        since_day=since_day(mark, start, today, export.trailing_days),
         taken_through=mark,
         max_bytes_billed=export.max_bytes_billed,
     )
@@ -68,19 +68,17 @@ def export_batches(
     config: Config,
     warehouse: Warehouse,
     stats: BillingRead,
-    first_day: date,
     now: datetime,
     days: set[date] | None,
     limits: Limits,
 ) -> Iterator[pa.Table]:
     """The export table's new rows as `billing_line_items` batches (none without the block).
-    `days` (an explicit backfill's) rereads those days' partitions whole."""
+    `days` (an explicit backfill's) rereads the partitions from its first day whole."""
     export = export_config(config)
     if export is None:
         return
-    read = export_read(
-        config, export, taken_through(warehouse), first_day, now.date(), days is None
-    )
+    backfill_from = min(days) if days else None
+    read = export_read(config, export, taken_through(warehouse), now.date(), backfill_from)
     yield from iter_export_batches(
         export_client(export), read, stats, days, ingested_at=now, limits=limits
     )
@@ -92,7 +90,7 @@ def export_input_days(config: Config, warehouse: Warehouse, today: date) -> set[
     export = export_config(config)
     if export is None:
         return set()
-    read = export_read(config, export, taken_through(warehouse), None, today)
+    read = export_read(config, export, taken_through(warehouse), today)
     return export_days(export_client(export), read)
 
 
@@ -105,5 +103,5 @@ def dry_run_scans(
     if export is None:
         return None
     taken = taken_through(warehouse) if warehouse.exists() else {}
-    read = export_read(config, export, taken, first_day, today, since_watermark=first_day is None)
+    read = export_read(config, export, taken, today, backfill_from=first_day)
     return read, scan_bytes(export_client(export), read)

@@ -1,0 +1,231 @@
+"""The billing export read from its BigQuery table (sources.gcp_billing.bigquery), through the
+real google-cloud-bigquery client against bqemulator on 127.0.0.1 (tests/bigquery_emulator.py
+starts it from `.tools/bqemulator`, which `make setup` builds). The emulator reads
+`_PARTITIONTIME` as the day of a row's export_time: Google's export partitions by ingestion day.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from google.cloud import bigquery
+
+from cli.main import main
+from tests.bigquery_emulator import BigQueryEmulator, running_bigquery_emulator
+from tests.conftest import billing_row, credit, run_record, write_config, write_ndjson
+
+# Columns that say where a row was read from (a file and its line, or the table; when): the
+# same export row read from a file and from the table differs in these and only these.
+WHERE_FROM = ("source", "source_line", "ingested_at")
+PARTITION_FILTER = "_PARTITIONTIME >= TIMESTAMP(@since_day)"
+UTC = UTC
+
+
+@pytest.fixture(scope="module")
+def emulator(tmp_path_factory: pytest.TempPathFactory):
+    with running_bigquery_emulator(tmp_path_factory.mktemp("bqemulator")) as running:
+        yield running
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Every query the real client sends: its SQL, parameters, byte cap and whether a dry run."""
+    calls: list[dict[str, Any]] = []
+    real_query = bigquery.Client.query
+
+    def recording_query(self: bigquery.Client, query: str, job_config: Any = None, **kw: Any):
+        calls.append(
+            {
+                "sql": query,
+                "params": {p.name: p.value for p in job_config.query_parameters},
+                "max_bytes_billed": job_config.maximum_bytes_billed,
+                "dry_run": bool(job_config.dry_run),
+            }
+        )
+        return real_query(self, query, job_config=job_config, **kw)
+
+    monkeypatch.setattr(bigquery.Client, "query", recording_query)
+    return calls
+
+
+def _rows(db: Path, sql: str) -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def _line_items_checksum(db: Path) -> tuple[int, str]:
+    """Row count and a checksum of every billing_line_items row (ordered by row id), all
+    columns but where each row was read from."""
+    columns = [
+        r[0]
+        for r in _rows(
+            db,
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = 'billing_line_items' "
+            "ORDER BY column_index",
+        )
+        if r[0] not in WHERE_FROM
+    ]
+    rows = _rows(db, f"SELECT {', '.join(columns)} FROM billing_line_items ORDER BY row_id")
+    return len(rows), hashlib.sha256("\n".join(map(repr, rows)).encode()).hexdigest()
+
+
+def _books(db: Path) -> list[tuple]:
+    return _rows(db, "SELECT * FROM books ORDER BY ALL")
+
+
+def _files_config(bigquery_config: Path) -> Path:
+    """The same folder read from its extract files, into a warehouse of its own."""
+    text = bigquery_config.read_text()
+    start = text.index("    bigquery:")
+    end = text.index("\n  jobs:")
+    text = text[:start] + '    paths: ["billing/**/*.ndjson", "billing/**/*.parquet"]' + text[end:]
+    text = text.replace("path: warehouse.duckdb", "path: files.duckdb")
+    text = text.replace("dagster_home: dagster_home", "dagster_home: dagster_files")
+    path = bigquery_config.with_name("files.yaml")
+    path.write_text(text)
+    return path
+
+
+def test_bigquery_source_gives_the_rows_and_books_the_files_give(
+    emulator: BigQueryEmulator, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "fleet"
+    args = ["simulate", "--out", str(out), "--days", "1", "--gpus", "8", "--tpu-chips", "0"]
+    assert main([*args, "--no-telemetry", "--bigquery", emulator.endpoint]) == 0
+    printed = capsys.readouterr().out
+    distinct = int(printed.split(" distinct rows")[0].rsplit("over ", 1)[1].replace(",", ""))
+    config = out / "flopledger.yaml"
+    assert "bigquery:" in config.read_text() and "billing/**" not in config.read_text()
+    files = _files_config(config)
+
+    assert main(["run", "--config", str(config)]) == 0
+    assert main(["run", "--config", str(files)]) == 0
+
+    from_table, from_files = (
+        _line_items_checksum(out / "warehouse.duckdb"),
+        _line_items_checksum(out / "files.duckdb"),
+    )
+    # Every distinct row of the simulated export (the simulator's own count), once, either way.
+    assert from_table[0] == distinct
+    assert from_table == from_files
+    assert _books(out / "warehouse.duckdb") == _books(out / "files.duckdb")
+    sources = _rows(out / "warehouse.duckdb", "SELECT DISTINCT source FROM billing_line_items")
+    assert sources == [(f"bigquery:{emulator_table(config)}",)]
+
+
+def emulator_table(config: Path) -> str:
+    line = next(x for x in config.read_text().splitlines() if x.strip().startswith("table:"))
+    return line.split(":", 1)[1].strip()
+
+
+TABLE = "billing-admin.export_late.gcp_billing_export_resource_v1_01ABCD_234567_89EF01"
+
+
+def _table_config(root: Path, endpoint: str) -> Path:
+    (root / "jobs").mkdir(exist_ok=True)
+    write_ndjson(root / "jobs" / "runs.jsonl", [run_record("run-1")])
+    return write_config(
+        root,
+        f"""
+warehouse: {{kind: duckdb, path: w.duckdb}}
+history_start: 2026-10-01
+sources:
+  gcp_billing:
+    bigquery: {{table: {TABLE}, location: US, endpoint: "{endpoint}", max_bytes_billed: 5000000}}
+  jobs: {{paths: ["jobs/*.jsonl"]}}
+""",
+    )
+
+
+def _export_file(path: Path, rows: list[dict[str, Any]]) -> Path:
+    """Rows as the export table holds them (the helper's invoice has no publisher here)."""
+    for row in rows:
+        row["invoice"] = {"month": row["invoice"]["month"]}
+    return write_ndjson(path, rows)
+
+
+def _totals(db: Path) -> tuple[int, Decimal, Decimal]:
+    return _rows(
+        db,
+        "SELECT count(*), sum(cost_usd), sum(cost_usd + credits_total_usd) FROM billing_line_items",
+    )[0]
+
+
+def test_bigquery_source_takes_late_rows_once_and_bounds_every_query(
+    emulator: BigQueryEmulator, tmp_path: Path, sent: list[dict[str, Any]]
+) -> None:
+    config = _table_config(tmp_path, emulator.endpoint)
+    db = tmp_path / "w.duckdb"
+    a = billing_row(hour="2026-10-01 00", cost="100.25", credits=[credit("-20.05")])
+    b = billing_row(hour="2026-10-01 01", cost="50.10")
+    bad = billing_row(hour="2026-10-01 05", end_hour="2026-10-01 03", cost="7")
+    emulator.load([_export_file(tmp_path / "first.ndjson", [a, b, bad])], TABLE)
+
+    assert main(["run", "--config", str(config)]) == 0
+    # a + b: billed 100.25 + 50.10 = 150.35; effective 150.35 - 20.05 = 130.30.
+    assert _totals(db) == (2, Decimal("150.35"), Decimal("130.30"))
+    reasons = _rows(db, "SELECT source, file, reason FROM quarantine")
+    assert reasons == [("gcp_billing", f"bigquery:{TABLE}", reasons[0][2])]
+    assert reasons[0][2].startswith("usage ends before it starts")
+
+    # A credit for Oct 1 exported on Oct 9: a row of its own, in a later partition.
+    late = billing_row(
+        hour="2026-10-01 00",
+        cost=0,
+        credits=[credit("-5.005", "PROMOTION")],
+        export_time="2026-10-09 06:00:00 UTC",
+    )
+    emulator.load([_export_file(tmp_path / "late.ndjson", [late])], TABLE)
+    first_run = len(sent)
+    assert main(["run", "--config", str(config)]) == 0
+    # + late: billed 150.35 + 0; effective 130.30 - 5.005 = 125.295.
+    assert _totals(db) == (3, Decimal("150.35"), Decimal("125.295"))
+    books = _books(db)
+
+    second_run = len(sent)
+    assert main(["run", "--config", str(config)]) == 0  # nothing new: nothing changes
+    assert _totals(db) == (3, Decimal("150.35"), Decimal("125.295"))
+    assert _books(db) == books
+
+    # Every query carried the partition filter and the byte cap. Bounds, worked by hand
+    # (trailing_days 3): run 1 took nothing yet, so it starts at history_start 2026-10-01 less
+    # 3 days; run 2 from a and b's export time (Oct 1 04:00, day Oct 1, less 3); run 3 from
+    # the late row's (Oct 9 06:00: partitions from Oct 6).
+    for call in sent:
+        assert PARTITION_FILTER in call["sql"] and "export_time >= @taken_through" in call["sql"]
+        assert call["max_bytes_billed"] == 5_000_000 and not call["dry_run"]
+    bounds = [(c["params"]["since_day"], c["params"]["taken_through"]) for c in sent]
+    never = datetime(1970, 1, 1, tzinfo=UTC)  # the client sends naive times as UTC
+    oct1 = datetime(2026, 10, 1, 4, 0, tzinfo=UTC)
+    oct9 = datetime(2026, 10, 9, 6, 0, tzinfo=UTC)
+    assert set(bounds[:first_run]) == {(date(2026, 9, 28), never)}
+    assert set(bounds[first_run:second_run]) == {(date(2026, 9, 28), oct1)}
+    assert set(bounds[second_run:]) == {(date(2026, 10, 6), oct9)}
+
+
+def test_bigquery_source_dry_run_prints_each_query_and_reads_nothing(
+    emulator: BigQueryEmulator,
+    tmp_path: Path,
+    sent: list[dict[str, Any]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    config = _table_config(tmp_path, emulator.endpoint)
+    emulator.create_export_table(TABLE)
+    assert main(["run", "--dry-run", "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    # The emulator has no cost model: its dry runs say 0 bytes (BigQuery says the real figure).
+    assert "billing_export_days: would scan 0 bytes" in out
+    assert "billing_export_rows: would scan 0 bytes" in out
+    assert "partitions from 2026-09-28" in out
+    assert [c["dry_run"] for c in sent] == [True, True]
+    assert all(PARTITION_FILTER in c["sql"] for c in sent)
+    assert not (tmp_path / "w.duckdb").exists()  # a dry run creates no warehouse
