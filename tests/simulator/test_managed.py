@@ -67,6 +67,13 @@ def test_comparison_filled_and_mismatches_flagged(built) -> None:
            WHERE self_hosted_runs > 0 AND managed_requests > 0 AND provider_cost_same_mix > 0"""
     ).to_pylist()[0]["n"]
     assert both > 0
+    # Every simulated day, some model is served both ways.
+    days = warehouse.query(
+        """SELECT day, count(*) FILTER (WHERE self_hosted_runs > 0 AND managed_requests > 0) AS n
+           FROM inference_comparison GROUP BY day ORDER BY day"""
+    ).to_pylist()
+    assert [str(d["day"]) for d in days] == ["2026-10-01", "2026-10-02"]
+    assert all(d["n"] > 0 for d in days)
     # The gateway's mixtral price is stale (0.54 against the book's 0.60): flagged, not used.
     flagged = warehouse.query(
         "SELECT DISTINCT provider, model FROM cost_per_request WHERE price_mismatch"
