@@ -17,6 +17,7 @@ import shutil
 from collections import Counter
 from collections.abc import Iterator
 from datetime import date
+from decimal import Decimal
 from pathlib import Path
 
 import duckdb
@@ -27,6 +28,7 @@ from collectors.nvml.upload import object_name
 from pipelines.runner import run_pipeline
 from settings import load_config
 from simulator import simulate
+from tests.conftest import billing_row, run_record, write_ndjson
 from tests.gcs_emulator import Emulator, running_emulator
 
 START, END = date(2026, 10, 1), date(2026, 10, 10)
@@ -157,3 +159,25 @@ def test_a_missing_bucket_is_one_line_and_exit_2(
     assert main(["run", "--config", str(config)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1] == "flopledger: gs://no-such-bucket: bucket does not exist"
+
+
+def test_a_path_matching_nothing_is_reported_and_the_rest_loads(
+    gcs: Emulator, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gcs.client.create_bucket("inputs")  # there, but nothing in it yet
+    write_ndjson(tmp_path / "billing" / "x.ndjson", [billing_row(cost="12.50")])
+    write_ndjson(tmp_path / "jobs" / "runs.jsonl", [run_record("run-1")])
+    config = tmp_path / "flopledger.yaml"
+    config.write_text(
+        "warehouse: {kind: duckdb, path: w.duckdb}\n"
+        "sources:\n"
+        '  gcp_billing: {paths: ["billing/*.ndjson"]}\n'
+        '  jobs: {paths: ["jobs/*.jsonl"]}\n'
+        '  probes: {paths: ["gs://inputs/probes/*.jsonl"]}\n'
+    )
+    main(["run", "--config", str(config)])  # (the marts' outcome is not this test's business)
+    out = capsys.readouterr().out
+    assert "input warnings:\n  sources.probes: gs://inputs/probes/*.jsonl: matches nothing" in out
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    assert con.execute("SELECT sum(cost) FROM billing_line_items").fetchone()[0] == Decimal("12.5")
+    con.close()
