@@ -50,7 +50,7 @@ class SourceInputs:
         """An asset's metadata for its inputs; each warning logged (the run report prints them)."""
         for warning in self.warnings:
             context.log.warning(warning)
-        meta = {
+        meta: dict[str, dg.MetadataValue] = {
             "files": dg.MetadataValue.int(len(self.paths)),
             "objects_downloaded": dg.MetadataValue.int(self.downloaded),
         }
