@@ -59,10 +59,10 @@ def _managed(config: Config, run_key: str | None = None) -> set[date]:
 
 
 def _kubernetes(config: Config, run_key: str | None = None) -> set[date]:
-    """The submission days of the pods' runs (sources.kubernetes; local files)."""
+    """The submission days of the pods' runs (sources.kubernetes)."""
     source = config.sources.kubernetes
     labels = source.labels if source else None
-    runs = read_pod_files(config.source_files("kubernetes"), labels).jobs
+    runs = read_pod_files(source_inputs(config, "kubernetes", run_key).paths, labels).jobs
     return {d for d in runs["submitted_day"].to_pylist() if d is not None}
 
 

@@ -11,14 +11,14 @@ from pipelines.loading import counts_metadata, replace_days, run_limits, store_q
 from pipelines.partitions import window_days
 from pipelines.resources import Flopledger
 from pipelines.run_tags import run_now
+from settings import Config
 
 
-def _pods(flopledger: Flopledger) -> PodsRead:
+def _pods(config: Config, run_key: str) -> PodsRead:
     """The pods of sources.kubernetes as runs (no files when the source is not configured)."""
-    config = flopledger.config()
     source = config.sources.kubernetes
     return read_pod_files(
-        config.source_files("kubernetes"),
+        source_inputs(config, "kubernetes", run_key).paths,  # local or gs://
         source.labels if source else None,
         source.project_id if source else None,
     )
@@ -39,7 +39,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         config, warehouse = flopledger.config(), flopledger.warehouse()
         inputs = source_inputs(config, "jobs", context.run_id)  # local or gs://, read whole
         read = read_jobs_files(inputs.paths, run_limits(config, run_now(context, flopledger)))
-        pods = _pods(flopledger)  # sources.kubernetes: pods as runs
+        pods = _pods(config, context.run_id)  # sources.kubernetes: pods as runs
         runs, held, quarantined = merge_runs(read, pods)
         jobs = replace_days(warehouse, "jobs", "submitted_day", runs, window_days(context))
         # Placements follow their runs: the same days, replaced together (even to none).
