@@ -10,7 +10,7 @@ from pipelines.loading import counts_metadata, run_limits, store_quarantine
 from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
 from pipelines.run_tags import run_now, window_only
-from pipelines.sources.gcp_billing.export import export_batches
+from pipelines.sources.gcp_billing.export import export_batches, taken_through
 
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
@@ -44,9 +44,12 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             f"gcp_billing: {stats.rows_in_window} rows, {new} new, "
             f"{duplicates} seen before, {stats.rows_quarantined} quarantined"
         )
+        # How far the bill has landed: the latest export_time taken, per table and for the files.
+        landed = {k: v.isoformat(sep=" ") for k, v in taken_through(warehouse).items()}
         return dg.MaterializeResult(
             metadata={
                 **inputs.metadata(context),
+                "export_time_taken_through": dg.MetadataValue.json(landed),
                 **counts_metadata(
                     # read is counted as found; loaded = new rows, duplicate = seen before
                     # (an earlier run, another extract or the same one twice).

@@ -36,8 +36,8 @@ def export_client(export: BigQueryExportConfig) -> Client:
 
 
 def taken_through(warehouse: Warehouse) -> dict[str, datetime]:
-    """The latest export_time taken from each export table, by `source`. Read every run (the
-    query is cheap) so that a switch to the table starts where the rows already are."""
+    """The latest export_time taken from each export table (by `source`) and from the extract
+    files (`files`): where a table's next read starts, and what each run reports."""
     rows = warehouse.query(query_sql("billing_export_watermarks")).to_pylist()
     return {r["source"]: r["taken_through"] for r in rows if r["taken_through"] is not None}
 
