@@ -4,6 +4,7 @@ figures are named as docs/glossary.md names them (models/figures.py)."""
 
 from decimal import Decimal
 
+from cli.commitment_plan_lines import commitment_plan_lines
 from cli.managed_lines import managed_lines
 from models import query_sql
 from models.figures import figure
@@ -134,4 +135,6 @@ def headline_lines(warehouse: Warehouse, currency: str) -> list[str]:
         lines += _per_token(warehouse, currency)
     if _table_exists(warehouse, "inference_comparison"):
         lines += managed_lines(warehouse, currency)
+    if _table_exists(warehouse, "commitment_plan"):
+        lines += commitment_plan_lines(warehouse, currency)
     return lines

@@ -1,4 +1,5 @@
 from dashboards.sidebar import current
-from dashboards.views import commitments
+from dashboards.views import commitment_plan, commitments
 
 commitments.render(current())
+commitment_plan.render()
