@@ -24,7 +24,7 @@ CREATE TABLE IF NOT EXISTS commitment_plan (
     on_demand_cost DECIMAL(38, 9),                        -- cost(0): the window's demand all on demand (USD).
     current_cost DECIMAL(38, 9),                          -- cost(committed_now) (USD).
     commitment_utilisation DECIMAL(12, 6),                -- Share of the L committed accelerator-hours demand would use (null when L = 0).
-    hours_above_share DECIMAL(12, 6),                     -- Share of the hours whose demand exceeds L (at most the break-even share of the hours).
+    hours_above_share DECIMAL(12, 6),                     -- Share of the hours whose demand exceeds L.
     demand_fall_accelerators INTEGER,                     -- L if every hour's demand were 20% lower.
     demand_fall_cost DECIMAL(38, 9),                      -- Its cost (USD).
     demand_fall_savings_vs_on_demand DECIMAL(38, 9),      -- Against all on demand at the lower demand (USD).
