@@ -53,10 +53,11 @@ def _one_line_errors() -> tuple[type[Exception], ...]:
     from collectors.gcs import StorageError  # a bucket missing, no permission: one line
 
     try:
+        from collectors.bigquery.client import BigQueryError  # no credentials, a refused query
         from warehouse import WarehouseLocked
     except ModuleNotFoundError:
         return (ConfigError, StorageError)
-    return (ConfigError, StorageError, WarehouseLocked)
+    return (ConfigError, StorageError, WarehouseLocked, BigQueryError)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,11 +27,14 @@ from google.api_core.exceptions import GoogleAPIError
 from google.auth.credentials import AnonymousCredentials, Credentials
 from google.auth.exceptions import DefaultCredentialsError
 from google.cloud import bigquery
+from google.cloud.bigquery.retry import DEFAULT_JOB_RETRY
 
 EMULATOR_ENV = "BIGQUERY_EMULATOR_HOST"
-# Transient errors are retried for a minute, not the client's default ten: an endpoint that
-# is down says so while the person who ran the command is still there.
+# Transient errors are retried for a minute (a failed query job re-run for two), not the
+# client's default ten: an endpoint that is down says so while the person is still there.
 RETRY = bigquery.DEFAULT_RETRY.with_deadline(60)
+JOB_RETRY = DEFAULT_JOB_RETRY.with_deadline(120)
+LOCAL_RETRY = bigquery.DEFAULT_RETRY.with_deadline(5)  # an emulator is up, or it is not
 Client = bigquery.Client
 
 
@@ -81,12 +84,17 @@ def is_emulated(client: bigquery.Client) -> bool:
     return "googleapis.com" not in endpoint
 
 
+def _retries(client: bigquery.Client) -> tuple[Any, Any]:
+    """(request retry, query-job retry): short and none for a local emulator."""
+    return (LOCAL_RETRY, None) if is_emulated(client) else (RETRY, JOB_RETRY)
+
+
 def _storage_client(client: bigquery.Client) -> Any | None:
     """A Storage Read API client where it can be used (Google's endpoint, library installed)."""
     if is_emulated(client):
         return None
     try:
-        from google.cloud import bigquery_storage
+        from google.cloud import bigquery_storage  # type: ignore[attr-defined]
     except ImportError:
         return None
     return bigquery_storage.BigQueryReadClient(credentials=client._credentials)
@@ -105,6 +113,9 @@ def _job_config(
 
 def _fail(what: str, exc: Exception) -> BigQueryError:
     message = getattr(exc, "message", None) or str(exc)
+    cause = getattr(exc, "cause", None)  # a RetryError: what kept failing
+    if cause is not None:
+        message = f"{message} ({type(cause).__name__}: {cause})"
     return BigQueryError(f"{what}: {message.strip().splitlines()[0]}")
 
 
@@ -113,9 +124,11 @@ def query_batches(
 ) -> Iterator[pa.RecordBatch]:
     """Run a query (never billing more than `max_bytes_billed`) and yield its rows as Arrow."""
     try:
-        rows = client.query(
-            sql, job_config=_job_config(params, max_bytes_billed), retry=RETRY
-        ).result(retry=RETRY)
+        retry, job_retry = _retries(client)
+        job = client.query(
+            sql, job_config=_job_config(params, max_bytes_billed), retry=retry, job_retry=job_retry
+        )
+        rows = job.result(retry=retry)
         yield from rows.to_arrow_iterable(bqstorage_client=_storage_client(client))
     except (GoogleAPIError, OSError) as exc:  # OSError: endpoint unreachable
         raise _fail("BigQuery query failed", exc) from None
@@ -126,9 +139,9 @@ def dry_run_bytes(
 ) -> int:
     """The bytes BigQuery says the query would scan (its dry run: nothing runs or is billed)."""
     try:
-        job = client.query(
-            sql, job_config=_job_config(params, max_bytes_billed, dry_run=True), retry=RETRY
-        )
+        retry, _ = _retries(client)
+        config = _job_config(params, max_bytes_billed, dry_run=True)
+        job = client.query(sql, job_config=config, retry=retry, job_retry=None)
     except (GoogleAPIError, OSError) as exc:  # OSError: endpoint unreachable
         raise _fail("BigQuery dry run failed", exc) from None
     return int(job.total_bytes_processed or 0)
@@ -149,10 +162,10 @@ def create_day_partitioned_table(
     as Google creates the billing export."""
     project, dataset, _ = table.split(".")
     try:
-        client.create_dataset(f"{project}.{dataset}", exists_ok=True, retry=RETRY)
+        client.create_dataset(f"{project}.{dataset}", exists_ok=True, retry=_retries(client)[0])
         spec = bigquery.Table(table, schema=[_schema_field(f) for f in fields])
         spec.time_partitioning = bigquery.TimePartitioning(type_=bigquery.TimePartitioningType.DAY)
-        client.create_table(spec, exists_ok=True, retry=RETRY)
+        client.create_table(spec, exists_ok=True, retry=_retries(client)[0])
     except (GoogleAPIError, OSError) as exc:  # OSError: endpoint unreachable
         raise _fail(f"creating {table} failed", exc) from None
 
@@ -176,6 +189,6 @@ def append_file(client: bigquery.Client, table: str, path: Path) -> None:
     try:
         with path.open("rb") as fh:
             job = client.load_table_from_file(fh, table, job_config=config, timeout=60)
-        job.result(retry=RETRY)
+        job.result(retry=_retries(client)[0])
     except (GoogleAPIError, OSError) as exc:  # OSError: endpoint unreachable
         raise _fail(f"loading {path} into {table} failed", exc) from None

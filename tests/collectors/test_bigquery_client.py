@@ -3,6 +3,7 @@ tests/pipelines/test_bigquery_source.py)."""
 
 from __future__ import annotations
 
+import socket
 from datetime import date, datetime
 from pathlib import Path
 
@@ -79,3 +80,22 @@ def test_the_first_partition_read() -> None:
     assert since_day(None, date(2026, 10, 1), today, 3) == date(2026, 9, 28)
     # Nothing taken and no start: 90 days before today (Sep 1), less 0.
     assert since_day(None, None, today, 0) == date(2026, 9, 1)
+
+
+def test_an_unreachable_endpoint_is_one_line_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli.main import main
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = write_config(
+        tmp_path,
+        "warehouse: {kind: duckdb, path: w.duckdb}\nsources:\n  gcp_billing:\n"
+        f'    bigquery: {{table: {TABLE}, endpoint: "http://127.0.0.1:{port}"}}\n',
+    )
+    assert main(["run", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("flopledger: BigQuery query failed") and err.count("\n") == 1
+    assert "Connection refused" in err
