@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import charts, data
-from dashboards.components import empty_state, table, usd_column
+from dashboards.components import definition_link, empty_state, table, usd_column
 
 NO_BUDGETS = (
     "No budgets yet",
@@ -59,7 +59,11 @@ def show_alerts() -> None:
 
 def render(_filters: object) -> None:
     st.title("Budgets and alerts")
-    st.caption("Budgets carry their own scope and period; the sidebar filters do not apply here.")
+    st.caption(
+        "Budgets carry their own scope and period; the sidebar filters do not apply here. A "
+        f"budget's team is the {definition_link('label_team')} (billing rows) unless its scope "
+        f"names a workload class, then the {definition_link('run_owner_team')}."
+    )
     st.subheader("Budgets")
     show_budgets()
     st.subheader("Alerts")

@@ -5,7 +5,13 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboards import charts, data
-from dashboards.components import count_column, empty_state, percent_column, table
+from dashboards.components import (
+    count_column,
+    definition_link,
+    empty_state,
+    percent_column,
+    table,
+)
 from dashboards.filters import Filters
 
 NO_PROBES = (
@@ -55,7 +61,10 @@ def _mfu(f: Filters) -> None:
         empty_state(*NO_MFU)
         return
     st.altair_chart(charts.mfu_histogram(runs), width="stretch")
-    st.caption("Runs without tokens have no model FLOPs and so no MFU; they are not shown.")
+    st.caption(
+        f"Runs without tokens have no model FLOPs and so no {definition_link('mfu')}; they are "
+        "not shown."
+    )
     table(
         runs,
         "mfu_runs",

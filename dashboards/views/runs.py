@@ -9,6 +9,7 @@ import streamlit as st
 from dashboards import charts, data
 from dashboards.components import (
     count_column,
+    definition_link,
     duration,
     empty_state,
     money,
@@ -99,7 +100,9 @@ def render(f: Filters) -> None:
     total = data.query("runs_count", f, needle=search).iloc[0]
     st.caption(
         f"{int(total['runs']):,} runs match, costing {money(total['effective_usd'])} "
-        f"(showing up to {limit:,})."
+        f"(showing up to {limit:,}). Cost is the {definition_link('run_cost')}; team is the "
+        f"{definition_link('run_owner_team')}; {definition_link('mfu')} is empty for a run "
+        "without tokens."
     )
     runs = data.query(
         "runs_table", f, needle=search, sort_key=key, descending=descending, row_limit=limit
