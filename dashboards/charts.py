@@ -151,15 +151,21 @@ def idle_heatmap(frame: pd.DataFrame) -> alt.Chart:
             y=alt.Y("day_name:N", title="Weekday", sort=list(WEEKDAYS.values())),
             color=alt.Color(
                 "unallocated_idle_share:Q",
-                title="Idle share of paid hours",
+                title="Unallocated idle share of hours",
                 scale=alt.Scale(domain=[0, 1], scheme="orangered"),
                 legend=alt.Legend(format="%"),
             ),
             tooltip=[
                 alt.Tooltip("day_name:N", title="Weekday"),
                 alt.Tooltip("hour_of_day:O", title="Hour"),
-                alt.Tooltip("unallocated_idle_share:Q", title="Idle share", format=".1%"),
-                alt.Tooltip("unallocated_idle_usd:Q", title="Idle cost (USD)", format="$,.2f"),
+                alt.Tooltip(
+                    "unallocated_idle_share:Q",
+                    title="Unallocated idle share of hours",
+                    format=".1%",
+                ),
+                alt.Tooltip(
+                    "unallocated_idle_usd:Q", title="Unallocated idle cost (USD)", format="$,.2f"
+                ),
             ],
         )
     )
