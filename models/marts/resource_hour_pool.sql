@@ -10,7 +10,7 @@
 -- @col accelerator_effective_nanos: Effective cost of the accelerator SKU rows and of accelerator commitment fee shares, nano-USD.
 -- @col commitment_fee_nanos: The resource-hour's share of the fees of commitments it used (part of E), nano-USD.
 -- @col paid_accelerator_nanos: Accelerator-seconds paid x 1e9 (P).
--- @col held_accelerator_nanos: Accelerator-seconds all runs held x 1e9 (sum of H).
+-- @col held_accelerator_nanos: Accelerator-seconds all runs held x 1e9 (sum of H; each run's claim: held less what its own direct rows paid there, run_held_hours).
 -- @col denominator_nanos: max(P, sum of H): a claim above what was paid is clipped pro rata.
 -- @col clipped: True when runs claimed more accelerator-seconds than were paid.
 WITH parts AS (
@@ -47,7 +47,7 @@ pools AS (
     GROUP BY project_id, resource_name, hour
 ),
 held AS (
-    SELECT project_id, resource_name, hour, sum(held_accelerator_nanos) AS held_accelerator_nanos
+    SELECT project_id, resource_name, hour, sum(claim_accelerator_nanos) AS held_accelerator_nanos
     FROM run_held_hours
     GROUP BY ALL
 )

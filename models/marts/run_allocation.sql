@@ -5,7 +5,7 @@
 -- @col resource_name: The resource.
 -- @col hour: UTC hour (start).
 -- @col held_accelerator_seconds: Accelerator-seconds the run held there in that hour.
--- @col share: held / max(paid, all claims): the run's fraction of the resource-hour (0 to 1).
+-- @col share: claim / max(paid, all claims): the run's fraction of the resource-hour (0 to 1); the claim is what it held less what its own direct rows paid there (run_held_hours).
 -- @col clipped: True when the claims on that resource-hour exceeded what was paid.
 -- @col allocated_nanos: Effective cost allocated, nano-USD (rounded toward minus infinity).
 -- @col allocated_list_nanos: List cost allocated by the same share, nano-USD.
@@ -17,11 +17,11 @@ SELECT
     h.resource_name,
     h.hour,
     CAST(h.held_accelerator_nanos AS DOUBLE) / 1e9 AS held_accelerator_seconds,
-    CASE WHEN p.denominator_nanos > 0 THEN CAST(h.held_accelerator_nanos AS DOUBLE) / CAST(p.denominator_nanos AS DOUBLE) END AS share,
+    CASE WHEN p.denominator_nanos > 0 THEN CAST(h.claim_accelerator_nanos AS DOUBLE) / CAST(p.denominator_nanos AS DOUBLE) END AS share,
     coalesce(p.clipped, false) AS clipped,
-    CASE WHEN p.denominator_nanos > 0 THEN floor_div(p.effective_nanos * h.held_accelerator_nanos, p.denominator_nanos) ELSE 0 END AS allocated_nanos,
-    CASE WHEN p.denominator_nanos > 0 THEN floor_div(p.list_nanos * h.held_accelerator_nanos, p.denominator_nanos) ELSE 0 END AS allocated_list_nanos,
-    CASE WHEN p.denominator_nanos > 0 THEN floor_div(p.paid_accelerator_nanos * h.held_accelerator_nanos, p.denominator_nanos) ELSE 0 END AS allocated_accelerator_nanos,
-    from_nanos(CASE WHEN p.denominator_nanos > 0 THEN floor_div(p.effective_nanos * h.held_accelerator_nanos, p.denominator_nanos) ELSE 0 END) AS effective_cost
+    CASE WHEN p.denominator_nanos > 0 THEN floor_div(p.effective_nanos * h.claim_accelerator_nanos, p.denominator_nanos) ELSE 0 END AS allocated_nanos,
+    CASE WHEN p.denominator_nanos > 0 THEN floor_div(p.list_nanos * h.claim_accelerator_nanos, p.denominator_nanos) ELSE 0 END AS allocated_list_nanos,
+    CASE WHEN p.denominator_nanos > 0 THEN floor_div(p.paid_accelerator_nanos * h.claim_accelerator_nanos, p.denominator_nanos) ELSE 0 END AS allocated_accelerator_nanos,
+    from_nanos(CASE WHEN p.denominator_nanos > 0 THEN floor_div(p.effective_nanos * h.claim_accelerator_nanos, p.denominator_nanos) ELSE 0 END) AS effective_cost
 FROM run_held_hours AS h
 LEFT JOIN resource_hour_pool AS p USING (project_id, resource_name, hour)

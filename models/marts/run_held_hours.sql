@@ -1,10 +1,11 @@
 -- @table: One run, resource and UTC hour: the accelerator-seconds the run held there (from its placements). A run still running holds up to the end of the resource's last billed hour. A placement without a project matches its resource name only when exactly one project bills that name (otherwise it is reported in allocation_issues, not guessed).
--- @depends: job_placements, billing_line_items
+-- @depends: job_placements, billing_line_items, billing_hourly
 -- @col run_id: The run.
 -- @col project_id: Project of the billed resource the placement matched.
 -- @col resource_name: The resource.
 -- @col hour: UTC hour (start).
 -- @col held_accelerator_nanos: Accelerators x seconds held in the hour, x 1e9 (a MIG slice counts its share of the accelerator: floor of accelerators x numerator x nanos / denominator per placement and hour).
+-- @col claim_accelerator_nanos: What the run claims of the resource-hour's pool: held, less the accelerator-seconds x 1e9 its own direct rows paid there (GKE cost allocation's per-pod split of the node's rows), at least 0. Equal to held unless such rows exist.
 WITH billed_resources AS (
     SELECT
         project_id,
@@ -37,12 +38,31 @@ hours AS (
         unnest(range(date_trunc('hour', start_at), end_at, INTERVAL 1 HOUR)) AS hour
     FROM holds
     WHERE end_at > start_at
+),
+held AS (
+    SELECT
+        run_id,
+        project_id,
+        resource_name,
+        hour,
+        sum(CAST(accelerators AS HUGEINT) * share_numerator * span_us(greatest(start_at, hour), least(end_at, hour + INTERVAL 1 HOUR)) * 1000 // share_denominator) AS held_accelerator_nanos
+    FROM hours
+    GROUP BY run_id, project_id, resource_name, hour
+),
+-- Accelerator time a run already paid for directly on the resource-hour (rows naming it): its
+-- placement must not claim that time again from the pool, or the pool's idle would go to it.
+direct_paid AS (
+    SELECT direct_run_id AS run_id, project_id, resource_name, hour, sum(paid_accelerator_nanos) AS nanos
+    FROM billing_hourly
+    WHERE direct_run_id IS NOT NULL AND resource_name IS NOT NULL AND paid_accelerator_nanos <> 0
+    GROUP BY direct_run_id, project_id, resource_name, hour
 )
 SELECT
-    run_id,
-    project_id,
-    resource_name,
-    hour,
-    sum(CAST(accelerators AS HUGEINT) * share_numerator * span_us(greatest(start_at, hour), least(end_at, hour + INTERVAL 1 HOUR)) * 1000 // share_denominator) AS held_accelerator_nanos
-FROM hours
-GROUP BY run_id, project_id, resource_name, hour
+    h.run_id,
+    h.project_id,
+    h.resource_name,
+    h.hour,
+    h.held_accelerator_nanos,
+    greatest(h.held_accelerator_nanos - coalesce(d.nanos, 0), 0) AS claim_accelerator_nanos
+FROM held AS h
+LEFT JOIN direct_paid AS d USING (run_id, project_id, resource_name, hour)
