@@ -150,5 +150,16 @@ def render(f: Filters) -> None:
     heat = data.query("idle_heatmap", f)
     st.altair_chart(charts.idle_heatmap(heat), width="stretch")
     table(
-        heat, "idle_by_hour_of_day", {"unallocated_idle_usd": usd_column("Unallocated idle (USD)")}
+        heat,
+        "idle_by_hour_of_day",
+        {
+            "unallocated_idle_usd": usd_column("Unallocated idle (USD)"),
+            "paid_hours": st.column_config.NumberColumn("Paid accelerator-hours", format="%,.1f"),
+            "unallocated_idle_hours": st.column_config.NumberColumn(
+                "Unallocated idle hours", format="%,.1f"
+            ),
+            "unallocated_idle_share": st.column_config.NumberColumn(
+                figure("unallocated_idle_share_of_hours").name, format="percent"
+            ),
+        },
     )
