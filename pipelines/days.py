@@ -13,7 +13,7 @@ from collectors.jobs.read import read_jobs_files
 from collectors.kubernetes.read import read_pod_files
 from collectors.limits import Limits
 from collectors.probe_results import probe_days
-from pipelines.inputs import source_inputs, source_listing
+from pipelines.inputs import pattern_inputs, source_inputs, source_listing
 from pipelines.loading import run_limits
 from pipelines.sources.gcp_billing.export import export_config, export_input_days
 from settings import Config
@@ -53,9 +53,14 @@ def _probes(config: Config, run_key: str | None = None) -> set[date]:
 
 
 def _managed(config: Config, run_key: str | None = None) -> set[date]:
-    """The days of the gateway's requests and of the providers' usage and cost buckets
-    (local files: the gs:// listing is not wired for this source yet)."""
-    return managed_days(config.source_files("managed_inference"), config.sources.managed_inference)
+    """The days of the gateway's requests and of the providers' usage and cost buckets."""
+    gateway = source_inputs(config, "managed_inference", run_key).paths
+    key = "sources.managed_inference.provider_exports"
+    return managed_days(
+        gateway,
+        config.sources.managed_inference,
+        lambda patterns: pattern_inputs(config, key, patterns, run_key).paths,
+    )
 
 
 def _kubernetes(config: Config, run_key: str | None = None) -> set[date]:

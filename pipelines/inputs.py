@@ -72,14 +72,35 @@ def source_inputs(
     source = getattr(config.sources, name)
     if source is None or not source.paths:
         return SourceInputs()
+    slack = DAY_SLACK.get(name) if days else None
+    return _inputs(config, f"sources.{name}", list(source.paths), run_key, days, slack)
+
+
+def pattern_inputs(
+    config: Config, key: str, patterns: list[str], run_key: str | None
+) -> SourceInputs:
+    """The files of paths a source names besides `paths` (a provider's exports, a price book),
+    found the same way; `key` names them in warnings."""
+    if not patterns:
+        return SourceInputs()
+    return _inputs(config, key, patterns, run_key, None, None)
+
+
+def _inputs(
+    config: Config,
+    key: str,
+    patterns: list[str],
+    run_key: str | None,
+    days: list[date] | None,
+    slack: int | None,
+) -> SourceInputs:
     cache = input_cache(config)
-    listing = cache.listing(list(source.paths), run_key)
+    listing = cache.listing(patterns, run_key)
     objects = listing.objects
-    slack = DAY_SLACK.get(name)
     if days and slack is not None:
         objects = for_days(objects, days, slack)
     fetched = cache.fetch(objects)
-    warnings = [f"sources.{name}: {w}" for w in [*listing.warnings, *fetched.warnings]]
+    warnings = [f"{key}: {w}" for w in [*listing.warnings, *fetched.warnings]]
     return SourceInputs(
         fetched.paths, len(listing.objects), fetched.downloaded, fetched.reused, warnings
     )

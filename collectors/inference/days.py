@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -17,12 +18,17 @@ def _days(column: pa.ChunkedArray) -> set[date]:
     return {d for d in pc.cast(column, pa.date32()).to_pylist() if d is not None}
 
 
-def managed_days(gateway_logs: list[Path], source: Any) -> set[date]:
-    """Days of the gateway requests and of every configured provider export's buckets."""
+def managed_days(
+    gateway_logs: list[Path],
+    source: Any,
+    matching: Callable[[list[str]], list[Path]] | None = None,
+) -> set[date]:
+    """Days of the gateway requests and of every configured provider export's buckets
+    (`matching` finds an export's files, local or remote; else the config's local globs)."""
     requests, _ = read_gateway_logs(gateway_logs)
     days = _days(requests["started_at"])
     for export in source.provider_exports if source is not None else []:
-        files = source.matching([*export.usage, *export.costs])
+        files = (matching or source.matching)([*export.usage, *export.costs])
         read = read_provider_export(export.provider, files)
         days |= _days(read.usage["bucket_start"]) | _days(read.costs["bucket_start"])
     return days

@@ -32,7 +32,8 @@ from tests.conftest import billing_row, run_record, write_ndjson
 from tests.gcs_emulator import Emulator, running_emulator
 
 START, END = date(2026, 10, 1), date(2026, 10, 10)
-INPUTS = ("billing", "jobs", "monitoring", "probes")  # uploaded as they lie; spool: agent layout
+# Uploaded as they lie; the spool in the agent's layout.
+INPUTS = ("billing", "jobs", "monitoring", "probes", "managed")
 # Columns that say where a row was read from (a path, a gs:// URI), or when this load ran.
 WHERE_AND_WHEN = {"source", "source_file", "file", "quarantine_id"} | {
     "ingested_at",
@@ -64,15 +65,15 @@ def _upload(emulator: Emulator, fleet: Path) -> int:
 
 
 def _remote_config(fleet: Path, folder: Path) -> Path:
-    """The fleet's own config with the six source paths on gs://fleet/, the warehouse in `folder`."""
+    """The fleet's own config with every source path on gs://fleet/, the warehouse in `folder`."""
     folder.mkdir()
     shutil.copy(fleet / "budgets.yaml", folder / "budgets.yaml")
-    if (fleet / "managed").is_dir():  # managed inference (its own paths) stays on disk
-        shutil.copytree(fleet / "managed", folder / "managed")
     text = (fleet / "flopledger.yaml").read_text()
     for name in (*INPUTS, "spool"):
         text = text.replace(f'"{name}/', f'"gs://fleet/{name}/')
-    assert text.count("gs://fleet/") == 6, text
+    text = text.replace("price_book: managed/", "price_book: gs://fleet/managed/")
+    # billing x2, jobs, spool, monitoring, probes; managed: gateway, usage, costs, price book.
+    assert text.count("gs://fleet/") == 10, text
     (folder / "flopledger.yaml").write_text(text)
     return folder / "flopledger.yaml"
 
@@ -121,9 +122,9 @@ def test_a_backfill_from_gs_lists_once_downloads_once_and_books_as_from_disk(
     gcs.requests.clear()
     assert _run(remote) == local_checks
 
-    # Six gs:// paths in the config (billing x2, jobs, spool, monitoring, probes): six
-    # listings for the whole 10-day run, though the spool asset alone asks once per day.
-    assert gcs.listings() == ["fleet"] * 6
+    # Ten gs:// paths in the config: ten listings for the whole 10-day run, though the
+    # spool asset alone asks once per day and the days are found before the run starts.
+    assert gcs.listings() == ["fleet"] * 10
     downloads = Counter(gcs.downloads())
     assert set(downloads.values()) == {1}, downloads.most_common(5)  # no object twice
     assert len(downloads) == uploaded  # and every object once: each is some source's input
@@ -132,18 +133,21 @@ def test_a_backfill_from_gs_lists_once_downloads_once_and_books_as_from_disk(
     remote_sums = _checksums(remote.parent / "warehouse.duckdb")
     assert remote_sums == local_sums
     con = duckdb.connect(str(remote.parent / "warehouse.duckdb"), read_only=True)
-    for table in ("billing_line_items", "gpu_samples", "tpu_samples", "jobs", "probe_results"):
+    raw = ("billing_line_items", "gpu_samples", "tpu_samples", "jobs", "probe_results")
+    for table in (*raw, "managed_requests", "managed_usage", "managed_costs", "managed_prices"):
         assert con.execute(f"SELECT count(*) FROM {table}").fetchone()[0] > 0, table
     # Rows name the object they came from, not the cache's copy.
-    for table in ("billing_line_items", "jobs"):
-        sources = {s for (s,) in con.execute(f"SELECT DISTINCT source FROM {table}").fetchall()}
-        assert sources and all(s.startswith("gs://fleet/") for s in sources), sources
+    for table, column in [("billing_line_items", "source"), ("jobs", "source")] + [
+        (t, "source_file") for t in ("managed_requests", "managed_costs", "managed_prices")
+    ]:
+        named = {s for (s,) in con.execute(f"SELECT DISTINCT {column} FROM {table}").fetchall()}
+        assert named and all(s.startswith("gs://fleet/") for s in named), (table, named)
     con.close()
 
     # A rerun lists again (objects may have arrived) but downloads nothing it took.
     gcs.requests.clear()
     _run(remote)
-    assert gcs.listings() == ["fleet"] * 6
+    assert gcs.listings() == ["fleet"] * 10
     assert gcs.downloads() == []
     assert _checksums(remote.parent / "warehouse.duckdb") == remote_sums
 

@@ -19,11 +19,11 @@ from collectors.inference.provider_export import (
 )
 from collectors.quarantine import Quarantined
 from models import query_sql
+from pipelines.inputs import pattern_inputs, source_inputs
 from pipelines.loading import counts_metadata, replace_days, store_quarantine
 from pipelines.partitions import window_days
 from pipelines.resources import Flopledger
 from settings import Config
-from settings.config_file import ManagedInferenceConfig
 
 TABLES = {
     "managed_requests": "One row per request a gateway sent to a managed provider (LiteLLM spend logs).",
@@ -33,21 +33,30 @@ TABLES = {
 }
 
 
-def read_all(config: Config) -> dict[str, Any]:
-    """Every managed inference input the config names, read: tables and quarantine rows."""
+def read_all(config: Config, run_key: str | None = None) -> dict[str, Any]:
+    """Every managed inference input the config names (local or gs://, listed once per run
+    under `run_key`), read: tables, quarantine rows, and what it took to get the files."""
     source = config.sources.managed_inference
     assert source is not None
-    requests, bad = read_gateway_logs(config.source_files("managed_inference"))
+    inputs = source_inputs(config, "managed_inference", run_key)
+    requests, bad = read_gateway_logs(inputs.paths)
     usage, costs = [MANAGED_USAGE_SCHEMA.empty_table()], [MANAGED_COSTS_SCHEMA.empty_table()]
     for export in source.provider_exports:
-        files = ManagedInferenceConfig.matching([*export.usage, *export.costs])
-        read = read_provider_export(export.provider, files)
+        key = f"sources.managed_inference.provider_exports[{export.provider}]"
+        files = pattern_inputs(config, key, [*export.usage, *export.costs], run_key)
+        inputs.add(files)
+        read = read_provider_export(export.provider, files.paths)
         usage.append(read.usage)
         costs.append(read.costs)
         bad += read.quarantined
     book = source.price_book
-    prices, refused = read_price_book(None if book is None else Path(book))
+    found = pattern_inputs(
+        config, "sources.managed_inference.price_book", [book] if book else [], run_key
+    )
+    inputs.add(found)
+    prices, refused = read_price_book(None if book is None else (found.paths or [Path(book)])[0])
     return {
+        "inputs": inputs,
         "managed_requests": requests,
         "managed_usage": pa.concat_tables(usage),
         "managed_costs": pa.concat_tables(costs),
@@ -125,7 +134,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
                     asset_key=name, metadata={"skipped": dg.MetadataValue.text("not configured")}
                 )
             return
-        read = read_all(config)
+        read = read_all(config, context.run_id)
         loaded = load(flopledger.warehouse(), read, window_days(context))
         bad = len(read["quarantined"])
         context.log.info(
@@ -137,6 +146,9 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             counts = {"rows_loaded": table.num_rows}
             if name == "managed_requests":
                 counts |= {"rows_read": read[name].num_rows + bad, "rows_quarantined": bad}
-            yield dg.MaterializeResult(asset_key=name, metadata=counts_metadata(**counts))
+            metadata = counts_metadata(**counts)
+            if name == "managed_requests":  # the files, once: they feed all four tables
+                metadata |= read["inputs"].metadata(context)
+            yield dg.MaterializeResult(asset_key=name, metadata=metadata)
 
     return [managed_inference_ingest]
