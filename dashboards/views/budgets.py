@@ -6,7 +6,13 @@ import pandas as pd
 import streamlit as st
 
 from dashboards import charts, data
-from dashboards.components import definition_link, empty_state, table, usd_column
+from dashboards.components import (
+    definition_link,
+    empty_state,
+    percent_column,
+    table,
+    usd_column,
+)
 
 NO_BUDGETS = (
     "No budgets yet",
@@ -17,7 +23,11 @@ NO_ALERTS = (
     "No alert has been raised (or this warehouse has no alerts table yet).",
 )
 MEASURES = {"spend_usd": "Spend to date", "forecast_usd": "Forecast", "budget_usd": "Budget"}
-COLUMNS = {key: usd_column(f"{label} (USD)") for key, label in MEASURES.items()}
+COLUMNS = {
+    **{key: usd_column(f"{label} (USD)") for key, label in MEASURES.items()},
+    "percent_used": percent_column("Used"),
+    "forecast_percent": percent_column("Forecast (% of budget)"),
+}
 
 
 def budget_long(frame: pd.DataFrame) -> pd.DataFrame:
