@@ -219,14 +219,15 @@ class Config(_Strict):
     base_dir: str = Field(default=".", exclude=True)
 
     def source_files(self, name: str) -> list[Path]:
-        """The files a source's globs match now, sorted and de-duplicated."""
+        """The local files a source's globs match now, sorted and de-duplicated (for tests and
+        tools; the pipeline finds local and gs:// inputs alike through pipelines/inputs.py)."""
         source = getattr(self.sources, name)
         if source is None:
             return []
         found: set[Path] = set()
         for pattern in source.paths:
             if pattern.startswith("gs://"):
-                continue  # remote paths are listed by the collector that reads them
+                continue  # remote: pipelines/inputs.py lists them, once per run
             found.update(_matching_files(pattern))
         return sorted(found)
 
