@@ -252,8 +252,8 @@ class InputCache:
         return fetched
 
     def _copy(self, obj: InputObject) -> tuple[Path, bool]:
-        bucket, name = parse_gs_uri(obj.uri)
-        local = self.root / "objects" / bucket / _safe_name(name)
+        bucket, _, name = obj.uri.removeprefix("gs://").partition("/")  # the name as listed
+        local = _copy_path(self.root / "objects" / bucket, name)
         record = self.root / "taken" / bucket / f"{_digest(name)}.json"
         if local.is_file() and record.is_file():
             taken = json.loads(record.read_text())
@@ -286,6 +286,19 @@ def _remove_old_runs(runs: Path) -> None:
     for old in runs.iterdir():
         if old.is_dir() and old.stat().st_mtime < cutoff:
             shutil.rmtree(old, ignore_errors=True)
+
+
+def _copy_path(top: Path, name: str) -> Path:
+    """Where the copy of object `name` goes under `top`: the name itself when it is a safe
+    relative path that no other copy blocks (`a` and `a/b` may both be objects), else a
+    digest folder."""
+    local = top / _safe_name(name)
+    blocked = local.is_dir() or any(
+        p.exists() and not p.is_dir() for p in local.parents if p.is_relative_to(top) and p != top
+    )
+    if not blocked:
+        return local
+    return top / "_unsafe" / _digest(name) / _safe_segment(local.name)
 
 
 def _safe_segment(text: str) -> str:

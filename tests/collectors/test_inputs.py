@@ -15,6 +15,7 @@ from collectors.gcs import StorageError, reader_client
 from collectors.inputs import (
     InputCache,
     InputObject,
+    _copy_path,
     _safe_name,
     day_of,
     for_days,
@@ -179,6 +180,17 @@ def test_hostile_object_names_stay_inside_the_cache(tmp_path: Path, name: str) -
     local = (cache / "objects" / "inputs" / _safe_name(name)).resolve()
     assert local.is_relative_to(cache.resolve())
     assert local != (cache / "objects" / "inputs").resolve()
+
+
+def test_an_object_and_a_folder_of_the_same_name_both_get_copies(tmp_path: Path) -> None:
+    top = tmp_path / "objects" / "inputs"
+    (top / "logs").parent.mkdir(parents=True)
+    (top / "logs").write_text("an object named logs")
+    nested = _copy_path(top, "logs/a.json")  # `logs` is a file: this copy goes elsewhere
+    assert nested.is_relative_to(top / "_unsafe") and nested.name == "a.json"
+    (top / "x" / "y").mkdir(parents=True)
+    assert _copy_path(top, "x/y").is_relative_to(top / "_unsafe")  # a folder is in the way
+    assert _copy_path(top, "x/z.json") == top / "x" / "z.json"
 
 
 def test_day_from_the_name() -> None:
