@@ -137,7 +137,10 @@ def run_pipeline(
     # The ingest run's id, chosen now: finding the days lists the inputs under it, and the
     # run reuses that listing (and what was downloaded) instead of listing again.
     run_id = str(uuid.uuid4())
+    _progress("[0/2] inputs: listing them (gs:// objects fetched once) and finding their days")
+    t0 = time.monotonic()
     window = _window(config, start, end, run_id)
+    _progress(f"      done in {time.monotonic() - t0:.1f} s")
     defs = build_definitions(
         str(Path(config_path).resolve()),
         window.start if window else None,
