@@ -1,0 +1,75 @@
+"""commitment_demand_hourly on a hand-worked scenario (docs/commitments.md).
+
+vm-1 (8 H100s, us-central1) is billed for hours 00 to 03 (28,800 GPU-s = 8 GPU-hours each);
+vm-2 (8 H100s, europe-west4) for hour 02 only.
+- run "a" holds 8 GPUs of vm-1 in hours 00 and 01; it succeeds.
+- run "b" asks for 4 GPUs, is submitted 00:30 and starts 02:15 on vm-1, ends 03:00, fails.
+  Queued: 00:30-01:00 = 0.5 h x 4 = 2 GPU-h in hour 00; 4 in hour 01; 0.25 h x 4 = 1 in hour 02.
+  Its region is that of vm-1, where it ran: us-central1.
+  Failed: it held 4 of vm-1's 8 paid GPUs from 02:15 to 03:00: 0.75 h x 4 = 3 GPU-h in hour 02.
+- run "c" asks for 2 GPUs, submitted 03:00, started 03:00: no queue.
+Hour 03 on vm-1 nobody holds (8 paid, unallocated idle).
+Demand, us-central1: 00: 8 + 2 = 10; 01: 8 + 4 = 12; 02: 8 + 1 = 9; 03: 8 (c held 2 of them).
+europe-west4: 00 and 01: 0 (every hour of the span is there); 02: 8; 03: 0.
+No telemetry: busy is null, and nothing counts as held with telemetry.
+"""
+
+from decimal import Decimal as D
+
+import models
+from tests.models.rows import gpu, host, run
+
+H = 3_600_000_000_000  # one accelerator-hour in accelerator-seconds x 1e9
+
+
+def test_demand_is_paid_plus_queued_per_type_region_and_hour(books) -> None:
+    billing = [
+        *(gpu(f"2026-10-01 0{h}", 98) for h in range(4)),
+        *(host(f"2026-10-01 0{h}", 8) for h in range(4)),
+        gpu("2026-10-01 02", 98, resource="vm-2", region="europe-west4"),
+    ]
+    runs = [
+        run("a-1", "2026-10-01T00:00:00Z", "2026-10-01T02:00:00Z"),
+        run("b-1", "2026-10-01T02:15:00Z", "2026-10-01T03:00:00Z", gpus=4,
+            submitted_at="2026-10-01T00:30:00Z", status="failed"),
+        run("c-1", "2026-10-01T03:00:00Z", "2026-10-01T04:00:00Z", gpus=2),
+    ]  # fmt: skip
+    b = books.build(billing, runs)
+    got = b.rows(
+        "SELECT region, hour::VARCHAR AS hour, paid_accelerator_nanos AS paid, "
+        "queued_accelerator_nanos AS queued, demand_accelerator_nanos AS demand, "
+        "failed_accelerator_nanos AS failed, busy_accelerator_hours AS busy "
+        "FROM commitment_demand_hourly WHERE accelerator_type = 'H100-80GB' ORDER BY 1, 2"
+    )
+    assert got == [
+        {"region": "europe-west4", "hour": "2026-10-01 00:00:00", "paid": 0, "queued": 0, "demand": 0, "failed": 0, "busy": None},
+        {"region": "europe-west4", "hour": "2026-10-01 01:00:00", "paid": 0, "queued": 0, "demand": 0, "failed": 0, "busy": None},
+        {"region": "europe-west4", "hour": "2026-10-01 02:00:00", "paid": 8 * H, "queued": 0, "demand": 8 * H, "failed": 0, "busy": None},
+        {"region": "europe-west4", "hour": "2026-10-01 03:00:00", "paid": 0, "queued": 0, "demand": 0, "failed": 0, "busy": None},
+        {"region": "us-central1", "hour": "2026-10-01 00:00:00", "paid": 8 * H, "queued": 2 * H, "demand": 10 * H, "failed": 0, "busy": None},
+        {"region": "us-central1", "hour": "2026-10-01 01:00:00", "paid": 8 * H, "queued": 4 * H, "demand": 12 * H, "failed": 0, "busy": None},
+        {"region": "us-central1", "hour": "2026-10-01 02:00:00", "paid": 8 * H, "queued": 1 * H, "demand": 9 * H, "failed": 3 * H, "busy": None},
+        {"region": "us-central1", "hour": "2026-10-01 03:00:00", "paid": 8 * H, "queued": 0, "demand": 8 * H, "failed": 0, "busy": None},
+    ]  # fmt: skip
+    # Queued hours add up to cost_per_run's queue: b waited 1.75 h x 4 GPUs = 7 GPU-h.
+    queue = b.one("SELECT sum(queue_seconds * accelerator_count) / 3600 FROM cost_per_run")
+    assert queue == 7
+    assert b.one("SELECT sum(queued_accelerator_nanos) FROM commitment_demand_hourly") == 7 * H
+    # Paid hours add up to idle_capacity's: 4 x 8 + 8 = 40 GPU-h.
+    assert b.one("SELECT sum(paid_accelerator_hours) FROM idle_capacity") == 40
+    assert b.one("SELECT sum(paid_accelerator_nanos) FROM commitment_demand_hourly") == 40 * H
+    # Held: a 8 + 8, b 3, c 2 = 21 GPU-h.
+    held = b.one("SELECT sum(allocated_accelerator_hours) FROM commitment_demand_hourly")
+    assert D(str(held)) == 21
+
+
+def test_the_window_query_and_todays_commitment(books) -> None:
+    """commitment_demand_window keeps the hours after the last hour less $days days."""
+    billing = [gpu(f"2026-10-0{d} 0{h}", 98) for d in (1, 2) for h in (0, 5)]
+    b = books.build(billing, [])
+    rows = b.warehouse.query(models.query_sql("commitment_demand_window"), {"days": 1}).to_pylist()
+    # The span is 10-01 00:00 .. 10-02 05:00 (30 hours); one day back from 10-02 05:00 keeps
+    # 10-01 06:00 .. 10-02 05:00: 24 hours, of which 10-02 00 and 05 are paid (8 GPU-h each).
+    assert len(rows) == 24
+    assert sum(r["demand_accelerator_nanos"] for r in rows) == 16 * H
+    assert b.warehouse.query(models.query_sql("commitments_in_force")).to_pylist() == []
