@@ -165,3 +165,26 @@ def test_commitments_page_shows_the_plan(open_page, marts: Marts) -> None:
     frames = [d.value for d in at.dataframe if "recommended_accelerators" in d.value.columns]
     assert len(frames) == 1
     assert len(frames[0]) == marts.one("SELECT count(*) FROM commitment_plan WHERE term = '1y'")
+
+
+def test_a_config_price_book_overrides_the_shipped_one(marts: Marts, tmp_path: Path) -> None:
+    # Committed H100s at the on-demand price: a commitment never pays (break-even 100%), so
+    # the plan is 0 and saves nothing; other types keep the shipped prices.
+    book = tmp_path / "prices.csv"
+    book.write_text(
+        "accelerator_type,region,currency,on_demand_per_hour,commit_1y_per_hour,"
+        "commit_3y_per_hour,source,as_of\n"
+        "H100-80GB,us-central1,USD,10,10,10,negotiated,2026-12-01\n"
+    )
+    config = tmp_path / "flopledger.yaml"
+    warehouse = load_config(marts.config).warehouse.path
+    config.write_text(f"warehouse:\n  path: {warehouse}\nprice_book: {book}\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", "plan", "commitments", "--config", str(config)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "H100-80GB in us-central1: commit to 0 " in done.stdout
+    assert "break-even utilisation 100%" in done.stdout
+    assert "saves 0.00 against all on-demand" in done.stdout
