@@ -139,10 +139,14 @@ def list_inputs(patterns: Iterable[str], client: Callable[[], Any]) -> Listing:
 def _list_local(pattern: str) -> list[InputObject]:
     path = Path(pattern)
     if path.is_dir():
-        files = [p for p in path.rglob("*") if p.is_file()]
+        files, base = [p for p in path.rglob("*") if p.is_file()], f"{path}/"
     else:
         files = [Path(p) for p in glob.glob(pattern, recursive=True) if Path(p).is_file()]
-    return [InputObject(str(p), p.stat().st_size, None, day_of(str(p))) for p in files]
+        base = _base(pattern)
+    return [
+        InputObject(str(p), p.stat().st_size, None, day_of(str(p).removeprefix(base)))
+        for p in files
+    ]
 
 
 def _list_remote(pattern: str, client: Any) -> list[InputObject]:
@@ -155,11 +159,19 @@ def _list_remote(pattern: str, client: Any) -> list[InputObject]:
     else:
         match = _glob_regex(path).fullmatch
         chosen = [o for o in list_objects(client, bucket, literal) if match(o[0])]
+    base = f"{path}/" if literal == path else _base(path)
     return [
-        InputObject(f"gs://{bucket}/{name}", size, generation, day_of(name))
+        InputObject(f"gs://{bucket}/{name}", size, generation, day_of(name.removeprefix(base)))
         for name, size, generation in chosen
         if not name.endswith("/")  # a "folder" placeholder object
     ]
+
+
+def _base(pattern: str) -> str:
+    """The folder a pattern names literally: its day is not the files' (a dated backup of a
+    whole tree says nothing of the days inside), so days are read below it."""
+    literal = _literal_prefix(pattern)
+    return literal if literal.endswith("/") else literal.rpartition("/")[0] + "/"
 
 
 def _literal_prefix(path: str) -> str:

@@ -203,6 +203,15 @@ def test_day_from_the_name() -> None:
     assert day_of("x/dt=2026-02-30/a.json") is None  # no such day: undated, so always read
 
 
+def test_a_dated_folder_above_the_pattern_is_not_the_files_day(tmp_path: Path) -> None:
+    root = tmp_path / "backup-2025-01-01" / "2025-01-01"  # a dated copy of a whole tree
+    for name in ("monitoring/tpu-00001.json", "monitoring/2026-10-03/tpu-00001.json"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("{}")
+    listing = list_inputs([f"{root}/monitoring/**/*.json"], reader_client)
+    assert [o.day for o in listing.objects] == [date(2026, 10, 3), None]
+
+
 def test_a_day_window_keeps_its_days_the_day_before_and_the_undated() -> None:
     objects = [
         InputObject(f"gs://b/dt=2026-10-0{d}/f.parquet", 1, "1", date(2026, 10, d))
