@@ -158,9 +158,9 @@ def _read_file(
             stats.rows_read += 1
             quarantined.append(_whole_file(uri, reason))
         return None
-    table = _home_rows(uri, table, scope)
+    table, file_rows = _home_rows(uri, table, scope)
     stats.rows_read += table.num_rows
-    return _drop_bad_rows(uri, table, quarantined, scope.limits)
+    return _drop_bad_rows(uri, table, quarantined, scope.limits, file_rows)
 
 
 def _check_columns(table: pa.Table) -> None:
@@ -197,11 +197,12 @@ def _home_days(uri: str, table: pa.Table) -> pa.ChunkedArray:
     return pc.if_else(pc.fill_null(inside, False), minute_day, first)
 
 
-def _home_rows(uri: str, table: pa.Table, scope: _Scope) -> pa.Table:
+def _home_rows(uri: str, table: pa.Table, scope: _Scope) -> tuple[pa.Table, list[int] | None]:
+    """The rows whose home day is the scope's, and their row numbers in the file."""
     if scope.day is None:
-        return table
-    home = _home_days(uri, table)
-    return table.filter(pc.equal(home, pa.scalar(scope.day, pa.date32())))
+        return table, None
+    mine = pc.fill_null(pc.equal(_home_days(uri, table), pa.scalar(scope.day, pa.date32())), False)
+    return table.filter(mine), pc.indices_nonzero(mine).to_pylist()
 
 
 def _conform(table: pa.Table) -> pa.Table:
@@ -268,7 +269,11 @@ def _row_problems(uri: str, table: pa.Table, limits: Limits) -> list[tuple[str, 
 
 
 def _drop_bad_rows(
-    uri: str, table: pa.Table, quarantined: list[Quarantined], limits: Limits
+    uri: str,
+    table: pa.Table,
+    quarantined: list[Quarantined],
+    limits: Limits,
+    file_rows: list[int] | None = None,
 ) -> pa.Table:
     problems = _row_problems(uri, table, limits)
     any_bad = pa.chunked_array([pa.array([False] * table.num_rows, pa.bool_())])
@@ -283,7 +288,11 @@ def _drop_bad_rows(
         row = table.slice(index, 1).to_pylist()[0]
         quarantined.append(
             Quarantined(
-                SOURCE, uri, index, "; ".join(reasons), json.dumps(row, default=str, sort_keys=True)
+                SOURCE,
+                uri,
+                index if file_rows is None else file_rows[index],  # the row's number in its file
+                "; ".join(reasons),
+                json.dumps(row, default=str, sort_keys=True),
             )
         )
     return table.filter(pc.invert(any_bad)).cast(GPU_SAMPLES_SCHEMA)

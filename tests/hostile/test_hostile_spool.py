@@ -112,13 +112,16 @@ def test_each_row_and_refusal_is_counted_once_across_days(tmp_path):
     pq.write_table(rows_to_table(rows), first)
     pq.write_table(rows_to_table(rows[:1]), again)
     totals = {"read": 0, "loaded": 0, "quarantined": 0, "duplicates": 0}
+    lines: list[int | None] = []
     for day in (date(2026, 10, 1), date(2026, 10, 2)):
         stats = SpoolRead()
         table, quarantined = read_spool([first, again], day=day, stats=stats)
         totals["read"] += stats.rows_read
         totals["loaded"] += table.num_rows
         totals["quarantined"] += len(quarantined)
+        lines += [q.line for q in quarantined]
         totals["duplicates"] += stats.duplicates
     # 4 rows in the files = 2 loaded (10-01, 10-02) + 1 quarantined + 1 duplicate; the bad
     # row is refused on its own day only (the old reader counted it on both).
     assert totals == {"read": 4, "loaded": 2, "quarantined": 1, "duplicates": 1}
+    assert lines == [2]  # the bad row's number in its file (0-based), not in the day's slice
