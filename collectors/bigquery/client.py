@@ -35,6 +35,8 @@ EMULATOR_ENV = "BIGQUERY_EMULATOR_HOST"
 RETRY = bigquery.DEFAULT_RETRY.with_deadline(60)
 JOB_RETRY = DEFAULT_JOB_RETRY.with_deadline(120)
 LOCAL_RETRY = bigquery.DEFAULT_RETRY.with_deadline(5)  # an emulator is up, or it is not
+# On every job: flopledger's own queries are found in the bill (and INFORMATION_SCHEMA.JOBS).
+JOB_LABELS = {"app": "flopledger"}
 Client = bigquery.Client
 
 
@@ -108,6 +110,7 @@ def _job_config(
         maximum_bytes_billed=max_bytes_billed,
         dry_run=dry_run,
         use_query_cache=not dry_run,
+        labels=JOB_LABELS,
     )
 
 

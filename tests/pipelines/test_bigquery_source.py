@@ -46,6 +46,7 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
                 "params": {p.name: p.value for p in job_config.query_parameters},
                 "max_bytes_billed": job_config.maximum_bytes_billed,
                 "dry_run": bool(job_config.dry_run),
+                "labels": job_config.labels,
             }
         )
         return real_query(self, query, job_config=job_config, **kw)
@@ -203,6 +204,7 @@ def test_bigquery_source_takes_late_rows_once_and_bounds_every_query(
     for call in sent:
         assert PARTITION_FILTER in call["sql"] and "export_time >= @taken_through" in call["sql"]
         assert call["max_bytes_billed"] == 5_000_000 and not call["dry_run"]
+        assert call["labels"] == {"app": "flopledger"}
     bounds = [(c["params"]["since_day"], c["params"]["taken_through"]) for c in sent]
     never = datetime(1970, 1, 1, tzinfo=UTC)  # the client sends naive times as UTC
     oct1 = datetime(2026, 10, 1, 4, 0, tzinfo=UTC)
