@@ -54,7 +54,7 @@ def plan_lines(rows: list[dict[str, Any]], currency: str) -> list[str]:
     lines = [
         "",
         f"commitment plan: {TERM_NAMES.get(first['term'], first['term'])} term, last"
-        f" {first['days']} days ({min(r['first_hour'] for r in rows):%Y-%m-%d %H:00} .."
+        f" {first['days']} day{'' if first['days'] == 1 else 's'} ({min(r['first_hour'] for r in rows):%Y-%m-%d %H:00} .."
         f" {max(r['last_hour'] for r in rows):%Y-%m-%d %H:00} UTC), demand = paid + queued",
     ]
     for r in rows:

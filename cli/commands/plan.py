@@ -8,10 +8,13 @@ import argparse
 import sys
 
 from cli.commitment_plan_lines import plan_lines
+from models import query_sql
 from models.accelerator_prices import PriceBookError, price_book
 from models.commitment_planner import TERMS, plan_from_warehouse
 from settings import ConfigError, load_config
 from warehouse import QueryError, open_warehouse
+
+NEEDS = "commitment_demand_hourly"
 
 
 def _days(text: str) -> int:
@@ -48,6 +51,14 @@ def plan_commitments(args: argparse.Namespace) -> int:
     days = args.days or config.commitment_plan_days
     warehouse = open_warehouse(config.warehouse)
     try:
+        named = warehouse.read_query(query_sql("tables_named"), {"table_name": NEEDS})
+        if not named.to_pylist()[0]["n"]:
+            print(
+                f"flopledger plan: no {NEEDS} in {config.warehouse.path} yet: run "
+                "`flopledger run` first",
+                file=sys.stderr,
+            )
+            return 1
         rows = plan_from_warehouse(
             lambda sql, params: warehouse.read_query(sql, params).to_pylist(),
             prices,

@@ -188,3 +188,17 @@ def test_a_config_price_book_overrides_the_shipped_one(marts: Marts, tmp_path: P
     assert "H100-80GB in us-central1: commit to 0 " in done.stdout
     assert "break-even utilisation 100%" in done.stdout
     assert "saves 0.00 against all on-demand" in done.stdout
+
+
+def test_no_warehouse_yet_is_one_line(tmp_path: Path) -> None:
+    config = tmp_path / "flopledger.yaml"
+    config.write_text("warehouse:\n  path: w.duckdb\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", "plan", "commitments", "--config", str(config)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        f"flopledger plan: {tmp_path / 'w.duckdb'}: no warehouse yet (run `flopledger run` first)"
+    )
