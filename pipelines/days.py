@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
+from collectors.cloud_monitoring.pages import page_days
 from collectors.gcp_billing.days import usage_days
 from collectors.inference.days import managed_days
 from collectors.jobs.read import read_jobs_files
@@ -71,7 +72,15 @@ def _kubernetes(config: Config, run_key: str | None = None) -> set[date]:
     return {d for d in runs["submitted_day"].to_pylist() if d is not None}
 
 
-# TPU time series have no cheap day index: their days follow the bill and the jobs.
+def _monitoring(config: Config, run_key: str | None = None) -> set[date]:
+    """Saved pages' days, from a scan of their endTime values: a TPU day no bill or run names
+    is still ingested (the API, without paths, follows the other sources' days)."""
+    source = config.sources.cloud_monitoring
+    if source is None or not source.paths:
+        return set()
+    return page_days(source_inputs(config, "cloud_monitoring", run_key).paths, _limits(config))
+
+
 DAY_FINDERS = {
     "gcp_billing": _billing,
     "jobs": _jobs,
@@ -79,6 +88,7 @@ DAY_FINDERS = {
     "probes": _probes,
     "managed_inference": _managed,
     "kubernetes": _kubernetes,
+    "cloud_monitoring": _monitoring,
 }
 
 

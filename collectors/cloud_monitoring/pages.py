@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,39 @@ def add_page_file(builder: SampleBuilder, path: Path) -> None:
         builder.refuse(str(path), None, f"page is not JSON: {exc}", text)
         return
     builder.add_page(page, str(path))
+
+
+_END_TIME = re.compile(r'"endTime"\s*:\s*"([^"]{10,40})"')
+
+
+def _minute_days(text: str, limits: Limits) -> set[date]:
+    """The UTC day of the minute a point ending at `text` covers (a point ending at 00:00:00
+    covers 23:59 the day before, so both days are named then: a window one day wider is
+    harmless); nothing when unreadable or outside the plausible window."""
+    head, offset = text[:19], text[19:].lstrip("0123456789.")
+    try:
+        when = datetime.fromisoformat(head + ("" if offset in ("", "Z") else offset))
+    except ValueError:
+        return set()
+    when = when if when.tzinfo is None else when.astimezone(UTC).replace(tzinfo=None)
+    if not limits.earliest <= when <= limits.latest:
+        return set()
+    return {when.date(), (when - timedelta(microseconds=1)).date()}
+
+
+def page_days(paths: Iterable[str | Path], limits: Limits = DEFAULT_LIMITS) -> set[date]:
+    """The UTC days the saved pages hold points for, by a scan of their endTime values (no
+    parse): so `flopledger run`'s window takes a TPU day no bill or run names, rather than
+    leaving its points out of the window."""
+    days: set[date] = set()
+    for path in page_paths(paths):
+        try:
+            text = path.read_text(encoding="utf-8-sig", errors="replace")
+        except OSError:
+            continue  # the reader quarantines it
+        for end in set(_END_TIME.findall(text)):
+            days |= _minute_days(end, limits)
+    return days
 
 
 def read_saved_pages(

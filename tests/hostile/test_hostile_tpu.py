@@ -5,6 +5,7 @@ one is a quarantine entry whose line is the series number."""
 from __future__ import annotations
 
 import json
+from datetime import date
 
 import pytest
 
@@ -79,3 +80,18 @@ def test_a_bom_page_loads_and_a_bomb_page_is_refused(read):
     assert [q.reason[:16] for q in quarantined if q.file == str(folder / "c.json")] == [
         "page is not JSON"
     ]
+
+
+def test_a_tpu_day_no_bill_names_is_in_the_run_window(tmp_path):
+    # Points on 10-07 (no bill, no run that day) and one in year 9999: the run's window takes
+    # 10-07 (the old window left those points out without a word) and never 9999.
+    from pipelines.days import input_days
+    from settings import load_config
+    from tests.conftest import write_config
+
+    page = {"timeSeries": [_series(1, CASES[0]), _series(9, CASES[8])]}
+    page["timeSeries"][0]["points"][0]["interval"]["endTime"] = "2026-10-07T10:01:00Z"
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "pages" / "p.json").write_text(json.dumps(page))
+    config = write_config(tmp_path, 'sources:\n  cloud_monitoring: {paths: ["pages/*.json"]}\n')
+    assert input_days(load_config(config)) == {date(2026, 10, 7)}
