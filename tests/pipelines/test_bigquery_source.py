@@ -131,7 +131,7 @@ def emulator_table(config: Path) -> str:
 TABLE = "billing-admin.export_late.gcp_billing_export_resource_v1_01ABCD_234567_89EF01"
 
 
-def _table_config(root: Path, endpoint: str) -> Path:
+def _table_config(root: Path, endpoint: str, table: str = TABLE) -> Path:
     (root / "jobs").mkdir(exist_ok=True)
     write_ndjson(root / "jobs" / "runs.jsonl", [run_record("run-1")])
     return write_config(
@@ -141,7 +141,7 @@ warehouse: {{kind: duckdb, path: w.duckdb}}
 history_start: 2026-10-01
 sources:
   gcp_billing:
-    bigquery: {{table: {TABLE}, location: US, endpoint: "{endpoint}", max_bytes_billed: 5000000}}
+    bigquery: {{table: {table}, location: US, endpoint: "{endpoint}", max_bytes_billed: 5000000}}
   jobs: {{paths: ["jobs/*.jsonl"]}}
 """,
     )
@@ -231,3 +231,21 @@ def test_bigquery_source_dry_run_prints_each_query_and_reads_nothing(
     assert [c["dry_run"] for c in sent] == [True, True]
     assert all(PARTITION_FILTER in c["sql"] for c in sent)
     assert not (tmp_path / "w.duckdb").exists()  # a dry run creates no warehouse
+
+
+def test_bigquery_source_backfill_rereads_its_days_from_their_first_partition(
+    emulator: BigQueryEmulator, tmp_path: Path, sent: list[dict[str, Any]]
+) -> None:
+    table = TABLE.replace("export_late", "export_backfill")
+    config = _table_config(tmp_path, emulator.endpoint, table)
+    oct1 = billing_row(hour="2026-10-01 00", cost="10", export_time="2026-10-01 04:00:00 UTC")
+    oct2 = billing_row(hour="2026-10-02 00", cost="20", export_time="2026-10-02 04:00:00 UTC")
+    emulator.load([_export_file(tmp_path / "days.ndjson", [oct1, oct2])], table)
+
+    assert main(["run", "--config", str(config), "--from", "2026-10-02", "--to", "2026-10-02"]) == 0
+    # Only Oct 2's row: billed 20.
+    assert _totals(tmp_path / "w.duckdb") == (1, Decimal("20"), Decimal("20"))
+    # A backfill ignores what was taken: partitions from Oct 2 less 3 days, every export_time.
+    rows_queries = [c for c in sent if c["sql"].startswith("SELECT *")]
+    assert [c["params"]["since_day"] for c in rows_queries] == [date(2026, 9, 29)]
+    assert rows_queries[0]["params"]["taken_through"] == datetime(1970, 1, 1, tzinfo=UTC)
