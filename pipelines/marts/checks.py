@@ -156,6 +156,18 @@ def pod_hours_close(flopledger: Flopledger) -> dg.AssetCheckResult:
     return _none_found(flopledger, "pod_hours_unclosed_count", "node-hours do not close per pod")
 
 
+@dg.asset_check(
+    asset="commitment_demand_hourly",
+    description="Paid and queued demand add up to resource_hour_pool's paid accelerator-seconds "
+    "and the jobs' queue time x accelerators, per accelerator type, exactly.",
+)
+def commitment_demand_reconciles(flopledger: Flopledger) -> dg.AssetCheckResult:
+    n = _count(flopledger, "commitment_demand_unreconciled_count")
+    return dg.AssetCheckResult(
+        passed=n == 0, severity=WARN, description=f"{n} accelerator types do not add up"
+    )
+
+
 CHECKS = [
     books_close,
     resource_hours_close,
@@ -167,4 +179,5 @@ CHECKS = [
     allocation_issues_counted,
     quarantine_is_empty,
     pod_hours_close,
+    commitment_demand_reconciles,
 ]

@@ -61,6 +61,9 @@ def test_demand_is_paid_plus_queued_per_type_region_and_hour(books) -> None:
     # Held: a 8 + 8, b 3, c 2 = 21 GPU-h.
     held = b.one("SELECT sum(allocated_accelerator_hours) FROM commitment_demand_hourly")
     assert D(str(held)) == 21
+    # The pipeline's check (pipelines/marts/checks.py) finds nothing unreconciled.
+    check = models.query_sql("commitment_demand_unreconciled_count")
+    assert b.warehouse.query(check).to_pylist() == [{"n": 0}]
 
 
 def test_the_window_query_and_todays_commitment(books) -> None:
