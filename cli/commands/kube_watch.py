@@ -19,6 +19,10 @@ from typing import NamedTuple
 from settings import ConfigError, load_config
 
 
+class _Stopped(Exception):
+    """SIGTERM arrived."""
+
+
 class _Settings(NamedTuple):
     out: Path
     kubeconfig: str | None
@@ -76,8 +80,10 @@ def run(args: argparse.Namespace) -> int:
 
     def _stop(signum: int, frame: FrameType | None) -> None:
         stopping["now"] = True
+        raise _Stopped  # out of a blocking watch read; the watcher flushes on the way out
 
-    signal.signal(signal.SIGTERM, _stop)
+    previous = signal.signal(signal.SIGTERM, _stop)
+    watcher = None
     try:
         api = core_api(got.kubeconfig, got.context, got.in_cluster)
         watcher = PodWatcher(
@@ -96,6 +102,11 @@ def run(args: argparse.Namespace) -> int:
     except KubernetesError as exc:
         print(f"flopledger kube-watch: {exc}", file=sys.stderr)
         return 2
+    except _Stopped:
+        if watcher is None:
+            return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     stats = watcher.stats
     print(
         f"kube-watch: {stats.records} pod records in {len(stats.files)} files under {got.out} "

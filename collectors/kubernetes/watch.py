@@ -88,12 +88,15 @@ class PodWatcher:
         *,
         clock: Callable[[], datetime] = utc_now,
         flush_every: int = 200,
+        flush_every_s: float = 10.0,
         progress: Callable[[str], None] | None = None,
         retries: int = 0,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.lister, self.watcher, self.out_dir = lister, watcher, Path(out_dir)
         self.clock, self.flush_every, self.progress = clock, flush_every, progress
+        self.flush_every_s = flush_every_s
+        self._flushed_at = time.monotonic()
         self.retries, self.sleep = retries, sleep
         self.pending: list[dict[str, Any]] = []
         # uid -> last record of pods not yet ended or deleted; a restart starts from what the
@@ -140,6 +143,7 @@ class PodWatcher:
                 f"{path.name}: {len(self.pending)} pod records ({len(self.live)} pods live)"
             )
         self.pending = []
+        self._flushed_at = time.monotonic()
         return path
 
     def relist(self) -> str:
@@ -178,7 +182,8 @@ class PodWatcher:
                         version = str(found) if found else version
                         if kind in ("ADDED", "MODIFIED", "DELETED"):
                             self._record(obj, kind)
-                        if len(self.pending) >= self.flush_every:
+                        due = time.monotonic() - self._flushed_at >= self.flush_every_s
+                        if len(self.pending) >= self.flush_every or (self.pending and due):
                             self.flush()
                         if should_stop():
                             break

@@ -296,3 +296,24 @@ def test_kubernetes_in_cluster_credentials_are_the_service_accounts(tmp_path, mo
     assert configuration.host == "https://10.0.0.1:443"
     assert configuration.api_key["BearerToken"] == "bearer sa-token"
     assert configuration.ssl_ca_cert == str(tmp_path / "ca.crt")
+
+
+def test_kubernetes_kube_watch_stops_on_sigterm_and_flushes(tmp_path, capsys):
+    import os
+    import signal
+    import threading
+
+    from cli.main import main
+
+    before = signal.getsignal(signal.SIGTERM)
+    with FakeApiServer(LISTS[:1], []) as server:
+        kubeconfig = str(server.kubeconfig(tmp_path / "kubeconfig"))
+        timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGTERM))
+        timer.start()
+        code = main(["kube-watch", "--config", str(tmp_path / "none.yaml"), "--out",
+                     str(tmp_path / "spool"), "--kubeconfig", kubeconfig, "--duration", "60",
+                     "--watch-timeout", "1"])  # fmt: skip
+        timer.join()
+    assert code == 0
+    assert "2 pod records in 1 files" in capsys.readouterr().out
+    assert signal.getsignal(signal.SIGTERM) == before  # the handler is put back
