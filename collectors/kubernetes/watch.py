@@ -178,7 +178,8 @@ class PodWatcher:
                 try:
                     for kind, obj in self.watcher(version):
                         self.stats.events += 1
-                        found = (obj.get("metadata") or {}).get("resourceVersion")
+                        meta = obj.get("metadata")
+                        found = meta.get("resourceVersion") if isinstance(meta, dict) else None
                         version = str(found) if found else version
                         if kind in ("ADDED", "MODIFIED", "DELETED"):
                             self._record(obj, kind)
