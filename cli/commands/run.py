@@ -47,16 +47,12 @@ def run(args: argparse.Namespace) -> int:
 def _dry_run(config, first_day: date | None) -> int:
     from datetime import UTC, datetime
 
-    from collectors.bigquery.client import BigQueryError
     from pipelines.sources.gcp_billing.export import dry_run_scans
     from warehouse import open_warehouse
 
     today = datetime.now(UTC).date()  # the command's edge: the wall clock, as a run's
-    try:
-        found = dry_run_scans(config, open_warehouse(config.warehouse), first_day, today)
-    except BigQueryError as exc:
-        print(f"flopledger run --dry-run: {exc}")
-        return 1
+    # A BigQuery failure (no credentials, a refused query) is cli.main's one line, exit 2.
+    found = dry_run_scans(config, open_warehouse(config.warehouse), first_day, today)
     if found is None:
         print(
             "dry run: no BigQuery source configured (sources.gcp_billing.bigquery); files cost nothing to read"
