@@ -7,7 +7,7 @@ from __future__ import annotations
 import dagster as dg
 import pyarrow as pa
 
-from models.accelerator_prices import price_book
+from models.accelerator_prices import PriceBookError, price_book
 from models.commitment_planner import TERMS, plan_from_warehouse
 from pipelines.resources import Flopledger
 
@@ -72,12 +72,23 @@ def plan_table(rows: list[dict[str, object]]) -> pa.Table:
 def commitment_plan(flopledger: Flopledger) -> dg.MaterializeResult:
     config = flopledger.config()
     warehouse = flopledger.warehouse()
+    # A bad price book must not hold back the snapshot (it is downstream): every row says why
+    # it has no plan instead, and the metadata carries the error.
+    try:
+        prices, error = price_book(config.price_book), None
+    except PriceBookError as exc:
+        prices, error = {}, f"price book: {exc}"
     rows = plan_from_warehouse(
         lambda sql, params: warehouse.query(sql, params).to_pylist(),
-        price_book(config.price_book),
+        prices,
         TERMS,
         config.commitment_plan_days,
     )
+    if error:
+        rows = [{**r, "flag": error} for r in rows]
     table = plan_table(rows)
     warehouse.replace_all("commitment_plan", table)
-    return dg.MaterializeResult(metadata={"rows": dg.MetadataValue.int(table.num_rows)})
+    metadata: dict[str, dg.MetadataValue] = {"rows": dg.MetadataValue.int(table.num_rows)}
+    if error:
+        metadata["price_book_error"] = dg.MetadataValue.text(error)
+    return dg.MaterializeResult(metadata=metadata)

@@ -202,3 +202,31 @@ def test_no_warehouse_yet_is_one_line(tmp_path: Path) -> None:
     assert done.stderr.strip() == (
         f"flopledger plan: {tmp_path / 'w.duckdb'}: no warehouse yet (run `flopledger run` first)"
     )
+
+
+def test_a_bad_price_book_flags_every_row_and_holds_nothing_back(fleet_copy: Path) -> None:
+    """The asset (Dagster, as the marts job runs it) on a copy of the fleet whose config names
+    an unreadable book: it succeeds, every row has no plan and says why."""
+    import dagster as dg
+
+    from pipelines.marts.commitment_plan import commitment_plan
+    from pipelines.resources import Flopledger
+
+    book = fleet_copy.parent / "prices.csv"
+    book.write_text("accelerator_type,region\nH100-80GB,us-central1\n")
+    fleet_copy.write_text(fleet_copy.read_text() + f"\nprice_book: {book}\n")
+    result = dg.materialize(
+        [commitment_plan], resources={"flopledger": Flopledger(config_path=str(fleet_copy))}
+    )
+    assert result.success
+    warehouse = open_warehouse(load_config(fleet_copy).warehouse)
+    rows = warehouse.query(
+        "SELECT DISTINCT flag, recommended_accelerators FROM commitment_plan"
+    ).to_pylist()
+    assert rows == [
+        {
+            "flag": f"price book: {book}: missing columns currency, on_demand_per_hour, "
+            "commit_1y_per_hour, commit_3y_per_hour, source, as_of",
+            "recommended_accelerators": None,
+        }
+    ]
