@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-from accelerators import peak_tflops
+from accelerators import find_accelerator, peak_tflops
 from simulator.clock import HOUR_US, MINUTE_US, US
 from simulator.fleet import Fleet, TpuSlice, Vm
 
@@ -382,4 +382,69 @@ def build_schedule(fleet: Fleet, seed: int) -> list[Run]:
     runs: list[Run] = []
     for cell in _cells(fleet):
         runs += _timeline(random.Random(f"runs:{seed}:{cell.key}"), ids, cell, period)
-    return runs
+    return _on_tpu_and_gpu(runs)
+
+
+def _worked(run: Run) -> bool:
+    return (run.tokens_in or 0) + (run.tokens_out or 0) > 0
+
+
+def _on_tpu_and_gpu(runs: list[Run]) -> list[Run]:
+    """At least one model runs on a TPU and on a GPU (when the fleet has both), so the
+    accelerator portfolio always has a side by side to show. When the draw left none, one TPU
+    job takes the model of a GPU run: preferably both with tokens and of the same workload
+    class, else both with tokens, else any. Its tokens scale by the parameter ratio, so its MFU
+    stays what was drawn. Draws that already have one (the demo's) are left as they were."""
+    tpu = [r for r in runs if _is_tpu(r)]
+    gpu = [r for r in runs if not _is_tpu(r)]
+    if not tpu or not gpu or _shared(tpu, gpu):
+        return runs
+    job, donor = _pair(tpu, gpu)
+    return [
+        _as_model(r, donor.model_name, donor.model_params) if r.job_id == job.job_id else r
+        for r in runs
+    ]
+
+
+def _shared(tpu: list[Run], gpu: list[Run]) -> bool:
+    """A model already on both: in one class with tokens on each side, or at all when one side
+    has no run with tokens."""
+    worked_tpu, worked_gpu = [r for r in tpu if _worked(r)], [r for r in gpu if _worked(r)]
+    if worked_tpu and worked_gpu:
+        on_tpu = {(r.model_name, r.workload_class) for r in worked_tpu}
+        return bool(on_tpu & {(r.model_name, r.workload_class) for r in worked_gpu})
+    return bool({r.model_name for r in tpu} & {r.model_name for r in gpu})
+
+
+def _pair(tpu: list[Run], gpu: list[Run]) -> tuple[Run, Run]:
+    """The TPU run whose job changes model, and the GPU run whose model it takes."""
+    by_class: dict[str, Run] = {}
+    for r in gpu:
+        if _worked(r):
+            by_class.setdefault(r.workload_class, r)
+    same = next((r for r in tpu if _worked(r) and r.workload_class in by_class), None)
+    if same is not None:
+        return same, by_class[same.workload_class]
+    worked_tpu = next((r for r in tpu if _worked(r)), None)
+    worked_gpu = next((r for r in gpu if _worked(r)), None)
+    if worked_tpu is not None and worked_gpu is not None:
+        return worked_tpu, worked_gpu
+    return tpu[0], gpu[0]
+
+
+def _is_tpu(run: Run) -> bool:
+    spec = find_accelerator(run.accelerator_type)
+    return spec is not None and spec.kind == "tpu"
+
+
+def _as_model(run: Run, name: str, params: int) -> Run:
+    def scaled(tokens: int | None) -> int | None:
+        return None if tokens is None else tokens * run.model_params // params
+
+    return replace(
+        run,
+        model_name=name,
+        model_params=params,
+        tokens_in=scaled(run.tokens_in),
+        tokens_out=scaled(run.tokens_out),
+    )

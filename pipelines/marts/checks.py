@@ -168,6 +168,22 @@ def commitment_demand_reconciles(flopledger: Flopledger) -> dg.AssetCheckResult:
     )
 
 
+@dg.asset_check(
+    blocking=True,
+    asset="accelerator_portfolio",
+    description="The portfolio's self-hosted cost per family and class sums to the runs' cost "
+    "(cost_per_run), exactly.",
+)
+def portfolio_sums_to_the_runs(flopledger: Flopledger) -> dg.AssetCheckResult:
+    row = flopledger.warehouse().query(query_sql("portfolio_cost_difference")).to_pylist()[0]
+    return dg.AssetCheckResult(
+        passed=row["difference"] == 0,
+        severity=ERROR,
+        description=f"portfolio {row['portfolio']} against runs {row['runs']}",
+        metadata={"difference": dg.MetadataValue.text(str(row["difference"]))},
+    )
+
+
 CHECKS = [
     books_close,
     resource_hours_close,
@@ -180,4 +196,5 @@ CHECKS = [
     quarantine_is_empty,
     pod_hours_close,
     commitment_demand_reconciles,
+    portfolio_sums_to_the_runs,
 ]

@@ -1,0 +1,149 @@
+"""The accelerator portfolio (accelerator_portfolio, model_portfolio), worked by hand.
+
+One UTC hour, 2026-10-01 00, three resources:
+- vm-1, 8 H100s, 80.00 for the hour (28,800 GPU-seconds). Run "g" (online_inference,
+  llama-70b) holds 4 GPUs all hour: 4 accelerator-hours, cost 80 x 4/8 = 40. NVML: the first 4
+  GPUs busy at 80% SM activity, the others idle -> busy 4 x 3,600 x 0.8 = 11,520 s = 3.2 h of
+  the 4 h held (80%); allocated idle 40 x 0.2 = 8; nobody held the other 4 GPUs: unallocated
+  idle 40. A probe measured 625 TFLOP/s bf16 on vm-1 (and 600 on another day: the best counts).
+- vm-2, 8 H100s, 80.00, held all hour by "b" (batch_inference, llama-8b); no telemetry.
+- v5p-a, 16 v5p chips, 67.20, held all hour by "t" (online_inference, llama-70b): TensorCore
+  utilisation 50% -> busy 8 of 16 chip-hours; allocated idle 33.60. No probe measured a v5p.
+"""
+
+from datetime import datetime, timedelta
+from decimal import Decimal as D
+
+import pytest
+
+from models import query_sql
+from tests.models.conftest import Books
+from tests.models.rows import gpu, run, tpu
+from tests.models.test_mfu import probe
+from tests.models.test_utilisation import _gpu_minutes
+
+
+def _tpu_minutes(start: datetime, util_pct: float) -> list[dict]:
+    """4 workers x 4 chips of v5p-a, every minute of the hour at `util_pct`."""
+    return [
+        {
+            "minute": start + timedelta(minutes=m),
+            "project_id": "ml-prod",
+            "zone": "us-east5-a",
+            "node_id": "v5p-a",
+            "resource_name": "v5p-a",
+            "worker_id": str(w),
+            "accelerator_id": str(c),
+            "monitored_resource_type": "tpu_worker",
+            "tensorcore_util_pct": util_pct,
+        }
+        for w in range(4)
+        for c in range(4)
+        for m in range(60)
+    ]
+
+
+@pytest.fixture(scope="module")
+def ledger(tmp_path_factory) -> Books:
+    hour = datetime(2026, 10, 1)
+    billing = [
+        gpu("2026-10-01 00", 80, resource="vm-1"),
+        gpu("2026-10-01 00", 80, resource="vm-2"),
+        tpu("2026-10-01 00", "67.20", "v5p-a"),
+    ]
+    inference = {"workload_class": "online_inference", "model_name": "llama-70b",
+                 "model_params": 70_000_000_000}  # fmt: skip
+    runs = [
+        run("g", gpus=4, tokens_in=30_000_000, tokens_out=10_000_000, **inference),
+        run("b", resource="vm-2", workload_class="batch_inference", tokens_in=100_000_000),
+        run("t", gpus=16, resource="v5p-a", accelerator_type="TPU-v5p",
+            tokens_in=150_000_000, tokens_out=50_000_000, **inference),
+    ]  # fmt: skip
+    probes = [
+        probe("vm-1", "2026-09-30T03:00:00Z", 625.0),
+        probe("vm-1", "2026-09-29T03:00:00Z", 600.0),
+    ]
+    return Books(tmp_path_factory.mktemp("portfolio")).build(
+        billing,
+        runs,
+        gpu_samples=_gpu_minutes(hour, 4, 80.0, 700.0, 70.0),
+        tpu_samples=_tpu_minutes(hour, 50.0),
+        probes=probes,
+    )
+
+
+def _row(ledger: Books, family: str, workload_class: str) -> dict:
+    rows = ledger.rows(
+        "SELECT * FROM accelerator_portfolio WHERE family = ? AND workload_class = ?",
+        [family, workload_class],
+    )
+    assert len(rows) == 1
+    return rows[0]
+
+
+def test_cost_per_delivered_pflop_hour_and_busy_share_of_a_probed_family(ledger):
+    row = _row(ledger, "H100-80GB", "online_inference")
+    assert str(row["month"]) == "2026-10-01" and row["venue"] == "self_hosted"
+    assert row["runs"] == 1
+    assert row["paid_accelerator_hours"] == 4.0
+    assert row["busy_accelerator_hours"] == pytest.approx(3.2)  # 11,520 s / 3,600
+    assert row["busy_pct"] == pytest.approx(80.0)  # 3.2 / 4
+    assert row["effective_cost"] == D("40")
+    assert row["effective_cost_per_accelerator_hour"] == D("10")  # 40 / 4
+    # Effective cost includes the allocated idle (8 of 40) and not the unallocated (40).
+    assert row["allocated_idle_cost"] == D("8") and row["allocated_idle_share"] == 0.2
+    # The H100 family's month: 160 paid (vm-1 and vm-2), 40 of it held by no run.
+    assert row["family_unallocated_idle_cost"] == D("40")
+    assert row["unallocated_idle_share"] == 0.25
+    # Best measured 625 TFLOP/s: 3.2 busy hours x 625 / 1000 = 2 PFLOP-hours; 40 / 2 = 20.
+    assert row["best_measured_tflops"] == 625.0
+    assert row["delivered_pflop_hours"] == pytest.approx(2.0)
+    assert row["cost_per_delivered_pflop_hour"] == D("20")
+    assert row["tokens"] == 40_000_000
+    assert row["cost_per_million_tokens"] == D("1")  # 40 / 40
+
+
+def test_a_family_no_probe_measured_has_no_pflop_figure(ledger):
+    row = _row(ledger, "TPU-v5p", "online_inference")
+    assert row["busy_pct"] == pytest.approx(50.0)  # 8 of 16 chip-hours
+    assert row["effective_cost_per_accelerator_hour"] == D("4.2")  # 67.20 / 16
+    assert row["allocated_idle_cost"] == D("33.60") and row["allocated_idle_share"] == 0.5
+    assert row["family_unallocated_idle_cost"] == D("0") and row["unallocated_idle_share"] == 0
+    assert row["best_measured_tflops"] is None
+    assert row["cost_per_delivered_pflop_hour"] is None  # measured figures only
+    assert row["cost_per_million_tokens"] == D("0.336")  # 67.20 / 200
+
+
+def test_runs_without_telemetry_have_no_busy_share(ledger):
+    row = _row(ledger, "H100-80GB", "batch_inference")
+    assert row["effective_cost"] == D("80") and row["paid_accelerator_hours"] == 8.0
+    assert row["busy_pct"] is None and row["allocated_idle_cost"] is None
+    assert row["cost_per_delivered_pflop_hour"] is None
+
+
+def test_cost_per_family_and_class_sums_to_the_runs_cost(ledger):
+    # 40 + 80 + 67.20 = 187.20, in the mart and in cost_per_run; the check's query says 0.
+    total = ledger.one(
+        "SELECT sum(effective_cost) FROM accelerator_portfolio WHERE venue = 'self_hosted'"
+    )
+    assert total == D("187.20")
+    row = ledger.rows(query_sql("portfolio_cost_difference"))[0]
+    assert row["portfolio"] == D("187.20") and row["runs"] == D("187.20")
+    assert row["difference"] == 0
+
+
+def test_one_model_on_two_families_side_by_side(ledger):
+    # llama-70b online: TPU-v5p 67.20 / 200 Mtok = 0.336; H100 40 / 40 Mtok = 1.000, which is
+    # 1 / 0.336 = 2.976... times the cheapest. llama-8b ran on one family only: not listed.
+    rows = ledger.rows("SELECT * FROM model_portfolio ORDER BY cost_per_million_tokens")
+    assert [(r["model"], r["family"]) for r in rows] == [
+        ("llama-70b", "TPU-v5p"),
+        ("llama-70b", "H100-80GB"),
+    ]
+    tpu_side, gpu_side = rows
+    assert tpu_side["cost_per_million_tokens"] == D("0.336") and tpu_side["cheapest"] is True
+    assert gpu_side["cost_per_million_tokens"] == D("1") and gpu_side["cheapest"] is False
+    assert gpu_side["cheapest_cost_per_million_tokens"] == D("0.336")
+    assert gpu_side["times_cheapest"] == pytest.approx(1 / 0.336)
+    assert {r["families"] for r in rows} == {2}
+    assert {r["workload_class"] for r in rows} == {"online_inference"}
