@@ -25,6 +25,7 @@ COMMANDS = (
     "probe",
     "alerts",
     "plan",
+    "report",
     "dashboard",
     "ui",
 )

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from pipelines import alerts, schedules
+from pipelines import alerts, month_report, schedules
 from pipelines.asset_jobs import asset_jobs
 from pipelines.marts import assets as mart_assets
 from pipelines.marts import checks as mart_checks
@@ -88,7 +88,8 @@ def build_definitions(
         resources={"flopledger": Flopledger(config_path=config_path)},
         loggers={"progress": progress_logger},
     )
-    return dg.Definitions.merge(sources, alerts.build(), rest)
+    crons = config.schedules if config is not None else SchedulesConfig()
+    return dg.Definitions.merge(sources, alerts.build(), month_report.build(crons), rest)
 
 
 @dg.definitions

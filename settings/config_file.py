@@ -152,6 +152,17 @@ class SchedulesConfig(_Strict):
 
     billing: str = "0 5 * * *"
     telemetry: str = "15 * * * *"
+    month_report: str = "0 7 * * *"  # daily: writes a closed month's report, or its revision
+
+
+class MonthReportConfig(_Strict):
+    """The month-close report (reports/, `flopledger report month`): where it is written, how
+    many days after an invoice month's end late rows are waited for before the schedule writes
+    it, and the address its alert links (the folder's URL where it is served; else a file path)."""
+
+    out: str = "reports"
+    settle_days: int = Field(default=5, ge=0, le=60)
+    link_base: str | None = None
 
 
 class DashboardConfig(_Strict):
@@ -213,6 +224,7 @@ class Config(_Strict):
     allocation: AllocationConfig = Field(default_factory=AllocationConfig)
     dashboard: DashboardConfig = Field(default_factory=DashboardConfig)
     schedules: SchedulesConfig = Field(default_factory=SchedulesConfig)
+    month_report: MonthReportConfig = Field(default_factory=MonthReportConfig)
     sources: SourcesConfig = Field(default_factory=SourcesConfig)
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     # Where the file was read from; not a key of the file.
@@ -336,6 +348,9 @@ def _absolute(config: Config, base: Path, warn: bool) -> Config:
             **files,
             "warehouse": warehouse,
             "dagster_home": dagster_home,
+            "month_report": config.month_report.model_copy(
+                update={"out": _resolve(base, config.month_report.out)}
+            ),
             "sources": config.sources.model_copy(update=sources),
             "base_dir": str(base),
         }

@@ -1,0 +1,92 @@
+"""The month-close report under Dagster: one asset (logic in reports/), its job, and a daily
+schedule that writes the latest closed month once `month_report.settle_days` have passed after
+its end, and a revision when late rows changed it since. Writing raises a `month_report` alert
+(alerts table) that the alert_notifier sensor delivers, with the page's link."""
+
+from datetime import datetime
+
+import dagster as dg
+
+from budgets.alerts import store_alerts
+from budgets.budget_file import load_budgets
+from collectors.timeparse import naive_utc
+from pipelines.asset_jobs import WRITER_TAGS
+from pipelines.resources import Flopledger
+from pipelines.run_tags import NOW_TAG, run_now
+from reports.month import closed_month, read_month, report_alert, write_month
+from settings import SchedulesConfig
+
+MONTH_REPORT_JOB = "month_report"
+MONTH_TAG = "flopledger/month"  # YYYY-MM: the month to report (else the latest closed one)
+
+
+@dg.asset(
+    name="month_report",
+    group_name="reports",
+    deps=["team_chargeback", "spend_monthly", "cost_explorer_rows", "budget_status", "alerts"],
+    description="The month-close report (CSV files and one HTML page) of the latest closed "
+    "invoice month, or its revision after late rows (reports/month.py).",
+)
+def month_report_asset(
+    context: dg.AssetExecutionContext, flopledger: Flopledger
+) -> dg.MaterializeResult:
+    from reports.month import parse_month
+
+    config = flopledger.config()
+    now = run_now(context, flopledger)
+    tag = context.run.tags.get(MONTH_TAG)
+    month = parse_month(tag) if tag else closed_month(now, config.month_report.settle_days)
+    warehouse = flopledger.warehouse()
+    report = read_month(lambda sql, p: warehouse.query(sql, p).to_pylist(), month)
+    if not report.invoice and not report.chargeback:
+        context.log.info(f"{report.key}: no billing rows, nothing written")
+        return dg.MaterializeResult(metadata={"month": report.key, "status": "empty"})
+    written = write_month(report, config.month_report.out, now)
+    budgets = load_budgets(config.budgets)
+    alert = report_alert(report, written, config.month_report.link_base, list(budgets.channels))
+    if alert is not None:
+        store_alerts(warehouse, [alert], now)
+    context.log.info(f"{report.key}: {written.status} (revision {written.revision}) {written.page}")
+    return dg.MaterializeResult(
+        metadata={
+            "month": report.key,
+            "status": written.status,
+            "revision": written.revision,
+            "page": dg.MetadataValue.path(str(written.page)),
+            "invoice_total": str(report.invoice_total()),
+        }
+    )
+
+
+def month_report_job():  # type: ignore[no-untyped-def]  # an unresolved asset job
+    return dg.define_asset_job(
+        MONTH_REPORT_JOB,
+        selection=dg.AssetSelection.assets("month_report"),
+        executor_def=dg.in_process_executor,
+        tags=WRITER_TAGS,
+    )
+
+
+def build_schedule(crons: SchedulesConfig) -> dg.ScheduleDefinition:
+    @dg.schedule(
+        name="month_report_daily",
+        job_name=MONTH_REPORT_JOB,
+        cron_schedule=crons.month_report,
+        execution_timezone="UTC",
+        default_status=dg.DefaultScheduleStatus.RUNNING,
+    )
+    def month_report_daily(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
+        # Daily: the first run after the settle days writes the month; later runs write a
+        # revision only when late rows changed its totals (write_month compares the manifest).
+        now: datetime = naive_utc(context.scheduled_execution_time)
+        return dg.RunRequest(
+            run_key=f"month-report-{now:%Y-%m-%d}", tags={NOW_TAG: now.isoformat()}
+        )
+
+    return month_report_daily
+
+
+def build(crons: SchedulesConfig) -> dg.Definitions:
+    return dg.Definitions(
+        assets=[month_report_asset], jobs=[month_report_job()], schedules=[build_schedule(crons)]
+    )

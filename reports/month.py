@@ -1,0 +1,431 @@
+"""The month-close report: what finance forwards when an invoice month closes.
+
+`read_month` reads every section through named queries (models/queries/month_report_*.sql);
+`write_month` writes them as CSV files (money exact: Decimal as plain text) and one
+self-contained HTML page (reports/html.py) into `<out>/<YYYY-MM>/r<N>/`, and keeps a record of
+each written report's totals in `<out>/<YYYY-MM>/manifest.json`. A rerun whose totals equal the
+last written report's writes nothing; one whose totals differ (a late row) writes revision N+1,
+marked as a revision, with what changed (changes.csv and the page's first section).
+
+The invoice sections follow Google's invoice month (spend_monthly); chargeback, idle, runs and
+budgets follow the calendar month (UTC) of the same name, as team_chargeback does.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from budgets.alerts import Alert
+from models import query_sql
+
+Rows = list[dict[str, Any]]
+Read = Callable[[str, dict[str, Any]], Rows]  # (SQL, bound parameters) -> rows
+MONTH_RE = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
+TOP = 10
+MANIFEST = "manifest.json"
+
+
+class ReportError(Exception):
+    """A month that cannot be reported (bad name, no data): one line for the user."""
+
+
+def parse_month(text: str) -> date:
+    """'2026-10' -> 2026-10-01; anything else is refused in one line."""
+    m = MONTH_RE.match(text.strip())
+    if not m:
+        raise ReportError(f"month must be YYYY-MM, e.g. 2026-10 (got {text!r})")
+    return date(int(m.group(1)), int(m.group(2)), 1)
+
+
+def previous_month(month: date) -> date:
+    return (month - timedelta(days=1)).replace(day=1)
+
+
+def next_month(month: date) -> date:
+    return (month.replace(day=28) + timedelta(days=4)).replace(day=1)
+
+
+def closed_month(now: datetime, settle_days: int) -> date:
+    """The latest month whose end lies `settle_days` or more days before `now`."""
+    return previous_month((now - timedelta(days=settle_days)).date().replace(day=1))
+
+
+@dataclass
+class MonthReport:
+    month: date
+    invoice: Rows
+    split: Rows
+    idle: dict[str, Any]
+    chargeback: Rows
+    runs: Rows
+    groups: Rows
+    budgets: Rows
+    alerts: Rows
+
+    @property
+    def key(self) -> str:
+        return f"{self.month:%Y-%m}"
+
+    def totals(self) -> dict[str, str]:
+        """The figures a revision is judged by, as exact decimal text, by name."""
+        out: dict[str, str] = {}
+        for r in self.invoice:
+            acct = f"{r['billing_account_id']} {r['currency']}"
+            out[f"invoice {acct} effective_cost_in_currency"] = _text(
+                r["effective_cost_in_currency"]
+            )
+            out[f"invoice {acct} effective_cost"] = _text(r["effective_cost"])
+        for r in self.split:
+            for part in ("run_cost", "unallocated_idle_cost", "shared_cost"):
+                out[f"books {r['billing_account_id']} {part}"] = _text(r[part])
+        for r in self.chargeback:
+            out[f"chargeback {r['team']} total_cost"] = _text(r["total_cost"])
+        out["invoice effective_cost"] = _text(self.invoice_total())
+        out["chargeback total_cost"] = _text(self.chargeback_total())
+        return out
+
+    def invoice_total(self) -> Decimal:
+        return sum((r["effective_cost"] for r in self.invoice), Decimal(0))
+
+    def chargeback_total(self) -> Decimal:
+        return sum((r["total_cost"] for r in self.chargeback), Decimal(0))
+
+    def top_runs_by_cost(self) -> Rows:
+        return self.runs[:TOP]
+
+    def top_runs_by_cost_per_mtok(self) -> Rows:
+        priced = [r for r in self.runs if r["cost_per_million_tokens"] is not None]
+        return sorted(priced, key=lambda r: (-r["cost_per_million_tokens"], r["run_id"]))[:TOP]
+
+    def group_rows(self, grouping: str) -> Rows:
+        """Experiments or models: this month's cost, tokens, $/Mtok and the month before's cost."""
+        by_name: dict[str, dict[str, Any]] = {}
+        for r in self.groups:
+            if r["grouping"] != grouping:
+                continue
+            row = by_name.setdefault(
+                r["name"],
+                {
+                    grouping: r["name"],
+                    "effective_cost": Decimal(0),
+                    "tokens": 0,
+                    "runs": 0,
+                    "previous_effective_cost": Decimal(0),
+                },
+            )
+            if r["month"] == self.month:
+                row["effective_cost"] = r["effective_cost"]
+                row["tokens"] = int(r["tokens"])
+                row["runs"] = int(r["runs"])
+            else:
+                row["previous_effective_cost"] = r["effective_cost"]
+        rows = list(by_name.values())
+        for row in rows:
+            row["cost_per_million_tokens"] = (
+                (row["effective_cost"] * 1_000_000 / row["tokens"]).quantize(Decimal("1e-9"))
+                if row["tokens"]
+                else None
+            )
+            row["change"] = row["effective_cost"] - row["previous_effective_cost"]
+        return sorted(rows, key=lambda r: (-r["effective_cost"], r[grouping]))
+
+    def movers(self) -> Rows:
+        """The biggest changes against the month before, teams, experiments and models alike."""
+        rows: Rows = []
+        for r in self.chargeback:
+            before = r["previous_total_cost"] or Decimal(0)
+            rows.append(
+                {
+                    "kind": "team (chargeback)",
+                    "name": r["team"],
+                    "previous": before,
+                    "this_month": r["total_cost"],
+                    "change": r["total_cost"] - before,
+                }
+            )
+        for grouping in ("experiment", "model"):
+            for r in self.group_rows(grouping):
+                rows.append(
+                    {
+                        "kind": f"{grouping} (cost of runs)",
+                        "name": r[grouping],
+                        "previous": r["previous_effective_cost"],
+                        "this_month": r["effective_cost"],
+                        "change": r["change"],
+                    }
+                )
+        rows = [r for r in rows if r["change"] != 0]
+        return sorted(rows, key=lambda r: (-abs(r["change"]), r["kind"], r["name"]))[:TOP]
+
+
+def read_month(read: Read, month: date) -> MonthReport:
+    """Every section of the month's report, read through the named queries."""
+    previous = previous_month(month)
+    end = next_month(month)
+    cal = {"month_start": month}
+    both = {"month_start": month, "previous_start": previous}
+    invoice = {"invoice_month": f"{month:%Y%m}"}
+    idle = read(query_sql("month_report_idle"), cal)
+    return MonthReport(
+        month=month,
+        invoice=read(query_sql("month_report_invoice"), invoice),
+        split=read(query_sql("month_report_split"), invoice),
+        idle=idle[0] if idle else {},
+        chargeback=read(query_sql("month_report_chargeback"), both),
+        runs=read(query_sql("month_report_runs"), cal),
+        groups=read(query_sql("month_report_groups"), both),
+        budgets=read(
+            query_sql("month_report_budgets"),
+            {"month_start": month, "month_end": end - timedelta(days=1)},
+        ),
+        alerts=read(
+            query_sql("alerts_raised_between"),
+            {
+                "start": datetime.combine(month, datetime.min.time()),
+                "end": datetime.combine(end, datetime.min.time()),
+            },
+        ),
+    )
+
+
+@dataclass
+class Written:
+    status: str  # written (first), revised, unchanged
+    revision: int
+    folder: Path
+    page: Path
+    changes: Rows = field(default_factory=list)
+
+
+def _text(value: Any) -> str:
+    """A cell as text: Decimal in plain notation (never 1E+3), lists joined, None empty."""
+    if value is None:
+        return ""
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if isinstance(value, list):
+        return ";".join(_text(v) for v in value)
+    return str(value)
+
+
+def _write_csv(path: Path, rows: Rows, columns: list[str]) -> None:
+    with path.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(columns)
+        for r in rows:
+            writer.writerow([_text(r.get(c)) for c in columns])
+
+
+def load_manifest(folder: Path) -> dict[str, Any]:
+    path = folder / MANIFEST
+    if not path.is_file():
+        return {"revisions": []}
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ReportError(f"{path}: not a readable manifest ({exc.__class__.__name__})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("revisions"), list):
+        raise ReportError(f"{path}: not a month report manifest (no revisions list)")
+    return data
+
+
+def changes_between(before: dict[str, str], after: dict[str, str]) -> Rows:
+    rows = []
+    for name in sorted(set(before) | set(after)):
+        old, new = before.get(name), after.get(name)
+        if old == new:
+            continue
+        d_old, d_new = Decimal(old or 0), Decimal(new or 0)
+        rows.append(
+            {"figure": name, "before": old or "", "after": new or "", "change": d_new - d_old}
+        )
+    return rows
+
+
+def write_month(report: MonthReport, out: Path | str, now: datetime) -> Written:
+    """Write the report (or its revision) unless the last written one has the same totals."""
+    from reports.html import render_page
+
+    month_dir = Path(out) / report.key
+    manifest = load_manifest(month_dir)
+    totals = report.totals()
+    revisions = manifest["revisions"]
+    if revisions and revisions[-1]["totals"] == totals:
+        last = revisions[-1]
+        folder = month_dir / last["folder"]
+        return Written("unchanged", last["revision"], folder, folder / last["page"])
+    revision = len(revisions) + 1
+    changes = changes_between(revisions[-1]["totals"], totals) if revisions else []
+    folder = month_dir / f"r{revision}"
+    folder.mkdir(parents=True, exist_ok=True)
+    _write_sections(report, folder, changes)
+    page = folder / f"month-{report.key}-r{revision}.html"
+    page.write_text(render_page(report, revision, changes, now))
+    revisions.append(
+        {
+            "revision": revision,
+            "written_at": now.isoformat(),
+            "folder": folder.name,
+            "page": page.name,
+            "totals": totals,
+        }
+    )
+    tmp = month_dir / (MANIFEST + ".tmp")
+    tmp.write_text(json.dumps({"month": report.key, "revisions": revisions}, indent=1) + "\n")
+    tmp.replace(month_dir / MANIFEST)
+    return Written("revised" if revision > 1 else "written", revision, folder, page, changes)
+
+
+def _write_sections(report: MonthReport, folder: Path, changes: Rows) -> None:
+    money = ["billed_cost", "credits_total", "effective_cost"]
+    _write_csv(
+        folder / "invoice.csv",
+        report.invoice,
+        ["billing_account_id", "currency"]
+        + [f"{m}_in_currency" for m in ("billed_cost", "credits", "effective_cost")]
+        + money,
+    )
+    _write_csv(
+        folder / "books_split.csv",
+        report.split,
+        [
+            "billing_account_id",
+            "run_cost",
+            "unallocated_idle_cost",
+            "shared_cost",
+            "effective_cost",
+        ],
+    )
+    _write_csv(
+        folder / "idle.csv",
+        [report.idle] if report.idle else [],
+        [
+            "accelerator_cost",
+            "unallocated_idle_cost",
+            "allocated_idle_cost",
+            "paid_accelerator_hours",
+            "unallocated_idle_hours",
+        ],
+    )
+    _write_csv(
+        folder / "chargeback.csv",
+        [
+            {**r, "change": r["total_cost"] - (r["previous_total_cost"] or Decimal(0))}
+            for r in report.chargeback
+        ],
+        [
+            "team",
+            "policy",
+            "allocated_cost",
+            "idle_cost_shared",
+            "shared_cost",
+            "total_cost",
+            "previous_total_cost",
+            "change",
+        ],
+    )
+    run_cols = [
+        "run_id",
+        "team",
+        "experiment_id",
+        "model_name",
+        "workload_class",
+        "accelerator_type",
+        "accelerator_hours",
+        "effective_cost",
+        "tokens",
+        "cost_per_million_tokens",
+    ]
+    _write_csv(folder / "top_runs_by_cost.csv", report.top_runs_by_cost(), run_cols)
+    _write_csv(
+        folder / "top_runs_by_cost_per_mtok.csv", report.top_runs_by_cost_per_mtok(), run_cols
+    )
+    for grouping in ("experiment", "model"):
+        _write_csv(
+            folder / f"{grouping}s.csv",
+            report.group_rows(grouping),
+            [
+                grouping,
+                "runs",
+                "effective_cost",
+                "tokens",
+                "cost_per_million_tokens",
+                "previous_effective_cost",
+                "change",
+            ],
+        )
+    _write_csv(
+        folder / "movers.csv", report.movers(), ["kind", "name", "previous", "this_month", "change"]
+    )
+    _write_csv(
+        folder / "budgets.csv",
+        report.budgets,
+        [
+            "budget",
+            "scope",
+            "period_kind",
+            "period_key",
+            "amount_usd",
+            "spend_to_date",
+            "percent_used",
+            "forecast",
+            "thresholds_crossed",
+            "over_budget",
+        ],
+    )
+    _write_csv(
+        folder / "alerts.csv",
+        report.alerts,
+        ["alert_id", "kind", "subject", "severity", "title", "raised_at"],
+    )
+    _write_csv(folder / "changes.csv", changes, ["figure", "before", "after", "change"])
+
+
+def report_alert(
+    report: MonthReport, written: Written, link_base: str | None, channels: list[str]
+) -> Alert | None:
+    """The alert that says a month's report (or its revision) is written, with its link; None
+    when nothing was written. Sent by the alert_notifier sensor like every other alert."""
+    if written.status == "unchanged":
+        return None
+    relative = f"{report.key}/{written.folder.name}/{written.page.name}"
+    link = f"{link_base.rstrip('/')}/{relative}" if link_base else str(written.page)
+    total = f"{report.invoice_total():,.2f} USD"
+    if written.status == "revised":
+        title = f"Month close {report.key}: revision {written.revision} (late rows changed it)"
+        changed = "; ".join(
+            f"{c['figure']} {c['before'] or '-'} -> {c['after'] or '-'}"
+            for c in written.changes[:5]
+        )
+        message = f"Invoice total now {total}. Changed: {changed}. Report: {link}"
+    else:
+        title = f"Month close {report.key}: report written"
+        message = (
+            f"Invoice total {total}; chargeback {report.chargeback_total():,.2f} USD. "
+            f"Report: {link}"
+        )
+    return Alert(
+        alert_id=f"month_report:{report.key}:r{written.revision}",
+        kind="month_report",
+        subject=report.key,
+        severity="warning" if written.status == "revised" else "info",
+        title=title,
+        message=message,
+        channels=channels,
+        details={
+            "month": report.key,
+            "revision": written.revision,
+            "link": link,
+            "invoice_total": _text(report.invoice_total()),
+            "chargeback_total": _text(report.chargeback_total()),
+            "changes": [{k: _text(v) for k, v in c.items()} for c in written.changes],
+        },
+    )
