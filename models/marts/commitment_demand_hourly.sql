@@ -33,9 +33,10 @@ held AS (
         i.accelerator_type,
         coalesce(r.region, 'unknown') AS region,
         i.hour,
-        sum(i.allocated_accelerator_hours) AS allocated_hours,
-        sum(i.allocated_accelerator_hours) FILTER (WHERE i.busy_accelerator_hours IS NOT NULL) AS telemetry_allocated_hours,
-        sum(i.busy_accelerator_hours) AS busy_hours
+        -- float hours added as exact decimals, so reruns give the same digits
+        CAST(sum(CAST(i.allocated_accelerator_hours AS DECIMAL(38, 12))) AS DOUBLE) AS allocated_hours,
+        CAST(sum(CAST(i.allocated_accelerator_hours AS DECIMAL(38, 12))) FILTER (WHERE i.busy_accelerator_hours IS NOT NULL) AS DOUBLE) AS telemetry_allocated_hours,
+        CAST(sum(CAST(i.busy_accelerator_hours AS DECIMAL(38, 12))) AS DOUBLE) AS busy_hours
     FROM idle_capacity AS i
     LEFT JOIN resource_region AS r USING (project_id, resource_name, hour)
     WHERE i.accelerator_type IS NOT NULL

@@ -38,7 +38,8 @@ pods AS (
         pod_uid,
         count(DISTINCT gpu_index) AS gpus,
         CAST(60 * count(busy_pct) AS DOUBLE) AS observed_gpu_seconds,
-        60.0 * coalesce(sum(least(greatest(busy_pct, 0), 100) / 100.0), 0.0) AS busy_gpu_seconds,
+        -- an exact decimal sum: the same digits whatever order the threads add in (reruns)
+        60.0 * coalesce(CAST(sum(CAST(least(greatest(busy_pct, 0), 100) / 100.0 AS DECIMAL(38, 12))) AS DOUBLE), 0.0) AS busy_gpu_seconds,
         CAST(60 * (count(*) - count(busy_pct)) AS DOUBLE) AS unobserved_gpu_seconds
     FROM minutes
     GROUP BY project_id, resource_name, node, hour, pod_namespace, pod_name, pod_uid
