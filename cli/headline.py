@@ -6,6 +6,7 @@ from decimal import Decimal
 
 from cli.commitment_plan_lines import commitment_plan_lines
 from cli.managed_lines import managed_lines
+from cli.portfolio_lines import portfolio_lines
 from models import query_sql
 from models.figures import figure
 from warehouse import Warehouse
@@ -135,6 +136,8 @@ def headline_lines(warehouse: Warehouse, currency: str) -> list[str]:
         lines += _per_token(warehouse, currency)
     if _table_exists(warehouse, "inference_comparison"):
         lines += managed_lines(warehouse, currency)
+    if _table_exists(warehouse, "accelerator_portfolio"):
+        lines += portfolio_lines(warehouse, currency)
     if _table_exists(warehouse, "commitment_plan"):
         lines += commitment_plan_lines(warehouse, currency)
     return lines

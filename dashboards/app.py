@@ -25,6 +25,7 @@ PAGES = [
     st.Page(
         "pages/accelerator_efficiency.py", title="Accelerator efficiency", icon=":material/speed:"
     ),
+    st.Page("pages/portfolio.py", title="Portfolio", icon=":material/compare_arrows:"),
     st.Page(
         "pages/budgets_and_alerts.py", title="Budgets and alerts", icon=":material/notifications:"
     ),

@@ -23,6 +23,7 @@ PAGES = {
     "tokens": "pages/cost_per_million_tokens.py",
     "idle": "pages/idle_capacity.py",
     "efficiency": "pages/accelerator_efficiency.py",
+    "portfolio": "pages/portfolio.py",
     "budgets": "pages/budgets_and_alerts.py",
     "explorer": "pages/cost_explorer.py",
     "chargeback": "pages/chargeback.py",

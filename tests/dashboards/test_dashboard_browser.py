@@ -40,6 +40,7 @@ URLS = {
     "idle_capacity": "idle_capacity",
     "commitments": "commitments",
     "accelerator_efficiency": "accelerator_efficiency",
+    "portfolio": "portfolio",
     "budgets_and_alerts": "budgets_and_alerts",
 }
 CHART = '[data-testid="stVegaLiteChart"]'

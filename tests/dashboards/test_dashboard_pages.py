@@ -143,6 +143,28 @@ def test_efficiency_shows_honest_empty_states(open_page) -> None:
     assert len(at.get("vega_lite_chart")) == 1
 
 
+def test_portfolio_matches_its_marts_and_follows_filters(open_page, marts: Marts) -> None:
+    at = open_page("portfolio")
+    assert len(at.get("vega_lite_chart")) == 1  # USD per million tokens per class and family
+    shown = at.dataframe[0].value
+    total = marts.one("SELECT sum(effective_cost) FROM accelerator_portfolio")
+    assert shown["cost_usd"].sum() == total  # Decimal: every digit, managed rows included
+    side_by_side = marts.one("SELECT count(*) FROM model_portfolio")
+    if side_by_side:
+        assert len(at.dataframe[1].value) == side_by_side
+    else:
+        assert "No model ran on two families" in infos(at)
+
+    at = open_page("portfolio", {"workload": "pretraining", "accelerator": "H100-80GB"})
+    shown = at.dataframe[0].value
+    assert set(shown["workload_class"]) <= {"pretraining"}
+    assert set(shown["family"]) <= {"H100-80GB"}
+    assert shown["cost_usd"].sum() == marts.one(
+        "SELECT coalesce(sum(effective_cost), 0) FROM cost_per_run "
+        "WHERE workload_class = 'pretraining' AND accelerator_type = 'H100-80GB'"
+    )
+
+
 def test_budgets_and_alerts_match_their_tables(open_page, marts: Marts) -> None:
     at = open_page("budgets")
     _check_budgets(at, marts, current_only=False)

@@ -16,6 +16,7 @@ from decimal import Decimal as D
 
 import pytest
 
+from cli.portfolio_lines import portfolio_lines
 from models import query_sql
 from tests.models.conftest import Books
 from tests.models.rows import gpu, run, tpu
@@ -147,3 +148,15 @@ def test_one_model_on_two_families_side_by_side(ledger):
     assert gpu_side["times_cheapest"] == pytest.approx(1 / 0.336)
     assert {r["families"] for r in rows} == {2}
     assert {r["workload_class"] for r in rows} == {"online_inference"}
+
+
+def test_the_printout_says_where_each_workload_ran_cheapest(ledger):
+    # online_inference: TPU-v5p 0.336 per M tokens, 50% busy, no probe (no PFLOP figure); next
+    # H100 at 1.000 = 2.976 -> 3.0x. batch_inference: only H100 (80 / 100 Mtok = 0.8).
+    lines = portfolio_lines(ledger.warehouse, "USD")
+    assert lines[1].startswith("where should this workload run, 2026-10")
+    rows = [line.split() for line in lines[3:]]
+    assert rows == [
+        ["batch_inference", "H100-80GB", "0.8000", "-", "-", "only", "one", "family"],
+        ["online_inference", "TPU-v5p", "0.3360", "50%", "-", "H100-80GB", "1.0000", "(3.0x)"],
+    ]
