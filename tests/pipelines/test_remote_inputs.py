@@ -185,3 +185,37 @@ def test_a_path_matching_nothing_is_reported_and_the_rest_loads(
     con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
     assert con.execute("SELECT sum(cost) FROM billing_line_items").fetchone()[0] == Decimal("12.5")
     con.close()
+
+
+def test_a_dagster_run_of_three_days_lists_once_and_reads_only_their_objects(
+    fleet: Path, gcs: Emulator, tmp_path: Path
+) -> None:
+    """The ingest job as the daemon runs it (no `flopledger run` before it): the first step
+    that asks lists, every later step and day reuses it; spool and Monitoring objects are
+    chosen by the day their names say."""
+    from pipelines.asset_jobs import INGEST_JOB
+    from pipelines.definitions import build_definitions
+    from pipelines.instance import flopledger_instance
+
+    _upload(gcs, fleet)
+    remote = _remote_config(fleet, tmp_path / "remote")
+    defs = build_definitions(str(remote), START, END)
+    gcs.requests.clear()
+    with flopledger_instance(load_config(remote)) as instance:
+        result = defs.resolve_job_def(INGEST_JOB).execute_in_process(
+            instance=instance,
+            raise_on_error=False,
+            tags={
+                "dagster/asset_partition_range_start": "2026-10-02",
+                "dagster/asset_partition_range_end": "2026-10-03",
+            },
+        )
+    assert result.success
+    assert gcs.listings() == ["fleet"] * 10
+    downloads = Counter(gcs.downloads())
+    assert set(downloads.values()) == {1}
+    spool = {n.split("/")[2] for n in downloads if n.startswith("fleet/spool/")}
+    pages = {n.split("/")[2] for n in downloads if n.startswith("fleet/monitoring/")}
+    # Days 2 and 3; the spool also day 1, whose last file may run past midnight.
+    assert spool == {"dt=2026-10-01", "dt=2026-10-02", "dt=2026-10-03"}
+    assert pages == {"2026-10-02", "2026-10-03"}
