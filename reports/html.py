@@ -231,7 +231,7 @@ def render_page(report: MonthReport, revision: int, changes: Rows, now: datetime
     parts.append("<h3>By cost per million tokens</h3>")
     parts.append(_table(report.top_runs_by_cost_per_mtok(), run_cols))
     for grouping in ("experiment", "model"):
-        rows = report.group_rows(grouping)[:10]
+        rows = [r for r in report.group_rows(grouping) if r["runs"]][:10]
         parts.append(f"<h3>Top {grouping}s</h3>")
         parts.append(
             _table(

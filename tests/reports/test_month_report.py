@@ -1,0 +1,306 @@
+"""The month-close report on a simulated fleet spanning two months (2026-10-30 to 2026-11-01,
+8 GPUs, no TPU, no telemetry), run through the real pipeline once per module.
+
+Its totals must equal spend_monthly (invoice month) and team_chargeback (calendar month)
+exactly; a late October row (12.34 USD, no credits, no resource: shared cost) exported on
+2026-11-20 must produce revision 2 whose changes name +12.34 on the invoice, the books' shared
+cost and the chargeback total.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from datetime import datetime
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+from models import query_sql
+from reports.month import ReportError, closed_month, parse_month, read_month
+from tests.conftest import REPO, billing_row, write_ndjson
+
+ACCOUNT = "01A3F5-7C2B9D-4E8F10"  # the simulator's billing account
+LATE = Decimal("12.34")
+
+
+def _run(config: Path) -> None:
+    from pipelines.runner import run_pipeline
+    from settings import load_config
+
+    report = run_pipeline(load_config(config), config)
+    assert report.succeeded, report.failures
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from simulator import simulate
+
+    out = tmp_path_factory.mktemp("fleet")
+    simulate(
+        out,
+        gpus=8,
+        tpu_chips=0,
+        days=3,
+        seed=1,
+        start=parse_month("2026-10").replace(day=30),
+        telemetry=False,
+    )
+    _run(out / "flopledger.yaml")
+    return out
+
+
+def _rows(fleet: Path, sql: str, params: dict | None = None) -> list[dict]:
+    from settings import load_config
+    from warehouse import open_warehouse
+
+    return (
+        open_warehouse(load_config(fleet / "flopledger.yaml").warehouse)
+        .query(sql, params)
+        .to_pylist()
+    )
+
+
+def _report(fleet: Path, month: str):  # type: ignore[no-untyped-def]
+    return read_month(lambda sql, p: _rows(fleet, sql, p), parse_month(month))
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    with path.open() as f:
+        return list(csv.DictReader(f))
+
+
+def test_months_close_after_the_settle_days() -> None:
+    # October ends at 2026-11-01 00:00; with 5 settle days its report is due from 11-06 00:00.
+    assert closed_month(datetime(2026, 11, 5, 23, 59), 5) == parse_month("2026-09")
+    assert closed_month(datetime(2026, 11, 6, 0, 0), 5) == parse_month("2026-10")
+    assert closed_month(datetime(2027, 1, 1, 7), 0) == parse_month("2026-12")
+    for bad in ("2026-13", "2026-1", "october", "2026-10-01", ""):
+        with pytest.raises(ReportError, match="YYYY-MM"):
+            parse_month(bad)
+
+
+def test_totals_equal_spend_monthly_and_team_chargeback(fleet: Path) -> None:
+    for month in ("2026-10", "2026-11"):
+        report = _report(fleet, month)
+        ym = month.replace("-", "")
+        invoice = _rows(
+            fleet,
+            "SELECT billing_account_id, currency, sum(effective_cost) AS usd, "
+            "sum(effective_cost_in_currency) AS cur FROM spend_monthly WHERE invoice_month = ? "
+            "GROUP BY ALL",
+            [ym],
+        )
+        assert invoice and {
+            (r["billing_account_id"], r["currency"], r["usd"], r["cur"]) for r in invoice
+        } == {
+            (
+                r["billing_account_id"],
+                r["currency"],
+                r["effective_cost"],
+                r["effective_cost_in_currency"],
+            )
+            for r in report.invoice
+        }
+        assert report.invoice_total() == sum(r["usd"] for r in invoice)
+        charged = _rows(
+            fleet,
+            "SELECT team, total_cost FROM team_chargeback WHERE month = CAST(? AS DATE)",
+            [f"{month}-01"],
+        )
+        reported = {r["team"]: r for r in report.chargeback}
+        assert charged and all(
+            reported[r["team"]]["total_cost"] == r["total_cost"] for r in charged
+        )
+        # A team charged only the month before stands with 0 and its earlier total.
+        extra = set(reported) - {r["team"] for r in charged}
+        assert all(
+            reported[t]["total_cost"] == 0 and reported[t]["previous_total_cost"] for t in extra
+        )
+        assert report.chargeback_total() == sum(r["total_cost"] for r in charged)
+        # The books' split of each account adds up to its invoice figure in USD.
+        for split in report.split:
+            parts = split["run_cost"] + split["unallocated_idle_cost"] + split["shared_cost"]
+            inv = next(
+                r for r in report.invoice if r["billing_account_id"] == split["billing_account_id"]
+            )
+            assert parts == split["effective_cost"] == inv["effective_cost"]
+
+
+def test_the_command_writes_csv_and_a_page_then_revises_after_a_late_row(
+    fleet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = str(fleet / "flopledger.yaml")
+    out = fleet / "reports"
+    assert (
+        main(["report", "month", "--config", config, "--month", "2026-10", "--out", str(out)]) == 0
+    )
+    r1 = out / "2026-10" / "r1"
+    invoice_csv = _csv(r1 / "invoice.csv")
+    # Money exact: the CSV carries the mart's nano-dollars as plain decimal text.
+    expected = _rows(
+        fleet, "SELECT sum(effective_cost) AS e FROM spend_monthly WHERE invoice_month = '202610'"
+    )[0]["e"]
+    assert sum(Decimal(r["effective_cost"]) for r in invoice_csv) == expected
+    assert all("E" not in r["effective_cost"] for r in invoice_csv)
+    chargeback_csv = _csv(r1 / "chargeback.csv")
+    assert (
+        sum(Decimal(r["total_cost"]) for r in chargeback_csv)
+        == _rows(
+            fleet,
+            "SELECT sum(total_cost) AS t FROM team_chargeback WHERE month = DATE '2026-10-01'",
+        )[0]["t"]
+    )
+    page = (r1 / "month-2026-10-r1.html").read_text()
+    assert "<svg" in page and "http://" not in page.replace(
+        'xmlns="http://www.w3.org/2000/svg"', ""
+    )
+    assert "Revision 2" not in page and "<script" not in page
+    # A rerun with nothing changed writes nothing.
+    assert (
+        main(["report", "month", "--config", config, "--month", "2026-10", "--out", str(out)]) == 0
+    )
+    assert "unchanged since revision 1" in capsys.readouterr().out
+    assert not (out / "2026-10" / "r2").exists()
+
+    before = _report(fleet, "2026-10")
+    late = billing_row(
+        hour="2026-10-31 10",
+        sku="Cloud Storage Standard in Americas",
+        resource=None,
+        cost=str(LATE),
+        project="acme-llm-prod",
+        export_time="2026-11-20 04:00:00 UTC",
+        billing_account_id=ACCOUNT,
+    )
+    write_ndjson(fleet / "billing" / "2026-11-20" / "late.ndjson", [late])
+    _run(fleet / "flopledger.yaml")
+    assert (
+        main(["report", "month", "--config", config, "--month", "2026-10", "--out", str(out)]) == 0
+    )
+    printed = capsys.readouterr().out
+    assert "revision 2 written" in printed
+    r2 = out / "2026-10" / "r2"
+    changes = {r["figure"]: Decimal(r["change"]) for r in _csv(r2 / "changes.csv")}
+    # Hand-worked: the late row has no credits and no resource, so it is 12.34 of effective
+    # cost on the October invoice, all of it shared cost, all of it charged to teams.
+    assert changes["invoice effective_cost"] == LATE
+    assert changes[f"invoice {ACCOUNT} USD effective_cost"] == LATE
+    assert changes[f"books {ACCOUNT} shared_cost"] == LATE
+    assert changes["chargeback total_cost"] == LATE
+    after = _report(fleet, "2026-10")
+    assert after.invoice_total() - before.invoice_total() == LATE
+    page2 = (r2 / "month-2026-10-r2.html").read_text()
+    assert "Revision 2" in page2 and "+12.34" in page2
+    manifest = json.loads((out / "2026-10" / "manifest.json").read_text())
+    assert [r["revision"] for r in manifest["revisions"]] == [1, 2]
+    assert Decimal(manifest["revisions"][1]["totals"]["invoice effective_cost"]) == (
+        Decimal(manifest["revisions"][0]["totals"]["invoice effective_cost"]) + LATE
+    )
+    assert (r1 / "month-2026-10-r1.html").read_text() == page  # the first report is kept
+
+
+def test_bad_input_is_one_line(
+    fleet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = str(fleet / "flopledger.yaml")
+    assert main(["report", "month", "--config", config, "--month", "2026-13"]) == 1
+    assert "month must be YYYY-MM" in capsys.readouterr().err
+    assert (
+        main(["report", "month", "--config", config, "--month", "2031-01", "--out", str(tmp_path)])
+        == 1
+    )
+    assert "no billing rows for 2031-01" in capsys.readouterr().err
+    (tmp_path / "2026-11").mkdir()
+    (tmp_path / "2026-11" / "manifest.json").write_text("{not json")
+    assert (
+        main(["report", "month", "--config", config, "--month", "2026-11", "--out", str(tmp_path)])
+        == 1
+    )
+    err = capsys.readouterr().err.strip()
+    assert "manifest.json: not a readable manifest" in err and len(err.splitlines()) == 1
+
+
+def test_the_asset_writes_the_closed_month_and_raises_an_alert_with_its_link(fleet: Path) -> None:
+    """The schedule's asset at 2026-12-06 07:00 (5 settle days after November's end) writes
+    November and stores a month_report alert, which the alert_notifier sensor sends."""
+    import dagster as dg
+
+    from pipelines.month_report import build_schedule, month_report_asset
+    from pipelines.resources import Flopledger
+    from pipelines.run_tags import NOW_TAG
+    from settings import SchedulesConfig
+
+    schedule = build_schedule(SchedulesConfig())
+    context = dg.build_schedule_context(scheduled_execution_time=datetime(2026, 12, 6, 7))
+    request = schedule.evaluate_tick(context).run_requests[0]
+    assert request.tags[NOW_TAG] == "2026-12-06T07:00:00"
+    result = dg.materialize(
+        [month_report_asset],
+        resources={"flopledger": Flopledger(config_path=str(fleet / "flopledger.yaml"))},
+        tags=request.tags,
+    )
+    assert result.success
+    alerts = _rows(
+        fleet,
+        query_sql("alerts_raised_between"),
+        {"start": datetime(2026, 12, 6), "end": datetime(2026, 12, 7)},
+    )
+    mine = [a for a in alerts if a["kind"] == "month_report"]
+    assert [a["alert_id"] for a in mine] == ["month_report:2026-11:r1"]
+    details = json.loads(
+        _rows(fleet, "SELECT details FROM alerts WHERE alert_id = 'month_report:2026-11:r1'")[0][
+            "details"
+        ]
+    )
+    page = Path(details["link"])
+    assert page.name == "month-2026-11-r1.html" and page.is_file()
+    assert page.parent.parent.parent == fleet / "reports"  # month_report.out, beside the config
+    assert details["link"] in mine[0]["message"]
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs /usr/bin/chromium")
+def test_the_page_renders_in_chromium(fleet: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    out = fleet / "browser"
+    assert (
+        main(
+            [
+                "report",
+                "month",
+                "--config",
+                str(fleet / "flopledger.yaml"),
+                "--month",
+                "2026-11",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    page_path = out / "2026-11" / "r1" / "month-2026-11-r1.html"
+    fetched: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.on("request", lambda r: fetched.append(r.url))
+            page.goto(page_path.as_uri())
+            text = page.inner_text("body")
+            assert "Month close: 2026-11" in text and "Invoice reconciliation" in text
+            assert "Chargeback total" in text and "Biggest movers" in text
+            bars = page.evaluate(
+                "() => Array.from(document.querySelectorAll('svg rect')).filter("
+                "r => r.getBoundingClientRect().width > 0).length"
+            )
+            assert bars >= 3
+            page.screenshot(path=str(REPO / "docs" / "img" / "month-report.png"), full_page=True)
+        finally:
+            browser.close()
+    assert fetched == [page_path.as_uri()]  # nothing fetched but the page itself
