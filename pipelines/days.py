@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 
 from collectors.cloud_monitoring.pages import page_days
+from collectors.focus.read import read_focus_files
 from collectors.gcp_billing.days import usage_days
 from collectors.inference.days import managed_days
 from collectors.jobs.read import read_jobs_files
@@ -64,6 +65,12 @@ def _managed(config: Config, run_key: str | None = None) -> set[date]:
     )
 
 
+def _focus(config: Config, run_key: str | None = None) -> set[date]:
+    """The days of the FOCUS rows' charge period starts (files are read whole)."""
+    read = read_focus_files(source_inputs(config, "focus", run_key).paths, _limits(config))
+    return set(read.table["charge_day"].to_pylist())
+
+
 def _kubernetes(config: Config, run_key: str | None = None) -> set[date]:
     """The submission days of the pods' runs (sources.kubernetes)."""
     source = config.sources.kubernetes
@@ -89,6 +96,7 @@ DAY_FINDERS = {
     "managed_inference": _managed,
     "kubernetes": _kubernetes,
     "cloud_monitoring": _monitoring,
+    "focus": _focus,
 }
 
 

@@ -22,6 +22,7 @@ from pipelines.progress import progress_logger
 from pipelines.resources import Flopledger
 from pipelines.sources import (
     cloud_monitoring,
+    focus,
     gcp_billing,
     jobs,
     managed_inference,
@@ -31,7 +32,7 @@ from pipelines.sources import (
 from settings import Config, ConfigError, SchedulesConfig, load_config
 
 # Each source package has build(partitions) -> dg.Definitions. Add a source here.
-SOURCES = [gcp_billing, jobs, nvml_spool, cloud_monitoring, probes, managed_inference]
+SOURCES = [gcp_billing, jobs, nvml_spool, cloud_monitoring, probes, managed_inference, focus]
 
 REPO = Path(__file__).resolve().parent.parent
 

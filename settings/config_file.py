@@ -305,8 +305,6 @@ def load_config(path: str | Path, warn: bool = True) -> Config:
         raise ConfigError(
             f"{path}: warehouse.kind: {config.warehouse.kind!r} is not implemented yet (use duckdb)"
         )
-    if warn and config.sources.focus is not None:
-        log.warning("sources.focus: FOCUS ingest is not built yet; those files are not read")
     return _absolute(config, path.resolve().parent, warn)
 
 

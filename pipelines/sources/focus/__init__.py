@@ -1,0 +1,15 @@
+"""FOCUS cost and usage datasets (any provider: AWS, Microsoft, Oracle, Google Cloud ...) into
+`focus_line_items`.
+
+Every source has the same files: `assets.py` (`build_assets(partitions)`) and `checks.py`
+(`build_checks()`). The jobs and schedules that run them are in `pipelines/`."""
+
+import dagster as dg
+
+from pipelines.sources.focus import assets, checks
+
+
+def build(partitions: dg.PartitionsDefinition) -> dg.Definitions:
+    return dg.Definitions(
+        assets=assets.build_assets(partitions), asset_checks=checks.build_checks()
+    )

@@ -1,0 +1,80 @@
+"""FOCUS files into `focus_line_items`, by the UTC day of each row's charge period start.
+
+FOCUS files are read whole (a provider restates a month in place), so besides the window's
+days every day the files hold differently from what is loaded is replaced: late rows are never
+lost for falling outside the scheduled window. Days the files no longer hold are left alone."""
+
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from typing import Any
+
+import dagster as dg
+
+from collectors.focus.read import FocusRead, read_focus_files
+from models import query_sql
+from pipelines.inputs import SourceInputs, source_inputs
+from pipelines.loading import counts_metadata, replace_days, run_limits, store_quarantine
+from pipelines.partitions import window_days
+from pipelines.resources import Flopledger
+from settings import Config
+
+TABLE = "focus_line_items"
+
+
+def read_all(config: Config, run_key: str | None = None) -> tuple[SourceInputs, FocusRead]:
+    """The configured FOCUS files (local or gs://, listed once per run under `run_key`), read."""
+    inputs = source_inputs(config, "focus", run_key)
+    return inputs, read_focus_files(inputs.paths, run_limits(config, datetime.now(UTC)))
+
+
+def days_to_replace(warehouse: Any, read: FocusRead, window: list[date]) -> list[date]:
+    """The window's days and every day whose rows or billed cost differ from what is loaded."""
+    loaded = {
+        row["day"]: (row["n"], row["amount"])
+        for row in warehouse.query(query_sql("focus_loaded_days")).to_pylist()
+    }
+    held: dict[date, tuple[int, Decimal]] = {}
+    for day, cost in zip(
+        read.table["charge_day"].to_pylist(), read.table["billed_cost"].to_pylist(), strict=True
+    ):
+        n, total = held.get(day, (0, Decimal(0)))
+        held[day] = (n + 1, total + cost)
+    return sorted(set(window) | {d for d, p in held.items() if loaded.get(d) != p})
+
+
+def load(warehouse: Any, read: FocusRead, window: list[date]) -> dict[str, int]:
+    """Replace the chosen days, store the quarantined rows; the counts for the run report."""
+    days = days_to_replace(warehouse, read, window)
+    rows = replace_days(warehouse, TABLE, "charge_day", read.table, days)
+    store_quarantine(warehouse, read.quarantined)
+    return {
+        "rows_read": read.table.num_rows + len(read.quarantined) + read.duplicates,
+        "rows_loaded": rows.num_rows,
+        "rows_duplicate": read.duplicates,
+        "rows_quarantined": len(read.quarantined),
+    }
+
+
+def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
+    @dg.asset(
+        name=TABLE,
+        group_name="raw",
+        partitions_def=partitions,
+        backfill_policy=dg.BackfillPolicy.single_run(),
+        kinds={"duckdb"},
+        description="FOCUS cost and usage rows of every provider (sources.focus).",
+    )
+    def focus_line_items(context: dg.AssetExecutionContext, flopledger: Flopledger):
+        config = flopledger.config()
+        if config.sources.focus is None:
+            return dg.MaterializeResult(
+                metadata={"skipped": dg.MetadataValue.text("not configured")}
+            )
+        inputs, read = read_all(config, context.run_id)
+        counts = load(flopledger.warehouse(), read, window_days(context))
+        context.log.info(
+            f"focus: {counts['rows_loaded']} rows loaded, {counts['rows_quarantined']} quarantined"
+        )
+        return dg.MaterializeResult(metadata=counts_metadata(**counts) | inputs.metadata(context))
+
+    return [focus_line_items]
