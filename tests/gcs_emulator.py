@@ -3,7 +3,8 @@
 The real google-cloud-storage client talks to it (`STORAGE_EMULATOR_HOST`). The count wraps
 the emulator's own request router, so it sees every HTTP request the client sent: listings
 (`GET .../b/<bucket>/o`) and downloads (`alt=media`). A bucket named in `forbidden` answers
-403 to everything, as Cloud Storage does for a caller without the role.
+403 to everything, one in `unreadable` to downloads only, as Cloud Storage does for a caller
+without the role (or with `storage.objects.list` but not `storage.objects.get`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class Emulator:
     endpoint: str
     requests: list[tuple[str, str, dict[str, list[str]]]] = field(default_factory=list)
     forbidden: set[str] = field(default_factory=set)
+    unreadable: set[str] = field(default_factory=set)  # buckets that list but refuse downloads
 
     def listings(self) -> list[str]:
         """The bucket of each object listing."""
@@ -73,7 +75,8 @@ def running_emulator(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
         method = handler.headers.get("x-http-method-override") or method
         url = urlsplit(handler.path)
         emulator.requests.append((method, url.path, parse_qs(url.query)))
-        if any(f"/b/{b}/" in url.path or url.path.endswith(f"/b/{b}") for b in emulator.forbidden):
+        refused = emulator.forbidden | (emulator.unreadable if "alt=media" in url.query else set())
+        if any(f"/b/{b}/" in url.path or url.path.endswith(f"/b/{b}") for b in refused):
             body = b'{"error": {"code": 403, "message": "caller does not have storage.objects.list access"}}'
             handler.send_response(403)
             handler.send_header("Content-Type", "application/json")

@@ -109,6 +109,19 @@ def test_missing_bucket_and_refused_listing_are_one_line_errors(
     assert str(refused.value).startswith("gs://locked/billing/: permission denied listing objects")
 
 
+def test_a_refused_download_is_a_one_line_error(tmp_path: Path, gcs: Emulator) -> None:
+    gcs.upload_tree(_tree(tmp_path / "disk"), "inputs")
+    gcs.unreadable.add("inputs")
+    cache = InputCache(tmp_path / "cache", reader_client)
+    listing = cache.listing(["gs://inputs/probes"], None)  # listing is allowed
+    with pytest.raises(StorageError) as refused:
+        cache.fetch(listing.objects)
+    assert str(refused.value).startswith(
+        "gs://inputs/probes/probe_results.jsonl: permission denied reading (needs storage.objects.get"
+    )
+    assert "\n" not in str(refused.value)
+
+
 def test_no_credentials_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("STORAGE_EMULATOR_HOST", raising=False)
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "absent.json"))
