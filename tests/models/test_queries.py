@@ -33,6 +33,7 @@ from budgets.spend import scoped_daily_spend
 from cli.headline import headline_lines
 from pipelines.resources import Flopledger
 from pipelines.runner import run_pipeline
+from reports.month import read_month
 from settings import load_config
 from tests.conftest import billing_row, credit, run_record, write_ndjson
 from warehouse import Warehouse, open_warehouse
@@ -135,6 +136,8 @@ def _read_like_the_cli(warehouse: Warehouse, root: Path) -> None:
     env = {"FLOPLEDGER_TEST_HOOK": "http://hook.invalid/"}
     _, outcome = deliver_pending(warehouse, budgets, env, NOW, {}, post=lambda url, payload: None)
     assert outcome.sent  # so the delivery update ran
+    # `flopledger report month` and the month_report asset (reports/month.py)
+    assert read_month(lambda sql, p: warehouse.query(sql, p).to_pylist(), date(2026, 10, 1)).invoice
 
 
 @pytest.fixture(scope="module")

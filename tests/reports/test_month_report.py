@@ -304,3 +304,22 @@ def test_the_page_renders_in_chromium(fleet: Path) -> None:
         finally:
             browser.close()
     assert fetched == [page_path.as_uri()]  # nothing fetched but the page itself
+
+
+def test_the_schedule_and_job_load_with_the_workspace(tmp_path: Path) -> None:
+    """The daemon loads them from the definitions: cron from the config, UTC, the writer job."""
+    from pipelines.asset_jobs import WAREHOUSE_TAG
+    from pipelines.definitions import build_definitions
+
+    config = tmp_path / "flopledger.yaml"
+    config.write_text(
+        "history_start: 2026-10-01\nwarehouse: {path: w.duckdb}\n"
+        'schedules: {month_report: "30 8 * * *"}\nmonth_report: {settle_days: 3}\n'
+    )
+    defs = build_definitions(str(config))
+    schedule = defs.get_schedule_def("month_report_daily")
+    assert (schedule.cron_schedule, schedule.execution_timezone) == ("30 8 * * *", "UTC")
+    assert schedule.job_name == "month_report"
+    job = defs.resolve_job_def("month_report")
+    assert job.tags[WAREHOUSE_TAG] == "writer"  # one writer at a time, as every job
+    assert not (tmp_path / "w.duckdb").exists()
