@@ -116,6 +116,7 @@ REQUIRED = ("ProviderName", "ChargeCategory", "ChargePeriodStart", "ChargePeriod
 # Mandatory in every version, but a row reads clearly without them: flagged.
 MANDATORY_COSTS = ("EffectiveCost", "ListCost", "ContractedCost")
 NULL_TEXT = "NULL"
+REPORTING_CURRENCY = "USD"  # settings: reporting_currency is USD only
 
 
 def snake(name: str) -> str:
@@ -299,6 +300,11 @@ def focus_row(
             issues.append(f"{name} is null (mandatory)")
     if row["billing_currency"] is None:
         raise Refused("BillingCurrency is null (the costs cannot be converted)")
+    if row["billing_currency"] != REPORTING_CURRENCY:
+        raise Refused(
+            f"BillingCurrency {row['billing_currency']!r}: FOCUS carries no rate to USD, the"
+            " reporting currency (quarantined until an FX file is applied)"
+        )
     category = row["charge_category"]
     if (
         category in ("Usage", "Purchase")

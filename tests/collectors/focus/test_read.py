@@ -141,6 +141,7 @@ def test_rows_whose_meaning_is_unclear_are_quarantined(tmp_path):
                 "AWS,Usage,2026-03-01T01:00:00Z,2026-03-01T00:00:00Z,1.00,USD",
                 "AWS,Usage,2026-03-01T00:00:00Z,2026-03-01T01:00:00Z,one,USD",
                 "AWS,Usage,1970-01-01T00:00:00Z,1970-01-01T01:00:00Z,1.00,USD",
+                "Microsoft,Usage,2026-03-01T00:00:00Z,2026-03-01T01:00:00Z,1.00,EUR",
                 "AWS,usage,2026-03-01T00:00:00Z,2026-03-01T01:00:00Z,1.00,USD",
             ]
         )
@@ -148,12 +149,13 @@ def test_rows_whose_meaning_is_unclear_are_quarantined(tmp_path):
     )
     read = read_focus_files([path])
     reasons = [q.reason for q in read.quarantined]
-    assert [q.line for q in read.quarantined] == [2, 3, 4, 5, 6]
+    assert [q.line for q in read.quarantined] == [2, 3, 4, 5, 6, 7]
     assert reasons[0].startswith("ProviderName is null")
     assert reasons[1].startswith("ChargeCategory 'Refund' is not one of")
     assert reasons[2].startswith("ChargePeriodEnd")
     assert reasons[3].startswith("BilledCost:")
     assert "plausible window" in reasons[4]
+    assert reasons[5].startswith("BillingCurrency 'EUR': FOCUS carries no rate to USD")
     (kept,) = read.table.to_pylist()
     assert kept["charge_category"] == "Usage" and "ChargeCategory 'usage'" in kept["spec_issues"]
 

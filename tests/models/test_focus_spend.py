@@ -1,0 +1,38 @@
+"""spend_daily names every provider: FOCUS rows under their ProviderName as written, Google's
+export rows under gcp as before. By hand: the public FOCUS sample's per-provider totals (its
+README's exact sums) beside one GCP GPU hour of 80.00."""
+
+from decimal import Decimal as D
+from pathlib import Path
+
+from collectors.focus.read import read_focus_files
+from tests.models.rows import gpu, run
+
+SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "focus" / "focus_sample.csv"
+
+
+def test_spend_daily_shows_every_provider(books):
+    books.warehouse.ensure_schema()
+    books.warehouse.replace_all("focus_line_items", read_focus_files([SAMPLE]).table)
+    b = books.build(
+        [gpu("2026-10-01 00", 80)], [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")]
+    )
+    rows = b.rows(
+        "SELECT provider, sum(billed_cost) AS billed, sum(credits_total) AS credits,"
+        " sum(effective_cost) AS effective FROM spend_daily GROUP BY 1 ORDER BY 1"
+    )
+    # AWS: BilledCost 18.00663861840 in all, of which its one Credit row (line 458, AWS Open
+    # Source Promotional Credits) is -2.61370000000: billed before credits 18.00663861840 +
+    # 2.6137 = 20.62033861840. EffectiveCost as the files say: AWS 13, Oracle 0.
+    assert rows == [
+        {"provider": "AWS", "billed": D("20.62033861840"), "credits": D("-2.6137"),
+         "effective": D("13")},
+        {"provider": "Microsoft", "billed": D("1.97651418586"), "credits": D("0"),
+         "effective": D("1.97651418586")},
+        {"provider": "Oracle", "billed": D("0.53707392473"), "credits": D("0"), "effective": D("0")},
+        {"provider": "gcp", "billed": D("80"), "credits": D("0"), "effective": D("80")},
+    ]  # fmt: skip
+    # The sample's 30 September days, and 1 October 2026 for the GCP hour.
+    assert b.one("SELECT count(DISTINCT day) FROM spend_daily") == 31
+    categories = {r["category"] for r in b.rows("SELECT DISTINCT category FROM spend_daily")}
+    assert {"compute", "storage", "network", "other", "accelerator"} <= categories
