@@ -174,7 +174,8 @@ class Agent:
         self.pods.refresh(self.clock.monotonic())
         gpus = self.sampler.gpus
         return self.pods.pods(
-            [(g.index, g.uuid) for g in gpus] + [(g.index, m) for g in gpus for m in g.mig_uuids]
+            [(g.index, g.uuid) for g in gpus] + [(g.index, m) for g in gpus for m in g.mig_uuids],
+            minors={g.index: g.minor for g in gpus if g.minor is not None},
         )
 
     def _write(self, rows: list[dict[str, object]]) -> None:

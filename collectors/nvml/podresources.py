@@ -7,8 +7,12 @@ container lists the device ids the device plugin gave it, per resource (`nvidia.
 
 - NVIDIA's device plugin: the GPU UUID (`GPU-...`), or a MIG device's UUID (`MIG-...`,
   tied to its GPU by the sampler, which asks NVML for each GPU's MIG devices);
-- GKE's device plugin: the device file, `nvidia<N>` (N the GPU's minor number, which is its
-  NVML index on GKE nodes), and `nvidia<N>/gi<M>` for MIG slice M of GPU N.
+- GKE's device plugin: the device file, `nvidia<N>`, and `nvidia<N>/gi<M>` for MIG slice M
+  of GPU N. N is the GPU's device minor number (`/dev/nvidia<N>`), not its NVML index (NVML
+  orders GPUs by PCI bus; the driver numbers device files its own way), so the sampler asks
+  NVML for each GPU's minor number (`nvmlDeviceGetMinorNumber`, as dcgm-exporter maps them)
+  and a GKE name is matched by it; a GPU whose minor number NVML did not give is matched by
+  UUID only.
 
 A GPU held by exactly one pod is labelled with that pod; a GPU held by none, or whose MIG
 slices went to several pods, is labelled with nothing (the minute's row then says null).
@@ -71,20 +75,24 @@ def list_device_pods(socket_path: str | Path, timeout_s: float = 2.0) -> dict[st
 
 
 def pods_by_gpu(
-    device_pods: Mapping[str, PodRef], gpus: Iterable[tuple[int, str | None]]
+    device_pods: Mapping[str, PodRef],
+    gpus: Iterable[tuple[int, str | None]],
+    minors: Mapping[int, int] | None = None,
 ) -> dict[int, PodRef | None]:
     """GPU index -> the one pod holding it (by UUID or GKE device name), else None.
 
     `gpus` is (index, UUID) pairs; a GPU in MIG mode appears once more per MIG device,
-    with that device's UUID."""
+    with that device's UUID. `minors` is NVML index -> device minor number: GKE's
+    `nvidia<N>` is the GPU whose minor number is N (no minor number: no GKE match)."""
     gpus = list(gpus)
     holders: dict[int, set[PodRef]] = {}
     by_uuid = {uuid: index for index, uuid in gpus if uuid}
+    by_minor = {minor: index for index, minor in (minors or {}).items()}
     indexes = {index for index, _ in gpus} | set(by_uuid.values())
     for device_id, pod in device_pods.items():
         index = by_uuid.get(device_id)
         if index is None and (match := _GKE_DEVICE.match(device_id)):
-            index = int(match.group(1))
+            index = by_minor.get(int(match.group(1)))
         if index is not None and index in indexes:
             holders.setdefault(index, set()).add(pod)
     return {i: next(iter(holders[i])) if len(holders.get(i, ())) == 1 else None for i in indexes}
@@ -194,7 +202,10 @@ class PodResolver:
             self._uids[key] = self.uid_lookup(pod.namespace, pod.name)
         return PodRef(pod.namespace, pod.name, self._uids[key])
 
-    def pods(self, gpus: Iterable[tuple[int, str | None]]) -> dict[int, PodRef | None]:
-        """GPU index -> pod for the GPUs given as (index, uuid), from the latest answer."""
+    def pods(
+        self, gpus: Iterable[tuple[int, str | None]], minors: Mapping[int, int] | None = None
+    ) -> dict[int, PodRef | None]:
+        """GPU index -> pod for the GPUs given as (index, uuid), from the latest answer;
+        `minors` (index -> device minor number) matches GKE's `nvidia<N>` names."""
         device_pods = self._device_pods  # one read: the thread swaps it whole
-        return pods_by_gpu(device_pods, gpus) if device_pods else {}
+        return pods_by_gpu(device_pods, gpus, minors) if device_pods else {}

@@ -66,6 +66,7 @@ class _Gpu:
     gpm_request: Any = None
     xid_registered: bool = False
     mig_uuids: list[str] = field(default_factory=list)  # MIG devices, when in MIG mode
+    minor: int | None = None  # /dev/nvidia<minor>: how GKE's device plugin names the GPU
 
 
 class GpuSampler:
@@ -102,6 +103,8 @@ class GpuSampler:
         self._setup_gpm(gpu)
         self._register_xid(gpu)
         gpu.mig_uuids = self._mig_uuids(handle)
+        minor = self.nvml.query("nvmlDeviceGetMinorNumber", handle)
+        gpu.minor = minor if isinstance(minor, int) else None
         return gpu
 
     def _mig_uuids(self, handle: Any) -> list[str]:

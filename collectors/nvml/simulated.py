@@ -21,7 +21,7 @@ from __future__ import annotations
 import ctypes
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -138,8 +138,14 @@ class SimulatedNvml:
         scenario: str | Scenario = "training",
         gpus: int = 8,
         clock: Callable[[], float] = time.monotonic,
+        minor_numbers: Sequence[int] | None = None,
     ) -> None:
         self.scenario = SCENARIOS[scenario] if isinstance(scenario, str) else scenario
+        # /dev/nvidia<minor> of each GPU, by NVML index: the driver's numbering, which need
+        # not follow NVML's PCI-bus order (default: the same).
+        self.minor_numbers = list(minor_numbers) if minor_numbers is not None else list(range(gpus))
+        if len(self.minor_numbers) != gpus:
+            raise ValueError(f"{gpus} GPUs need {gpus} minor numbers, got {self.minor_numbers}")
         self.gpu_name, self.gpu = _capture(self.scenario.model)
         self.gpu_count = gpus
         self.clock = clock
@@ -225,6 +231,10 @@ class SimulatedNvml:
         if isinstance(handle, _SimMigHandle):
             return f"MIG-5e1f0000-0000-4000-8000-{handle.index:06x}{handle.slot:06x}"
         return f"GPU-5e1f0000-0000-4000-8000-{handle.index:012x}"
+
+    def nvmlDeviceGetMinorNumber(self, handle: _SimHandle) -> int:
+        self._enter("nvmlDeviceGetMinorNumber", handle)
+        return self.minor_numbers[handle.index]
 
     def nvmlDeviceGetMigMode(self, handle: _SimHandle) -> list[int]:
         self._enter("nvmlDeviceGetMigMode", handle)

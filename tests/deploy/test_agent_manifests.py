@@ -106,6 +106,9 @@ def test_agent_daemonset_hangs_together() -> None:
     mounts = {m["mountPath"]: m for m in container["volumeMounts"]}
     driver = mounts["/usr/local/nvidia"]
     assert volumes[driver["name"]]["hostPath"]["path"] == "/home/kubernetes/bin/nvidia"
+    # Unchecked: GPU-operator nodes (the affinity's second term) have no such directory, and
+    # `Directory` (or `DirectoryOrCreate`'s empty stand-in) would fail or fake the driver there.
+    assert volumes[driver["name"]]["hostPath"].get("type", "") == ""
     socket = PurePosixPath(args["pod-resources"])
     assert volumes[mounts[str(socket.parent)]["name"]]["hostPath"]["path"] == str(socket.parent)
     labels = PurePosixPath(args["node-labels"])

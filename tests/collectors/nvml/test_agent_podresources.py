@@ -115,7 +115,23 @@ def test_agent_pods_by_gpu_uuid_gke_names_and_mig() -> None:
         "nvidia9": a,  # not a GPU of this node
     }
     gpus = [(i, uuid(i)) for i in range(6)]
-    assert pods_by_gpu(device_pods, gpus) == {0: a, 1: b, 2: None, 3: None, 4: c, 5: None}
+    minors = {i: i for i in range(6)}
+    assert pods_by_gpu(device_pods, gpus, minors) == {0: a, 1: b, 2: None, 3: None, 4: c, 5: None}
+
+
+def test_agent_pods_by_gpu_maps_gke_names_by_minor_number() -> None:
+    """GKE's `nvidia<N>` is /dev/nvidia<N>, N the device minor number, not the NVML index.
+    Minor numbers by NVML index 0..3: 2, 3, 0, 1 (NVML orders by PCI bus, the driver its
+    own way). `nvidia0` is therefore GPU 2, `nvidia3` GPU 1, `nvidia1/gi0` (a MIG slice of
+    minor 1) GPU 3; GPU 0 (minor 2) is nobody's. Without minor numbers a GKE name matches
+    no GPU (never guessed from the index); UUIDs still match."""
+    a, b, c = PodRef("ml", "a"), PodRef("ml", "b"), PodRef("ml", "c")
+    device_pods = {"nvidia0": a, "nvidia3": b, "nvidia1/gi0": c}
+    gpus = [(i, uuid(i)) for i in range(4)]
+    minors = {0: 2, 1: 3, 2: 0, 3: 1}
+    assert pods_by_gpu(device_pods, gpus, minors) == {0: None, 1: b, 2: a, 3: c}
+    assert pods_by_gpu(device_pods, gpus) == {0: None, 1: None, 2: None, 3: None}
+    assert pods_by_gpu({uuid(3): a}, gpus) == {0: None, 1: None, 2: None, 3: a}
 
 
 class KubeApi(BaseHTTPRequestHandler):
@@ -366,3 +382,25 @@ def test_agent_sampler_lists_mig_devices_only_in_mig_mode() -> None:
         sampler.discover()
         assert sampler.gpus[1].mig_uuids == expected, scenario
         sampler.close()
+
+
+def test_agent_labels_gke_device_names_by_minor_number(tmp_path: Path, socket_dir: Path) -> None:
+    """A node whose driver numbered its device files against NVML's order: NVML GPU 0 is
+    /dev/nvidia1, GPU 1 is /dev/nvidia0 (minor numbers 1, 0). GKE's device plugin gives
+    `nvidia0` to infer-b: that is NVML GPU 1, so GPU 1's row names infer-b and GPU 0's none."""
+    server = serve(
+        Kubelet(lambda: [pod("ml", "infer-b", [("nvidia.com/gpu", ["nvidia0"])])]),
+        socket_dir / "kubelet.sock",
+    )
+    clock = ManualClock(epoch_s=START.timestamp())
+    backend = SimulatedNvml("training", gpus=2, clock=clock.monotonic, minor_numbers=[1, 0])
+    config = AgentConfig(spool_dir=tmp_path / "spool", labels=LABELS, duration_s=60.0)
+    agent = Agent(config, Nvml(backend), clock=clock, pods=PodResolver(socket_dir / "kubelet.sock"))
+    try:
+        assert agent.run(threading.Event()) == 0
+    finally:
+        server.stop(None)
+    table, quarantined = read_spool([tmp_path / "spool"])
+    assert quarantined == []
+    got = table.sort_by("gpu_index").select(["gpu_index", "pod_name"]).to_pylist()
+    assert got == [{"gpu_index": 0, "pod_name": None}, {"gpu_index": 1, "pod_name": "infer-b"}]
