@@ -1,4 +1,4 @@
--- @table: Managed inference per UTC day, provider, model, team, project and workload class: requests, error rate, tokens, cost, USD per million tokens and latency percentiles. From the gateway's requests (cost_per_request) and from providers' usage and cost exports; an export is left out for a provider and day the gateway logged (the same traffic would count twice). Not part of the cloud bill: its own line. USD.
+-- @table: Managed inference per UTC day, provider, model, team, project and workload class: requests, error rate, tokens, cost, USD per million tokens and latency percentiles. From the gateway's requests (cost_per_request) and from providers' usage and cost exports; an export row is left out for a day, provider and model the gateway logged (the same traffic would count twice); the provider's other models that day, which bypassed the gateway, stay. Not part of the cloud bill: its own line. USD.
 -- @depends: cost_per_request, managed_usage, managed_costs, managed_prices
 -- @col day: UTC day.
 -- @col source: gateway (request logs) or provider_export (usage and cost buckets).
@@ -47,8 +47,12 @@ WITH gateway AS (
     FROM cost_per_request
     GROUP BY day, provider, model, team, workload_class
 ),
+-- What the gateway logged, per day, provider and model: an export's row for the same is the
+-- same traffic. Keyed on the model too, so a provider's traffic that bypassed the gateway
+-- that day (other models, other projects' keys) stays. Not on project: gateway rows carry
+-- none, so an export's project cannot be told apart from the gateway's traffic.
 gateway_days AS (
-    SELECT DISTINCT day, provider FROM gateway
+    SELECT DISTINCT day, provider, model FROM gateway
 ),
 usage AS (
     SELECT
@@ -143,7 +147,10 @@ rows AS (
     SELECT * FROM gateway
     UNION ALL
     SELECT e.* FROM export AS e
-    WHERE NOT EXISTS (SELECT 1 FROM gateway_days AS g WHERE g.day = e.day AND g.provider = e.provider)
+    WHERE NOT EXISTS (
+        SELECT 1 FROM gateway_days AS g
+        WHERE g.day = e.day AND g.provider = e.provider AND g.model = e.model
+    )
 )
 SELECT
     day,

@@ -129,6 +129,8 @@ def _write_inputs(root: Path) -> dict[str, Path]:
         "usage1": root / "usage-1001.json",
         "usage2": root / "usage-1002.json",
         "costs1": root / "costs-1001.json",
+        "together_usage": root / "together-usage-1001.json",
+        "together_costs": root / "together-costs-1001.json",
     }
     paths["gateway"].write_text("\n".join(_gateway_lines()) + "\n")
     paths["book"].write_text(PRICE_BOOK)
@@ -144,6 +146,13 @@ def _write_inputs(root: Path) -> dict[str, Path]:
         _cost("llama-8b, input", 9, "eur"),
     ]
     paths["costs1"].write_text(json.dumps(_page(costs, OCT1)))
+    # together_ai's own export of 1 Oct: llama-70b, which the gateway logged that day (the
+    # same 3 requests), and qwen-72b, which bypassed the gateway (charged 1.20).
+    together = [_usage("llama-70b", False, 3800, 400, 1700, 3),
+                _usage("qwen-72b", False, 2_000_000, 0, 1_000_000, 20)]  # fmt: skip
+    paths["together_usage"].write_text(json.dumps(_page(together, OCT1)))
+    together_costs = [_cost("llama-70b, input", 0.002), _cost("qwen-72b, input", 1.20)]
+    paths["together_costs"].write_text(json.dumps(_page(together_costs, OCT1)))
     return paths
 
 
@@ -168,12 +177,14 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     export = read_provider_export(
         "fireworks_ai", [paths["usage1"], paths["usage2"], paths["costs1"]]
     )
-    # together_ai also exports usage for 1 Oct, a day the gateway logged it: counted once.
-    overlap = read_provider_export("together_ai", [paths["usage1"]])
+    # together_ai also exports 1 Oct, a day the gateway logged its llama-70b: counted once.
+    overlap = read_provider_export(
+        "together_ai", [paths["together_usage"], paths["together_costs"]]
+    )
     warehouse = DuckDBWarehouse(root / "w.duckdb")
     warehouse.ensure_schema()
     for name, table in (("managed_requests", requests), ("managed_prices", prices),
-                        ("managed_usage", pa.concat_tables([export.usage, overlap.usage])), ("managed_costs", export.costs)):  # fmt: skip
+                        ("managed_usage", pa.concat_tables([export.usage, overlap.usage])), ("managed_costs", pa.concat_tables([export.costs, overlap.costs]))):  # fmt: skip
         warehouse.replace_all(name, table)
     _self_hosted(warehouse)
     for mart in ("cost_per_request", "managed_inference_daily", "inference_comparison"):
@@ -279,7 +290,8 @@ def test_managed_inference_daily_by_hand(built: dict[str, Any]) -> None:
 
 def test_provider_export_by_hand(built: dict[str, Any]) -> None:
     rows = _rows(built, "SELECT day, workload_class, requests, cost FROM managed_inference_daily "
-                        "WHERE source = 'provider_export' ORDER BY day, workload_class")  # fmt: skip
+                        "WHERE source = 'provider_export' AND provider = 'fireworks_ai' "
+                        "ORDER BY day, workload_class")  # fmt: skip
     # 1 Oct: charged 0.30 + 0.45 = 0.75 for llama-8b (the EUR line refused), split by tokens:
     # batch 3M of 4.5M -> 0.50, online the rest 0.25. 2 Oct: no charges, so the book:
     # (1M - 200k) x 0.20 + 200k x 0.20 + 1M x 0.20 = 0.16 + 0.04 + 0.20 = 0.40.
@@ -330,13 +342,22 @@ def test_managed_model_without_self_hosted_runs_still_compared(built: dict[str, 
 
 
 def test_an_export_the_gateway_also_logged_counts_once(built: dict[str, Any]) -> None:
+    """together_ai's export of 1 Oct has llama-70b (3 requests, charged 0.002), which the
+    gateway logged that day (r1, r2, r5: 0.00358), and qwen-72b (20 requests, charged 1.20),
+    which it did not. llama-70b is counted once, from the gateway; qwen-72b's export row
+    stays: the exclusion is per day, provider and model, not the provider's whole day."""
     assert built["w"].query(
         "SELECT count(*) AS n FROM managed_usage WHERE provider = 'together_ai'"
     ).to_pylist() == [{"n": 2}]
     rows = _rows(
-        built, "SELECT DISTINCT source FROM managed_inference_daily WHERE provider = 'together_ai'"
+        built,
+        "SELECT source, model, requests, cost FROM managed_inference_daily "
+        "WHERE provider = 'together_ai' AND model IN ('llama-70b', 'qwen-72b') ORDER BY model",
     )
-    assert rows == [{"source": "gateway"}]
+    assert [(r["source"], r["model"], r["requests"], r["cost"]) for r in rows] == [
+        ("gateway", "llama-70b", 3, Decimal("0.003580000")),
+        ("provider_export", "qwen-72b", 20, Decimal("1.200000000")),
+    ]
 
 
 def test_rebuilding_changes_nothing(built: dict[str, Any]) -> None:
