@@ -4,6 +4,7 @@ its end, and a revision when late rows changed it since. Writing raises a `month
 (alerts table) that the alert_notifier sensor delivers, with the page's link."""
 
 from datetime import datetime
+from typing import Any
 
 import dagster as dg
 
@@ -13,7 +14,7 @@ from collectors.timeparse import naive_utc
 from pipelines.asset_jobs import WRITER_TAGS
 from pipelines.resources import Flopledger
 from pipelines.run_tags import NOW_TAG, run_now
-from reports.month import closed_month, read_month, report_alert, write_month
+from reports.month import months_to_write, parse_month, read_month, report_alert, write_month
 from settings import SchedulesConfig
 
 MONTH_REPORT_JOB = "month_report"
@@ -30,35 +31,31 @@ MONTH_TAG = "flopledger/month"  # YYYY-MM: the month to report (else the latest 
 def month_report_asset(
     context: dg.AssetExecutionContext, flopledger: Flopledger
 ) -> dg.MaterializeResult:
-    from reports.month import parse_month
-
     config = flopledger.config()
     now = run_now(context, flopledger)
     tag = context.run.tags.get(MONTH_TAG)
-    month = parse_month(tag) if tag else closed_month(now, config.month_report.settle_days)
+    settings = config.month_report
+    months = [parse_month(tag)] if tag else months_to_write(settings.out, now, settings.settle_days)
     warehouse = flopledger.warehouse()
-    report = read_month(lambda sql, p: warehouse.query(sql, p).to_pylist(), month)
-    if not report.invoice and not report.chargeback:
-        context.log.info(f"{report.key}: no billing rows, nothing written")
-        return dg.MaterializeResult(metadata={"month": report.key, "status": "empty"})
-    written = write_month(report, config.month_report.out, now)
-    budgets = load_budgets(config.budgets)
-    alert = report_alert(report, written, config.month_report.link_base, list(budgets.channels))
-    if alert is not None:
-        store_alerts(warehouse, [alert], now)
-    context.log.info(f"{report.key}: {written.status} (revision {written.revision}) {written.page}")
+    channels = list(load_budgets(config.budgets).channels)
+    outcome: dict[str, str] = {}
+    for month in months:
+        report = read_month(lambda sql, p: warehouse.query(sql, p).to_pylist(), month)
+        if not report.invoice and not report.chargeback:
+            outcome[report.key] = "no billing rows, nothing written"
+            continue
+        written = write_month(report, settings.out, now)
+        alert = report_alert(report, written, settings.link_base, channels)
+        if alert is not None:
+            store_alerts(warehouse, [alert], now)
+        outcome[report.key] = f"{written.status} (revision {written.revision}): {written.page}"
+        context.log.info(f"{report.key}: {outcome[report.key]}")
     return dg.MaterializeResult(
-        metadata={
-            "month": report.key,
-            "status": written.status,
-            "revision": written.revision,
-            "page": dg.MetadataValue.path(str(written.page)),
-            "invoice_total": str(report.invoice_total()),
-        }
+        metadata={key: dg.MetadataValue.text(text) for key, text in outcome.items()}
     )
 
 
-def month_report_job():  # type: ignore[no-untyped-def]  # an unresolved asset job
+def month_report_job() -> Any:  # an unresolved asset job
     return dg.define_asset_job(
         MONTH_REPORT_JOB,
         selection=dg.AssetSelection.assets("month_report"),

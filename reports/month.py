@@ -58,6 +58,22 @@ def closed_month(now: datetime, settle_days: int) -> date:
     return previous_month((now - timedelta(days=settle_days)).date().replace(day=1))
 
 
+def months_to_write(out: Path | str, now: datetime, settle_days: int) -> list[date]:
+    """The latest closed month and every closed month already reported under `out` (a late row
+    may revise any of them), oldest first."""
+    closed = closed_month(now, settle_days)
+    months = {closed}
+    root = Path(out)
+    if root.is_dir():
+        for manifest in root.glob(f"*/{MANIFEST}"):
+            m = MONTH_RE.match(manifest.parent.name)
+            if m:
+                month = date(int(m.group(1)), int(m.group(2)), 1)
+                if month <= closed:
+                    months.add(month)
+    return sorted(months)
+
+
 @dataclass
 class MonthReport:
     month: date

@@ -19,7 +19,7 @@ import pytest
 
 from cli.main import main
 from models import query_sql
-from reports.month import ReportError, closed_month, parse_month, read_month
+from reports.month import ReportError, closed_month, months_to_write, parse_month, read_month
 from tests.conftest import REPO, billing_row, write_ndjson
 
 ACCOUNT = "01A3F5-7C2B9D-4E8F10"  # the simulator's billing account
@@ -72,11 +72,20 @@ def _csv(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def test_months_close_after_the_settle_days() -> None:
+def test_months_close_after_the_settle_days(tmp_path: Path) -> None:
     # October ends at 2026-11-01 00:00; with 5 settle days its report is due from 11-06 00:00.
     assert closed_month(datetime(2026, 11, 5, 23, 59), 5) == parse_month("2026-09")
     assert closed_month(datetime(2026, 11, 6, 0, 0), 5) == parse_month("2026-10")
     assert closed_month(datetime(2027, 1, 1, 7), 0) == parse_month("2026-12")
+    # A month already reported is checked again for late rows; a month not closed is not.
+    out = tmp_path / "out"
+    for key in ("2026-07", "2026-12", "notes"):
+        (out / key).mkdir(parents=True)
+        (out / key / "manifest.json").write_text("{}")
+    assert months_to_write(out, datetime(2026, 11, 6), 5) == [
+        parse_month("2026-07"),
+        parse_month("2026-10"),
+    ]
     for bad in ("2026-13", "2026-1", "october", "2026-10-01", ""):
         with pytest.raises(ReportError, match="YYYY-MM"):
             parse_month(bad)
@@ -243,6 +252,11 @@ def test_the_asset_writes_the_closed_month_and_raises_an_alert_with_its_link(fle
         tags=request.tags,
     )
     assert result.success
+    # October, reported (and revised) by the command test, is checked again: nothing changed.
+    meta = result.asset_materializations_for_node("month_report")[0].metadata
+    assert set(meta) == {"2026-10", "2026-11"}
+    assert meta["2026-10"].value.startswith("unchanged (revision 2)")
+    assert meta["2026-11"].value.startswith("written (revision 1)")
     alerts = _rows(
         fleet,
         query_sql("alerts_raised_between"),
