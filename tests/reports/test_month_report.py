@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -314,7 +315,13 @@ def test_the_page_renders_in_chromium(fleet: Path) -> None:
                 "r => r.getBoundingClientRect().width > 0).length"
             )
             assert bars >= 3
-            page.screenshot(path=str(REPO / "docs" / "img" / "month-report.png"), full_page=True)
+            shots = REPO / "test-artifacts" / "reports"
+            shots.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(shots / "month-report.png"), full_page=True)
+            if os.environ.get("FLOPLEDGER_UPDATE_DOCS_IMG"):  # as the dashboard browser test
+                page.screenshot(
+                    path=str(REPO / "docs" / "img" / "month-report.png"), full_page=True
+                )
         finally:
             browser.close()
     assert fetched == [page_path.as_uri()]  # nothing fetched but the page itself
@@ -337,3 +344,47 @@ def test_the_schedule_and_job_load_with_the_workspace(tmp_path: Path) -> None:
     job = defs.resolve_job_def("month_report")
     assert job.tags[WAREHOUSE_TAG] == "writer"  # one writer at a time, as every job
     assert not (tmp_path / "w.duckdb").exists()
+
+
+def test_two_accounts_two_currencies_hand_worked(project_dir: Path) -> None:
+    """Account A (USD): an H100 row, 10.00 with a -2.00 credit, no run: 8.00 unallocated idle.
+    Account B (EUR at 0.9 per USD): a storage row without a resource, 9.00 EUR with a -0.90 EUR
+    credit: 8.10 EUR on its invoice, 10.00 - 1.00 = 9.00 USD, all shared cost. October's
+    invoice: 17.00 USD; no run, so chargeback carries 8.00 idle and 9.00 shared, 17.00 in all."""
+    from tests.conftest import FileBooks, credit
+
+    books = FileBooks(project_dir).build(
+        [
+            billing_row(cost="10.00", credits=[credit("-2.00")], billing_account_id="A-USD"),
+            billing_row(
+                sku="Standard Storage US Multi-region",
+                resource=None,
+                cost="9.00",
+                credits=[credit("-0.90")],
+                currency="EUR",
+                rate="0.9",
+                billing_account_id="B-EUR",
+            ),
+        ],
+        [],
+    )
+    report = read_month(lambda sql, p: books.rows(sql, p), parse_month("2026-10"))
+    invoice = {r["billing_account_id"]: r for r in report.invoice}
+    assert invoice["A-USD"]["effective_cost_in_currency"] == Decimal("8.00")
+    assert invoice["A-USD"]["effective_cost"] == Decimal("8.00")
+    assert (invoice["B-EUR"]["currency"], invoice["B-EUR"]["effective_cost_in_currency"]) == (
+        "EUR",
+        Decimal("8.10"),
+    )
+    assert invoice["B-EUR"]["billed_cost"] == Decimal("10.00")
+    assert invoice["B-EUR"]["effective_cost"] == Decimal("9.00")
+    split = {r["billing_account_id"]: r for r in report.split}
+    assert (split["A-USD"]["run_cost"], split["A-USD"]["unallocated_idle_cost"]) == (
+        0,
+        Decimal("8"),
+    )
+    assert (split["B-EUR"]["shared_cost"], split["B-EUR"]["unallocated_idle_cost"]) == (
+        Decimal("9"),
+        0,
+    )
+    assert report.invoice_total() == report.chargeback_total() == Decimal("17.00")
