@@ -36,3 +36,29 @@ def test_spend_daily_shows_every_provider(books):
     assert b.one("SELECT count(DISTINCT day) FROM spend_daily") == 31
     categories = {r["category"] for r in b.rows("SELECT DISTINCT category FROM spend_daily")}
     assert {"compute", "storage", "network", "other", "accelerator"} <= categories
+
+
+def test_spend_monthly_invoice_per_provider(books):
+    """The sample's billing period is September 2024 (BillingPeriodStart 2024-09-01): invoice
+    month 202409, its figure the sum of BilledCost (the README's totals), credits apart (AWS's
+    -2.6137 credit row); but one Oracle row (charge 2024-09-30 22:00, 0.24) is billed in
+    October's period: Oracle 202409 = 0.53707392473 - 0.24 = 0.29707392473, 202410 = 0.24."""
+    books.warehouse.ensure_schema()
+    books.warehouse.replace_all("focus_line_items", read_focus_files([SAMPLE]).table)
+    b = books.build(
+        [gpu("2026-10-01 00", 80)], [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")]
+    )
+    rows = b.rows(
+        "SELECT invoice_month, provider, sum(credits_in_currency) AS credits,"
+        " sum(effective_cost_in_currency) AS invoice FROM spend_monthly GROUP BY 1, 2 ORDER BY 1, 2"
+    )
+    assert rows == [
+        {"invoice_month": "202409", "provider": "AWS", "credits": D("-2.6137"),
+         "invoice": D("18.00663861840")},
+        {"invoice_month": "202409", "provider": "Microsoft", "credits": D("0"),
+         "invoice": D("1.97651418586")},
+        {"invoice_month": "202409", "provider": "Oracle", "credits": D("0"),
+         "invoice": D("0.29707392473")},
+        {"invoice_month": "202410", "provider": "Oracle", "credits": D("0"), "invoice": D("0.24")},
+        {"invoice_month": "202610", "provider": "gcp", "credits": D("0"), "invoice": D("80")},
+    ]  # fmt: skip
