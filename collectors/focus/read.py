@@ -28,6 +28,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from accelerators.instances import match_instance
 from collectors.files import Unreadable, iter_records, raw_text
 from collectors.limits import DEFAULT_LIMITS, Limits, OutOfBounds
 from collectors.money import WIDE, BadNumber, to_decimal
@@ -139,6 +140,9 @@ FOCUS_SCHEMA = pa.schema(
         ("charge_day", pa.date32()),
         *[(snake(name), _arrow_type(kind)) for name, (kind, _) in COLUMNS.items()],
         ("x_columns", pa.string()),
+        ("instance_type", pa.string()),
+        ("accelerator_type", pa.string()),
+        ("accelerator_count", pa.int64()),
         ("focus_version", pa.string()),
         ("spec_issues", pa.string()),
         ("source_file", pa.string()),
@@ -313,7 +317,18 @@ def focus_row(
     ):
         issues.append(f"PricingCategory is null on a {row['charge_category']} row")
     extras = {k: _text(v) for k, v in record.items() if k not in COLUMNS and k}
+    gpu = match_instance(
+        row["charge_description"],
+        row["sku_meter"],
+        row["sku_price_details"],
+        row["resource_type"],
+        row["sku_id"],
+        *extras.values(),
+    )
     row |= {
+        "instance_type": gpu and gpu.instance_type,
+        "accelerator_type": gpu and gpu.accelerator_type,
+        "accelerator_count": gpu and gpu.accelerator_count,
         "line_item_id": _line_item_id(record),
         "charge_day": start.date(),
         "x_columns": json.dumps(extras, sort_keys=True) if extras else None,

@@ -6,7 +6,7 @@
 -- @col project_id: Project (FOCUS SubAccountId: an AWS account, an Azure subscription, an OCI compartment).
 -- @col team: The row's team label (FOCUS: the `team` tag) (else GKE's k8s-label/team or k8s-namespace: row_team in models/functions.sql); __unallocated__ when it has none (Kubecost's name).
 -- @col service_name: Service, e.g. Compute Engine.
--- @col category: accelerator, compute, storage, network, tax or other. network: the SKU matches network_sku_patterns (as egress_daily). FOCUS rows: tax for ChargeCategory Tax, accelerator where ResourceType or SkuId names a GPU instance type in focus_gpu_instance_types, else from ServiceCategory (Compute, Storage, Networking).
+-- @col category: accelerator, compute, storage, network, tax or other. network: the SKU matches network_sku_patterns (as egress_daily). FOCUS rows: tax for ChargeCategory Tax, accelerator where the row names a GPU instance type (focus_line_items.accelerator_type, from accelerators/instances.py), else from ServiceCategory (Compute, Storage, Networking).
 -- @col billed_cost: Cost before credits (USD; FOCUS BilledCost of every row but credits).
 -- @col credits_total: Sum of credits (USD, zero or negative; FOCUS BilledCost of Credit rows).
 -- @col effective_cost: billed_cost + credits_total (USD); FOCUS rows: EffectiveCost (amortised commitments, after discounts).
@@ -45,6 +45,7 @@ focus AS (
         service_name,
         CASE
             WHEN charge_category = 'Tax' THEN 'tax'
+            WHEN accelerator_type IS NOT NULL THEN 'accelerator'
             WHEN service_category = 'Networking' THEN 'network'
             WHEN service_category = 'Storage' THEN 'storage'
             WHEN service_category = 'Compute' THEN 'compute'

@@ -60,6 +60,9 @@ CREATE TABLE IF NOT EXISTS focus_line_items (
     sub_account_type VARCHAR, -- SubAccountType: Provider's name for the sub-account's kind (FOCUS 1.2).
     tags VARCHAR, -- Tags: Tags as JSON text (an object), as the file writes them.
     x_columns VARCHAR, -- Every column the file has beyond FOCUS's (provider x_ columns and others), as a JSON object of text.
+    instance_type VARCHAR, -- The GPU instance type the row names (ChargeDescription, SkuMeter, SkuPriceDetails, ResourceType, SkuId or an x_ column), from accelerators/instances.py; null when none.
+    accelerator_type VARCHAR, -- Canonical accelerator type of that instance (accelerators/table.py), e.g. H100-80GB.
+    accelerator_count BIGINT, -- Accelerators one such instance holds (8 for p5.48xlarge).
     focus_version VARCHAR NOT NULL, -- FOCUS version the file's columns fit: 1.0, 1.1 or 1.2.
     spec_issues VARCHAR, -- Where the row breaks the spec but reads clearly, why ('; '-joined); null when clean.
     source_file VARCHAR, -- File the row came from.

@@ -62,3 +62,25 @@ def test_spend_monthly_invoice_per_provider(books):
         {"invoice_month": "202410", "provider": "Oracle", "credits": D("0"), "invoice": D("0.24")},
         {"invoice_month": "202610", "provider": "gcp", "credits": D("0"), "invoice": D("80")},
     ]  # fmt: skip
+
+
+def test_gpu_instance_rows_are_accelerator_spend(books, tmp_path):
+    """One p5.48xlarge hour (98.32, tagged team llm) is accelerator spend of team llm; an
+    m5.large hour (0.096, ServiceCategory Compute, untagged) is compute, unallocated."""
+    path = tmp_path / "aws.csv"
+    path.write_text(
+        "ProviderName,ChargeCategory,ChargePeriodStart,ChargePeriodEnd,BilledCost,EffectiveCost,"
+        "BillingCurrency,ChargeDescription,ServiceCategory,Tags\n"
+        'AWS,Usage,2026-10-01T00:00:00Z,2026-10-01T01:00:00Z,98.32,98.32,USD,p5.48xlarge,Compute,"{""team"": ""llm""}"\n'
+        "AWS,Usage,2026-10-01T00:00:00Z,2026-10-01T01:00:00Z,0.096,0.096,USD,m5.large,Compute,\n"
+    )
+    books.warehouse.ensure_schema()
+    books.warehouse.replace_all("focus_line_items", read_focus_files([path]).table)
+    b = books.build([], [])
+    rows = b.rows(
+        "SELECT team, category, effective_cost FROM spend_daily WHERE provider = 'AWS' ORDER BY 1"
+    )
+    assert rows == [
+        {"team": "__unallocated__", "category": "compute", "effective_cost": D("0.096")},
+        {"team": "llm", "category": "accelerator", "effective_cost": D("98.32")},
+    ]

@@ -229,3 +229,20 @@ def test_spec_flexibility_commitment_covers_a_larger_vm():
     assert "column 'SkuPriceid' read as 'SkuPriceId'" in rows[1]["spec_issues"]
     assert json.loads(rows[1]["x_columns"]) == {"x_CommitmentDiscountUnitPrice": "1.50"}
     assert rows[0]["commitment_discount_unit"] == "Normalized Hour"
+
+
+def test_gpu_instance_rows_carry_accelerator_type_and_count(tmp_path):
+    path = tmp_path / "aws.csv"
+    path.write_text(
+        "ProviderName,ChargeCategory,ChargePeriodStart,ChargePeriodEnd,BilledCost,BillingCurrency,"
+        "ChargeDescription,ResourceId\n"
+        "AWS,Usage,2026-03-01T00:00:00Z,2026-03-01T01:00:00Z,98.32,USD,"
+        "$98.32 per On Demand Linux p5.48xlarge Instance Hour,i-0abc\n"
+        "AWS,Usage,2026-03-01T00:00:00Z,2026-03-01T01:00:00Z,0.096,USD,"
+        "$0.096 per On Demand Linux m5.large Instance Hour,i-0def\n"
+    )
+    rows = read_focus_files([path]).table.to_pylist()
+    assert [(r["instance_type"], r["accelerator_type"], r["accelerator_count"]) for r in rows] == [
+        ("p5.48xlarge", "H100-80GB", 8),
+        (None, None, None),
+    ]
