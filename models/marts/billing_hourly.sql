@@ -9,7 +9,7 @@
 -- @col region: Region of the row (location.region).
 -- @col row_kind: usage, commitment_fee (the fee of a committed-use contract) or unused_reservation (reserved capacity no VM consumed).
 -- @col resource_kind: What the row's usage counts: its canonical accelerator type, cores, memory, or null.
--- @col commitment_id: For a commitment fee: the commitment, named by the row's resource (what committed-use credits name in their id), else account/region/kind.
+-- @col commitment_id: For a commitment fee: the commitment, named by the row's resource (what committed-use credits name in their id), else account/region/kind/SKU (the SKU carries the term, so a 1-year and a 3-year commitment stay apart).
 -- @col reservation_project_id: For unused reservation: the reservation's project (its system label, else the row's project).
 -- @col reservation_name: For unused reservation: the reservation (its system label, else the row's resource).
 -- @col direct_run_id: The known run the row's run label (or GKE's k8s-label/<run label>) names: the row goes wholly to that run (usage rows only).
@@ -102,7 +102,7 @@ SELECT
     s.row_kind,
     s.resource_kind,
     CASE WHEN s.row_kind = 'commitment_fee'
-         THEN coalesce(s.resource_name, concat_ws('/', s.billing_account_id, s.region, s.resource_kind)) END AS commitment_id,
+         THEN coalesce(s.resource_name, concat_ws('/', s.billing_account_id, s.region, s.resource_kind, s.sku_description)) END AS commitment_id,
     CASE WHEN s.row_kind = 'unused_reservation'
          THEN coalesce(s.system_labels['compute.googleapis.com/reservation_project_id'], s.project_id) END AS reservation_project_id,
     CASE WHEN s.row_kind = 'unused_reservation'

@@ -34,34 +34,48 @@ commitments AS (
     SELECT DISTINCT commitment_id FROM fees
 ),
 credits AS (
-    SELECT row_id, credit.id AS credit_id, credit.type AS credit_type
+    SELECT row_id, credit.id AS credit_id, credit.type AS credit_type, credit.amount AS amount
     FROM (SELECT row_id, unnest(credits) AS credit FROM billing_line_items)
 ),
-committed_rows AS (
-    -- Each usage row with a committed-use credit; named: the commitment its credit names.
-    SELECT
-        c.row_id,
-        bool_or(m.commitment_id IS NOT NULL) AS names_one,
-        list(DISTINCT m.commitment_id) FILTER (WHERE m.commitment_id IS NOT NULL) AS named
+named_credits AS (
+    -- Each usage row's committed-use credits, by the commitment they name (if any): how much
+    -- of the row's credit each named commitment gave.
+    SELECT c.row_id, m.commitment_id, sum(to_nanos(-c.amount)) AS credit_weight
     FROM credits AS c
     CROSS JOIN settings AS s
     LEFT JOIN commitments AS m ON m.commitment_id = c.credit_id
     WHERE list_contains(s.credit_types, c.credit_type)
-    GROUP BY c.row_id
+    GROUP BY ALL
+),
+committed_rows AS (
+    -- Each usage row with a committed-use credit; names_one: some credit names a commitment.
+    SELECT row_id, bool_or(commitment_id IS NOT NULL) AS names_one
+    FROM named_credits
+    GROUP BY row_id
 ),
 usage AS (
-    SELECT h.*, r.names_one, r.named
+    SELECT h.*, r.names_one
     FROM billing_hourly AS h
     JOIN committed_rows AS r USING (row_id)
     WHERE h.row_kind = 'usage'
 ),
-matched AS (
-    SELECT f.commitment_id, u.hour, u.row_id, u.project_id, u.resource_name, u.direct_run_id, u.usage_units_nanos, u.committed_credit_nanos
+candidates AS (
+    -- Every commitment a row-hour may have used, with the weight its usage and credit are split
+    -- by: a named commitment by the credit naming it; otherwise (no credit names one) every
+    -- commitment of the same account, region and resource kind by its committed quantity that
+    -- hour. A row is never counted whole by more than one commitment.
+    -- (A named commitment without a fee in the hour keeps its part: that part matches nothing.)
+    SELECT n.commitment_id, u.hour, u.row_id, u.project_id, u.resource_name, u.direct_run_id,
+           u.usage_units_nanos, u.committed_credit_nanos, greatest(n.credit_weight, 0) AS weight,
+           f.commitment_id IS NOT NULL AS has_fee
     FROM usage AS u
-    JOIN fees AS f ON f.hour = u.hour AND list_contains(u.named, f.commitment_id)
+    JOIN named_credits AS n ON n.row_id = u.row_id AND n.commitment_id IS NOT NULL
+    LEFT JOIN fees AS f ON f.hour = u.hour AND f.commitment_id = n.commitment_id
     WHERE u.names_one
-    UNION
-    SELECT f.commitment_id, u.hour, u.row_id, u.project_id, u.resource_name, u.direct_run_id, u.usage_units_nanos, u.committed_credit_nanos
+    UNION ALL
+    SELECT f.commitment_id, u.hour, u.row_id, u.project_id, u.resource_name, u.direct_run_id,
+           u.usage_units_nanos, u.committed_credit_nanos, greatest(f.committed_nanos, 0) AS weight,
+           TRUE AS has_fee
     FROM usage AS u
     JOIN fees AS f
         ON f.hour = u.hour
@@ -69,6 +83,31 @@ matched AS (
        AND f.region IS NOT DISTINCT FROM u.region
        AND f.resource_kind = u.resource_kind
     WHERE NOT u.names_one
+),
+weighted AS (
+    -- Zero weights all round (a fee hour committing nothing): split evenly.
+    SELECT
+        *,
+        CASE WHEN sum(weight) OVER row_hour > 0 THEN weight ELSE 1 END AS w
+    FROM candidates
+    WINDOW row_hour AS (PARTITION BY row_id, hour)
+),
+cumulative AS (
+    SELECT
+        *,
+        sum(w) OVER (PARTITION BY row_id, hour ORDER BY commitment_id ROWS UNBOUNDED PRECEDING) AS w_upto,
+        sum(w) OVER (PARTITION BY row_id, hour) AS w_total
+    FROM weighted
+),
+matched AS (
+    -- The row-hour's usage and credit split over its commitments in commitment_id order with
+    -- cumulative floors: the parts add up to the row exactly.
+    SELECT
+        commitment_id, hour, row_id, project_id, resource_name, direct_run_id,
+        floor_div(usage_units_nanos * w_upto, w_total) - floor_div(usage_units_nanos * (w_upto - w), w_total) AS usage_units_nanos,
+        floor_div(committed_credit_nanos * w_upto, w_total) - floor_div(committed_credit_nanos * (w_upto - w), w_total) AS committed_credit_nanos
+    FROM cumulative
+    WHERE has_fee
 ),
 users AS (
     SELECT commitment_id, hour, project_id, resource_name, direct_run_id, sum(usage_units_nanos) AS committed_usage_nanos, sum(committed_credit_nanos) AS credit_nanos

@@ -18,10 +18,10 @@ UNUSED = "compute.googleapis.com/is_unused_reservation"
 
 
 def fee(hour: str, cost: Any, gpus: int = 12, hours: int = 1, end_hour: str | None = None,
-        name: str = "cud-h100-12") -> dict[str, Any]:  # fmt: skip
+        name: str | None = "cud-h100-12", sku: str = FEE_SKU) -> dict[str, Any]:  # fmt: skip
     """A commitment's fee row: `gpus` x 3,600 x `hours` GPU-seconds committed."""
     seconds = gpus * 3600 * hours
-    return line_item(sku=FEE_SKU, hour=hour, end_hour=end_hour, cost=cost, resource=name,
+    return line_item(sku=sku, hour=hour, end_hour=end_hour, cost=cost, resource=name,
                      accelerator_type="H100-80GB", accelerator_seconds=seconds,
                      usage_amount=seconds, usage_unit="seconds")  # fmt: skip
 
@@ -291,4 +291,125 @@ def test_committed_credits_without_a_fee_are_reported(books):
             "effective_cost": D("0"),
         }
     ]
+    assert_books_close(b)
+
+
+UNNAMED = "Committed Usage Discount: GPU"  # a committed-use credit whose id names no commitment
+
+
+def utilisation(b) -> list[tuple[str, float, float, D, D, D]]:
+    return [
+        (r["commitment_id"], r["used_accelerator_hours"], r["utilisation_pct"], r["fee"],
+         r["savings"], r["unused_cost"])
+        for r in b.rows("SELECT * FROM commitment_utilisation ORDER BY commitment_id")
+    ]  # fmt: skip
+
+
+def test_an_unnamed_credit_is_split_over_two_commitments_not_counted_twice(books):
+    # Two 12-GPU commitments cud-a and cud-b (43,200 GPU-s each), fee 120 each for hour 00.
+    # vm-1's 8 GPUs (28,800 s) got a committed-use credit -98 that names neither, so both
+    # match by account, region and type. The row is split pro rata by committed quantity
+    # (43,200 : 43,200), cumulative floors in commitment_id order:
+    #   usage cud-a floor(28,800 x 43,200 / 86,400) = 14,400 s, cud-b 28,800 - 14,400 = 14,400;
+    #   credit cud-a floor(-98 x 1/2) = -49, cud-b -49.
+    # Shares: 120 x 14,400 / 43,200 = 40 each; unused 80 each. The run on vm-1: 0 (98 - 98)
+    # + 40 + 40 = 80. Each commitment: 4 of 12 GPU-hours (33.33%), saved 49.
+    # (Before: the whole row matched both: run 160, unused 40 + 40, 66.7% each, saved 98 twice.)
+    # Books: effective 240 = run 80 + unused 160.
+    billing = [
+        fee("2026-10-01 00", 120, name="cud-a"),
+        fee("2026-10-01 00", 120, name="cud-b"),
+        gpu("2026-10-01 00", 98, typed_credits=((-98, "COMMITTED_USAGE_DISCOUNT", UNNAMED),)),
+    ]
+    b = books.build(billing, [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")])
+    assert b.run_cost("r") == D("80")
+    assert [(r["commitment_id"], r["used_nanos"], r["allocated_nanos"], r["unused_nanos"])
+            for r in b.rows("SELECT * FROM commitment_hourly ORDER BY commitment_id")] == [
+        ("cud-a", 14_400 * 10**9, 40 * 10**9, 80 * 10**9),
+        ("cud-b", 14_400 * 10**9, 40 * 10**9, 80 * 10**9),
+    ]  # fmt: skip
+    got = utilisation(b)
+    assert [(c, h, f, s, u) for c, h, _, f, s, u in got] == [
+        ("cud-a", 4.0, D("120"), D("49"), D("80")),
+        ("cud-b", 4.0, D("120"), D("49"), D("80")),
+    ]
+    assert all(abs(pct - 100 / 3) < 1e-9 for _, _, pct, _, _, _ in got)
+    assert_books_close(b)
+
+
+def test_an_unnamed_credit_over_two_commitments_of_different_sizes(books):
+    # cud-a: 12 GPUs (43,200 s), fee 120; cud-b: 24 GPUs (86,400 s), fee 200; W = 129,600.
+    # vm-1's 8 GPUs (28,800 s), credit -98 naming neither:
+    #   usage cud-a floor(28,800 x 43,200 / 129,600) = 9,600 s; cud-b 28,800 - 9,600 = 19,200.
+    #   credit cud-a floor(-98e9 / 3) = floor(-32,666,666,666.67) = -32,666,666,667 nanos,
+    #          cud-b -98e9 + 32,666,666,667 = -65,333,333,333 nanos (saved 32.666666667 and
+    #          65.333333333: 98 in all, counted once).
+    # Shares: cud-a floor(120e9 x 9,600 / 43,200) = floor(26,666,666,666.67) = 26.666666666;
+    #         cud-b floor(200e9 x 19,200 / 86,400) = floor(44,444,444,444.4) = 44.444444444.
+    # Run: 0 + 26.666666666 + 44.444444444 = 71.11111111. Unused: 120 - 26.666666666 =
+    # 93.333333334 and 200 - 44.444444444 = 155.555555556. Both 2.667 / 5.333 GPU-hours of
+    # 12 / 24 = 22.22%. Books: 71.11111111 + 93.333333334 + 155.555555556 = 320.
+    billing = [
+        fee("2026-10-01 00", 120, name="cud-a"),
+        fee("2026-10-01 00", 200, gpus=24, name="cud-b"),
+        gpu("2026-10-01 00", 98, typed_credits=((-98, "COMMITTED_USAGE_DISCOUNT", UNNAMED),)),
+    ]
+    b = books.build(billing, [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")])
+    assert b.run_cost("r") == D("71.11111111")
+    assert [(r["commitment_id"], r["committed_usage_nanos"], r["credit_nanos"], r["fee_share_nanos"])
+            for r in b.rows("SELECT * FROM commitment_allocation ORDER BY commitment_id")] == [
+        ("cud-a", 9_600 * 10**9, -32_666_666_667, 26_666_666_666),
+        ("cud-b", 19_200 * 10**9, -65_333_333_333, 44_444_444_444),
+    ]  # fmt: skip
+    got = utilisation(b)
+    assert [(c, f, s, u) for c, _, _, f, s, u in got] == [
+        ("cud-a", D("120"), D("32.666666667"), D("93.333333334")),
+        ("cud-b", D("200"), D("65.333333333"), D("155.555555556")),
+    ]
+    assert all(abs(pct - 200 / 9) < 1e-9 for _, _, pct, _, _, _ in got)
+    assert_books_close(b)
+
+
+def test_a_row_whose_credits_name_two_commitments_is_split_by_those_credits(books):
+    # vm-1's 8 GPUs got two CUD credits: -73.50 naming cud-a and -24.50 naming cud-b (3 : 1).
+    # Usage cud-a floor(28,800 x 73.5 / 98) = 21,600 s, cud-b 7,200 s. Shares (12 GPUs, fee 120
+    # each): 120 x 21,600 / 43,200 = 60 and 120 x 7,200 / 43,200 = 20. Run 0 + 60 + 20 = 80;
+    # unused 60 + 100 = 160; saved 73.50 and 24.50. Books: 240 = 80 + 160.
+    billing = [
+        fee("2026-10-01 00", 120, name="cud-a"),
+        fee("2026-10-01 00", 120, name="cud-b"),
+        gpu("2026-10-01 00", 98, typed_credits=(cud("-73.50", "cud-a"), cud("-24.50", "cud-b"))),
+    ]
+    b = books.build(billing, [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")])
+    assert b.run_cost("r") == D("80")
+    assert [(c, h, f, s, u) for c, h, _, f, s, u in utilisation(b)] == [
+        ("cud-a", 6.0, D("120"), D("73.50"), D("60")),
+        ("cud-b", 2.0, D("120"), D("24.50"), D("100")),
+    ]
+    assert_books_close(b)
+
+
+def test_commitments_without_a_resource_name_stay_apart_by_term(books):
+    # Two fee rows naming no resource, same account, region and GPU, one 1-year (fee 120) and
+    # one 3-year (fee 90), 12 GPUs each: two commitments (account/region/kind/SKU), not one.
+    # vm-1's 8 GPUs, credit -98 naming neither: 14,400 s each (pro rata 43,200 : 43,200),
+    # shares 120 x 1/3 = 40 and 90 x 1/3 = 30; run 0 + 40 + 30 = 70; unused 80 and 60.
+    # Books: 210 = 70 + 140.
+    three = FEE_SKU.replace("1 Year", "3 Years")
+    billing = [
+        fee("2026-10-01 00", 120, name=None),
+        fee("2026-10-01 00", 90, name=None, sku=three),
+        gpu("2026-10-01 00", 98, typed_credits=((-98, "COMMITTED_USAGE_DISCOUNT", UNNAMED),)),
+    ]
+    b = books.build(billing, [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")])
+    assert b.run_cost("r") == D("70")
+    rows = b.rows("SELECT commitment_id, term, fee, unused_cost FROM commitment_utilisation"
+                  " ORDER BY term")  # fmt: skip
+    prefix = "01ABCD-234567-89EF01/us-central1/H100-80GB/"
+    assert rows == [
+        {"commitment_id": prefix + FEE_SKU, "term": "1 Year", "fee": D("120"),
+         "unused_cost": D("80")},
+        {"commitment_id": prefix + three, "term": "3 Years", "fee": D("90"),
+         "unused_cost": D("60")},
+    ]  # fmt: skip
     assert_books_close(b)
