@@ -1,10 +1,10 @@
 -- @table: One accelerator type, region and UTC hour of the fleet's span (every hour from the first to the last, zero-demand hours included): the demand a commitment would serve, d = paid accelerator-hours + accelerator-hours requested by runs waiting in the queue, beside what runs held, what telemetry showed busy and what failed runs held. The commitment planner's input (docs/commitments.md).
--- @depends: resource_hour_pool, billing_hourly, idle_capacity, run_allocation, run_held_hours, jobs
+-- @depends: resource_hour_pool, billing_hourly, idle_capacity, run_allocation, run_held_hours, jobs, job_placements
 -- @col accelerator_type: Canonical accelerator type.
 -- @col region: Region of the resources billed for it (a queued run: the region of the resources it later held, else the type's only region, else 'unknown').
 -- @col hour: UTC hour (start).
 -- @col paid_accelerator_nanos: Accelerator-seconds paid in the hour x 1e9 (resource_hour_pool; idle_capacity's paid_accelerator_hours x 3.6e12).
--- @col queued_accelerator_nanos: Accelerator-seconds requested by runs waiting in the queue in the hour x 1e9: the part of [submitted_at, started_at) in the hour x accelerators requested (cost_per_run's queue_seconds x accelerator_count, spread over hours). Runs that never started are not counted.
+-- @col queued_accelerator_nanos: Accelerator-seconds requested by runs waiting in the queue in the hour x 1e9: the part of [submitted_at, started_at) in the hour x accelerators requested, in whole accelerators: accelerator_count x the share its placements held (a MIG run of four 1g.10gb slices of an H100 asks for 4/7 of a GPU, not 4; whole accelerators: x 1). A run's queue is floor(queue seconds x 1e9 x accelerators x share) in all, split over its hours by running sums so the hours add up to it. Runs that never started are not counted.
 -- @col demand_accelerator_nanos: paid + queued (d, accelerator-seconds x 1e9).
 -- @col failed_accelerator_nanos: Paid accelerator-seconds x 1e9 allocated to runs that failed (the hours a commitment would not have to serve had they not been spent).
 -- @col allocated_accelerator_hours: Paid accelerator-hours held by runs.
@@ -69,6 +69,27 @@ run_region AS (
     JOIN resource_region AS r USING (project_id, resource_name, hour)
     GROUP BY h.run_id
 ),
+-- The share of an accelerator a run's placements held, as share_num / share_den: the
+-- placements' accelerators weighted by their share (MIG: numerator / denominator, whole
+-- accelerators 1/1) over their accelerators. jobs.accelerator_count counts a MIG slice as
+-- one; x this share it is whole accelerators. Exact: share_den is the product of the
+-- run's distinct denominators (7 for a MIG run) x its placements' accelerators.
+run_share_dens AS (
+    SELECT run_id, CAST(product(DISTINCT coalesce(share_denominator, 1)) AS HUGEINT) AS dens
+    FROM job_placements
+    WHERE accelerators > 0 AND coalesce(share_numerator, 1) > 0 AND coalesce(share_denominator, 1) > 0
+    GROUP BY run_id
+),
+run_share AS (
+    SELECT
+        p.run_id,
+        sum(CAST(p.accelerators AS HUGEINT) * coalesce(p.share_numerator, 1) * (d.dens // coalesce(p.share_denominator, 1))) AS share_num,
+        d.dens * sum(CAST(p.accelerators AS HUGEINT)) AS share_den
+    FROM job_placements AS p
+    JOIN run_share_dens AS d USING (run_id)
+    WHERE p.accelerators > 0 AND coalesce(p.share_numerator, 1) > 0 AND coalesce(p.share_denominator, 1) > 0
+    GROUP BY p.run_id, d.dens
+),
 waiting AS (
     SELECT
         j.run_id,
@@ -76,22 +97,39 @@ waiting AS (
         coalesce(rr.region, t.only_region, 'unknown') AS region,
         j.submitted_at,
         j.started_at,
-        CAST(j.accelerator_count AS HUGEINT) AS accelerators
+        CAST(j.accelerator_count AS HUGEINT) * coalesce(s.share_num, 1) AS accelerators_num,
+        coalesce(s.share_den, 1) AS accelerators_den
     FROM jobs AS j
     LEFT JOIN run_region AS rr USING (run_id)
     LEFT JOIN type_regions AS t USING (accelerator_type)
+    LEFT JOIN run_share AS s USING (run_id)
     WHERE j.started_at > j.submitted_at AND j.accelerator_type IS NOT NULL AND j.accelerator_count > 0
 ),
-queued AS (
+waiting_hours AS (
     SELECT
+        w.run_id,
         w.accelerator_type,
         w.region,
         q.hour,
-        sum(span_us(greatest(w.submitted_at, q.hour), least(w.started_at, q.hour + INTERVAL 1 HOUR)) * 1000 * w.accelerators) AS queued_nanos
+        w.accelerators_num,
+        w.accelerators_den,
+        -- queue nanoseconds of the run up to the end of this hour
+        sum(span_us(greatest(w.submitted_at, q.hour), least(w.started_at, q.hour + INTERVAL 1 HOUR)) * 1000)
+            OVER (PARTITION BY w.run_id ORDER BY q.hour ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS through_ns,
+        span_us(greatest(w.submitted_at, q.hour), least(w.started_at, q.hour + INTERVAL 1 HOUR)) * 1000 AS hour_ns
     FROM waiting AS w,
         LATERAL (
             SELECT unnest(generate_series(date_trunc('hour', w.submitted_at), w.started_at - INTERVAL 1 MICROSECOND, INTERVAL 1 HOUR)) AS hour
         ) AS q
+),
+queued AS (
+    SELECT
+        accelerator_type,
+        region,
+        hour,
+        sum(CAST(through_ns AS HUGEINT) * accelerators_num // accelerators_den
+            - CAST(through_ns - hour_ns AS HUGEINT) * accelerators_num // accelerators_den) AS queued_nanos
+    FROM waiting_hours
     GROUP BY ALL
 ),
 span AS (

@@ -76,3 +76,49 @@ def test_the_window_query_and_todays_commitment(books) -> None:
     assert len(rows) == 24
     assert sum(r["demand_accelerator_nanos"] for r in rows) == 16 * H
     assert b.warehouse.query(models.query_sql("commitments_in_force")).to_pylist() == []
+
+
+def test_mig_queued_demand_is_the_slices_share_of_a_gpu(books) -> None:
+    """A run asking for MIG slices queues for their share of a GPU, not one GPU per slice.
+
+    vm-1 (8 H100s) is billed for hours 00 to 02 (8 GPU-h each).
+    - run "m" asks for four 1g.10gb slices (1/7 of a GPU each: jobs.accelerator_count 4);
+      submitted 00:00, started 01:30, ends 02:30. Share = (4 x 1/7) / 4 = 1/7, so it waits
+      for 4 x 1/7 = 4/7 of a GPU (the bug counted 4 GPUs: 7x too much).
+      Its queue in all: floor(5,400e9 ns x 4 / 7) = floor(3,085,714,285,714.28) = 3,085,714,285,714
+      (6/7 GPU-h). Hour 00 (3,600 s): floor(3,600e9 x 4 / 7) = 2,057,142,857,142;
+      hour 01 (1,800 s) takes the rest: 3,085,714,285,714 - 2,057,142,857,142 = 1,028,571,428,572
+      (running sums, so the hours add up to the run's queue).
+    - run "x" asks for 3 slices on two placements, two 3g.40gb (3/7) and one 1g.10gb (1/7):
+      share = (2 x 3/7 + 1 x 1/7) / 3 = 1/3, so 3 slices x 1/3 = 1 whole GPU; submitted 00:00,
+      started 01:00: 1 GPU-h queued, all in hour 00.
+    - run "w" asks for 2 whole GPUs, submitted 01:00, started 02:00: 2 GPU-h in hour 01.
+    Queued: hour 00 = 2,057,142,857,142 + H; hour 01 = 1,028,571,428,572 + 2 H; hour 02 = 0.
+    """
+    billing = [*(gpu(f"2026-10-01 0{h}", 98) for h in range(3))]
+    mig = {"share_denominator": 7}
+    runs = [
+        run("m-1", "2026-10-01T01:30:00Z", "2026-10-01T02:30:00Z", gpus=4,
+            submitted_at="2026-10-01T00:00:00Z",
+            placements=[{"resource_name": "vm-1", "accelerators": 4, "share_numerator": 1, **mig}]),
+        run("x-1", "2026-10-01T01:00:00Z", "2026-10-01T02:00:00Z", gpus=3,
+            submitted_at="2026-10-01T00:00:00Z",
+            placements=[{"resource_name": "vm-1", "accelerators": 2, "share_numerator": 3, **mig},
+                        {"resource_name": "vm-1", "accelerators": 1, "share_numerator": 1, **mig}]),
+        run("w-1", "2026-10-01T02:00:00Z", "2026-10-01T03:00:00Z", gpus=2,
+            submitted_at="2026-10-01T01:00:00Z"),
+    ]  # fmt: skip
+    b = books.build(billing, runs)
+    got = b.rows(
+        "SELECT hour::VARCHAR AS hour, queued_accelerator_nanos AS queued "
+        "FROM commitment_demand_hourly WHERE accelerator_type = 'H100-80GB' ORDER BY 1"
+    )
+    assert got == [
+        {"hour": "2026-10-01 00:00:00", "queued": 2_057_142_857_142 + H},
+        {"hour": "2026-10-01 01:00:00", "queued": 1_028_571_428_572 + 2 * H},
+        {"hour": "2026-10-01 02:00:00", "queued": 0},
+    ]
+    # m's queue is 6/7 of a GPU-hour (floored to the nanosecond), not 4 x 1.5 = 6 GPU-h.
+    assert 2_057_142_857_142 + 1_028_571_428_572 == 3_085_714_285_714 == 6 * H // 7
+    check = models.query_sql("commitment_demand_unreconciled_count")
+    assert b.warehouse.query(check).to_pylist() == [{"n": 0}]
