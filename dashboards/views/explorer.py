@@ -42,7 +42,7 @@ DIMENSIONS = {
     "run_id": "Run",
     "accelerator_type": "Accelerator type",
     "workload_class": "Workload class",
-    "cost_part": "Cost part (runs, unallocated idle, shared)",
+    "cost_part": "Cost part (runs, unallocated idle, unused commitment, unused reservation, shared)",
 }
 # The dimensions the explorer's filters can narrow (credit type: rows carrying such a credit).
 FILTERED = EXPLORER_FILTERED

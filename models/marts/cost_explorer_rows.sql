@@ -1,9 +1,9 @@
--- @table: The cost explorer's facts: one billing row, UTC day and run, with the part of the row's effective cost allocated to that run, or (run_id null) the part no run was allocated, as unallocated idle or shared cost; with the row's billing attributes and the run's. A resource-hour's run allocations and unallocated idle (idle_capacity) are spread over its rows by their cost; what is left of a row is shared cost. A row's parts add up to the row; a run's parts to its cost (cost_per_run); the idle parts to idle_capacity's unallocated idle; all of it to the effective cost, to the nano-dollar. USD.
--- @depends: billing_hourly, billing_line_items, run_allocation, idle_capacity, jobs
+-- @table: The cost explorer's facts: one billing row, UTC day and run, with the part of the row's effective cost allocated to that run, or (run_id null) the part no run was allocated, as unallocated idle, unused commitment, unused reservation or shared cost; with the row's billing attributes and the run's. A resource-hour's run allocations and unallocated idle (idle_capacity) are spread over its rows by their cost, the fee shares of the commitments it used standing as parts of the commitment's fee row; what is left of a row is shared cost. A commitment fee row's parts are its shares (to runs, idle, shared, as the rows that used it) and its unused commitment; an unused reservation row is unused reservation. A row's parts add up to the row; a run's parts to its cost (cost_per_run); the idle parts to idle_capacity's unallocated idle; all of it to the effective cost, to the nano-dollar. USD.
+-- @depends: billing_hourly, billing_line_items, commitment_allocation, run_allocation, idle_capacity, jobs
 -- @col row_id: The billing row (billing_line_items.row_id).
 -- @col day: UTC day of the hours the part covers.
 -- @col run_id: The run the part was allocated to; null: no run.
--- @col cost_part: run (allocated to a run), unallocated_idle (accelerator resource cost no run held) or shared (everything else no run was allocated).
+-- @col cost_part: run (allocated to a run), unallocated_idle (accelerator resource cost no run held), unused_commitment (commitment fee no usage took), unused_reservation (reserved capacity no VM consumed) or shared (everything else no run was allocated).
 -- @col provider: Cloud provider.
 -- @col billing_account_id: Billing account.
 -- @col project_id: Project of the billing row.
@@ -17,7 +17,35 @@
 -- @col run_team: The run-owner team (jobs.team; __unallocated__ for a run without one); null when no run.
 -- @col workload_class: The run's workload class; null when no run.
 -- @col effective_cost: The part's effective cost (USD).
-WITH pooled AS (
+WITH fee_rows AS (
+    -- Each commitment-hour's fee shares stand on one of its fee rows (the largest, then by
+    -- row_id); its other fee rows (corrections) keep their cost as unused commitment.
+    SELECT commitment_id, hour, row_id AS fee_row_id
+    FROM (
+        SELECT commitment_id, hour, row_id,
+               row_number() OVER (PARTITION BY commitment_id, hour ORDER BY effective_nanos DESC, row_id) AS n
+        FROM billing_hourly
+        WHERE row_kind = 'commitment_fee'
+    )
+    WHERE n = 1
+),
+fee_shares AS (
+    SELECT f.fee_row_id AS row_id, c.hour, c.project_id, c.resource_name, c.direct_run_id, c.fee_share_nanos
+    FROM commitment_allocation AS c
+    JOIN fee_rows AS f USING (commitment_id, hour)
+),
+pool_rows AS (
+    -- A resource-hour's own usage rows and the fee shares it took (on the fee rows): together
+    -- they are resource_hour_pool.effective_nanos, what its runs and idle were given.
+    SELECT row_id, hour, project_id, resource_name, effective_nanos
+    FROM billing_hourly
+    WHERE resource_name IS NOT NULL AND direct_run_id IS NULL AND row_kind = 'usage'
+    UNION ALL
+    SELECT row_id, hour, project_id, resource_name, fee_share_nanos
+    FROM fee_shares
+    WHERE resource_name IS NOT NULL AND direct_run_id IS NULL
+),
+pooled AS (
     SELECT
         row_id,
         hour,
@@ -27,16 +55,14 @@ WITH pooled AS (
         sum(effective_nanos) OVER upto AS upto_nanos,
         row_number() OVER upto AS k,
         sum(effective_nanos) OVER pool AS pool_nanos
-    FROM billing_hourly
-    WHERE resource_name IS NOT NULL AND direct_run_id IS NULL
+    FROM pool_rows
     WINDOW upto AS (PARTITION BY project_id, resource_name, hour ORDER BY row_id ROWS UNBOUNDED PRECEDING),
            pool AS (PARTITION BY project_id, resource_name, hour)
 ),
 claims AS (
     -- What a resource-hour's cost went to: each run's allocation, the hour's unallocated idle
-    -- as idle_capacity states it, and the rest of its own rows as shared cost (negative where
-    -- the allocation gave the hour more than its own rows: a commitment fee's share, whose fee
-    -- row is shared cost of its own). The claims add up to the hour's own rows exactly.
+    -- as idle_capacity states it, and the rest (zero when the pool is resource_hour_pool's) as
+    -- shared cost. The claims add up to the hour's rows (fee shares included) exactly.
     SELECT project_id, resource_name, hour, run_id, 'run' AS cost_part, 0 AS ord, allocated_nanos AS nanos
     FROM run_allocation
     UNION ALL
@@ -95,7 +121,27 @@ parts AS (
     UNION ALL
     SELECT row_id, hour, NULL, 'shared', effective_nanos
     FROM billing_hourly
+    WHERE resource_name IS NULL AND direct_run_id IS NULL AND row_kind = 'usage'
+    UNION ALL
+    -- Fee shares of rows labelled with a run go to it; of rows without a resource, shared.
+    SELECT row_id, hour, direct_run_id, 'run', fee_share_nanos
+    FROM fee_shares
+    WHERE direct_run_id IS NOT NULL
+    UNION ALL
+    SELECT row_id, hour, NULL, 'shared', fee_share_nanos
+    FROM fee_shares
     WHERE resource_name IS NULL AND direct_run_id IS NULL
+    UNION ALL
+    -- What of a fee row no share took is unused commitment (commitment_hourly.unused_nanos).
+    SELECT b.row_id, b.hour, NULL, 'unused_commitment', b.effective_nanos - coalesce(f.nanos, 0)
+    FROM billing_hourly AS b
+    LEFT JOIN (SELECT row_id, hour, sum(fee_share_nanos) AS nanos FROM fee_shares GROUP BY ALL) AS f
+        USING (row_id, hour)
+    WHERE b.row_kind = 'commitment_fee'
+    UNION ALL
+    SELECT row_id, hour, NULL, 'unused_reservation', effective_nanos
+    FROM billing_hourly
+    WHERE row_kind = 'unused_reservation'
 ),
 daily AS (
     SELECT row_id, CAST(hour AS DATE) AS day, run_id, cost_part, sum(nanos) AS nanos

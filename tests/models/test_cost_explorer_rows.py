@@ -105,3 +105,65 @@ def test_pricing_model_from_the_sku(books):
     }
     assert types["A3 Instance Core running in Americas"] == ["SUSTAINED_USAGE_DISCOUNT"]
     assert types["Commitment v1: A3 Cpu in Americas for 1 Year"] == []
+
+
+def _parts(b):
+    return {
+        (r["row_id"], r["run_id"], r["cost_part"]): r["effective_cost"]
+        for r in b.rows("SELECT * FROM cost_explorer_rows")
+    }
+
+
+def test_commitment_fee_and_unused_reservation_rows_have_parts_of_their_own(books):
+    # The scenario of tests/models/test_chargeback.py's commitments (one October hour):
+    #   row-0 fee 120 (12-GPU commitment); row-1 vm-1's 8 GPUs 98 - 98 CUD naming it = 0;
+    #   row-2 vm-1's host 8; row-3 unused reservation 80; row-4 tax 5; row-5 vm-2's GPUs 80.
+    # vm-1's pool: row-1 0 + row-2 8 + its fee share 120 x 28,800 / 43,200 = 80, which stands
+    # on the fee row (row-0): llm-1 holds it all, 88 = row-0 80 + row-2 8 (row-1's 0 is no part).
+    # The fee row's other 40 is unused commitment; row-3 is unused reservation; vis-1 holds
+    # vm-2 30 min: 40 run, 40 unallocated idle; the tax is shared.
+    from tests.models.test_chargeback import COMMITTED, COMMITTED_RUNS
+
+    b = books.build(COMMITTED, COMMITTED_RUNS)
+    assert _parts(b) == {
+        ("row-0", "llm-1", "run"): D("80"),
+        ("row-0", None, "unused_commitment"): D("40"),
+        ("row-2", "llm-1", "run"): D("8"),
+        ("row-3", None, "unused_reservation"): D("80"),
+        ("row-4", None, "shared"): D("5"),
+        ("row-5", "vis-1", "run"): D("40"),
+        ("row-5", None, "unallocated_idle"): D("40"),
+    }
+    # Grouped by part: runs 128 = cost_per_run (88 + 40), idle 40, unused commitment 40 =
+    # commitment_hourly, unused reservation 80 = unused_capacity; all 293 = effective cost.
+    by_part = dict(
+        (r["cost_part"], r["c"])
+        for r in b.rows(
+            "SELECT cost_part, sum(effective_cost) AS c FROM cost_explorer_rows GROUP BY 1"
+        )
+    )
+    assert by_part == {"run": D("128"), "unallocated_idle": D("40"),
+                       "unused_commitment": D("40"), "unused_reservation": D("80"),
+                       "shared": D("5")}  # fmt: skip
+    assert (b.run_cost("llm-1"), b.run_cost("vis-1")) == (D("88"), D("40"))
+    assert b.one("SELECT sum(unused_cost) FROM unused_capacity") == D("120")
+    assert b.one("SELECT sum(effective_cost) FROM spend_daily") == D("293")
+
+
+def test_a_run_labelled_rows_fee_share_is_the_runs(books):
+    # row-0 fee 120; row-1 vm-1's 8 GPUs 98 - 98 (CUD naming the commitment), labelled
+    # run_id=run-a: its fee share 80 goes to run-a on the fee row; the fee's other 40 is
+    # unused commitment. run-a's parts, 80, are its cost_per_run (before: 0 in the explorer).
+    billing = [
+        line_item(sku="Commitment v1: Nvidia H100 80GB GPU in Americas for 1 Year", cost=120,
+                  resource="cud-h100-12", accelerator_type="H100-80GB",
+                  accelerator_seconds=43200, usage_amount=43200, usage_unit="seconds"),
+        gpu("2026-10-01 00", 98, labels={"run_id": "run-a"},
+            typed_credits=((-98, "COMMITTED_USAGE_DISCOUNT", "cud-h100-12"),)),
+    ]  # fmt: skip
+    b = books.build(billing, [run("run-a", team="llm")])
+    assert _parts(b) == {
+        ("row-0", "run-a", "run"): D("80"),
+        ("row-0", None, "unused_commitment"): D("40"),
+    }
+    assert b.run_cost("run-a") == D("80")
