@@ -321,34 +321,34 @@ def commitment_utilisation(frame: pd.DataFrame) -> alt.Chart:
     )
 
 
-def portfolio_bars(frame: pd.DataFrame) -> alt.Chart:
-    """USD per million tokens per workload class, one bar per family it ran on (accelerator type
-    or managed provider), shortest bar cheapest. Columns: workload_class, family, venue,
-    usd_per_million_tokens, busy_pct, usd_per_pflop_hour."""
+def portfolio_bars(frame: pd.DataFrame) -> alt.LayerChart:
+    """USD per million tokens per workload class, one labelled bar per family it ran on
+    (accelerator type or managed provider): the shortest bar is the cheapest. Columns:
+    workload_class, family, venue, usd_per_million_tokens, busy_pct, usd_per_pflop_hour."""
     shown = _drawn(
         frame[frame["usd_per_million_tokens"].notna()],
         "usd_per_million_tokens",
         "usd_per_pflop_hour",
     )
-    return (
-        alt.Chart(shown, title="Where each workload ran: USD per million tokens")
-        .mark_bar()
-        .encode(
-            y=alt.Y("workload_class:N", title="Workload class"),
-            yOffset=alt.YOffset("family:N", sort="ascending"),
-            x=alt.X(
-                "usd_per_million_tokens:Q",
-                title="USD per million tokens",
-                axis=alt.Axis(format="$,.2f"),
-            ),
-            color=alt.Color("family:N", title="Accelerator or provider"),
-            tooltip=[
-                alt.Tooltip("workload_class:N", title="Workload class"),
-                alt.Tooltip("family:N", title="Ran on"),
-                alt.Tooltip("venue:N", title="Venue"),
-                alt.Tooltip("usd_per_million_tokens:Q", title="USD per M tokens", format="$,.3f"),
-                alt.Tooltip("busy_pct:Q", title="Busy %", format=",.1f"),
-                alt.Tooltip("usd_per_pflop_hour:Q", title="USD per PFLOP-hour", format="$,.2f"),
-            ],
-        )
+    base = alt.Chart(shown, title="Where each workload ran: USD per million tokens").encode(
+        y=alt.Y("workload_class:N", title="Workload class"),
+        yOffset=alt.YOffset("family:N", sort="ascending"),
+        x=alt.X(
+            "usd_per_million_tokens:Q",
+            title="USD per million tokens",
+            axis=alt.Axis(format="$,.2f"),
+        ),
+        tooltip=[
+            alt.Tooltip("workload_class:N", title="Workload class"),
+            alt.Tooltip("family:N", title="Ran on"),
+            alt.Tooltip("venue:N", title="Venue"),
+            alt.Tooltip("usd_per_million_tokens:Q", title="USD per M tokens", format="$,.3f"),
+            alt.Tooltip("busy_pct:Q", title="Busy %", format=",.1f"),
+            alt.Tooltip("usd_per_pflop_hour:Q", title="USD per PFLOP-hour", format="$,.2f"),
+        ],
     )
+    bars = base.mark_bar().encode(color=alt.Color("family:N", title="Accelerator or provider"))
+    labels = base.mark_text(align="left", dx=3, fontSize=10).encode(
+        text=alt.Text("usd_per_million_tokens:Q", format="$,.2f")
+    )
+    return bars + labels

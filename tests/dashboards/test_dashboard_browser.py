@@ -125,6 +125,9 @@ def _check_page(page, url: str, name: str) -> None:
     if name == "cost_per_million_tokens":  # the managed inference section, below the charts
         body = page.inner_text("body")
         assert "Managed inference" in body and "Self-hosted against managed" in body, name
+    if name == "portfolio":  # the per-class table and the side by side, below the chart
+        body = page.inner_text("body")
+        assert "Per workload class and family" in body and "side by side" in body, name
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
     if name == "overview" and os.environ.get("FLOPLEDGER_UPDATE_DOCS_IMG"):
         page.screenshot(path=str(REPO / "docs" / "img" / "overview.png"))
