@@ -107,7 +107,7 @@ SELECT
     100 * busy_accelerator_hours / nullif(busy_basis_hours, 0) AS busy_pct,
     from_nanos(cost_nanos) AS effective_cost,
     CASE WHEN paid_accelerator_hours > 0
-         THEN CAST(from_nanos(cost_nanos) / paid_accelerator_hours AS DECIMAL(38, 9)) END AS effective_cost_per_accelerator_hour,
+         THEN TRY_CAST(from_nanos(cost_nanos) / paid_accelerator_hours AS DECIMAL(38, 9)) END AS effective_cost_per_accelerator_hour,
     from_nanos(idle_nanos) AS allocated_idle_cost,
     CASE WHEN cost_nanos > 0 THEN CAST(idle_nanos AS DOUBLE) / CAST(cost_nanos AS DOUBLE) END AS allocated_idle_share,
     from_nanos(unallocated_nanos) AS family_unallocated_idle_cost,
@@ -115,7 +115,7 @@ SELECT
     best_tflops AS best_measured_tflops,
     delivered_pflop_hours,
     CASE WHEN delivered_pflop_hours > 0
-         THEN CAST(from_nanos(busy_cost_nanos) / delivered_pflop_hours AS DECIMAL(38, 9)) END AS cost_per_delivered_pflop_hour,
+         THEN TRY_CAST(from_nanos(busy_cost_nanos) / delivered_pflop_hours AS DECIMAL(38, 9)) END AS cost_per_delivered_pflop_hour,
     mean_mfu_spec_pct,
     mean_mfu_measured_pct,
     tokens,

@@ -160,3 +160,18 @@ def test_the_printout_says_where_each_workload_ran_cheapest(ledger):
         ["batch_inference", "H100-80GB", "0.8000", "-", "-", "only", "one", "family"],
         ["online_inference", "TPU-v5p", "0.3360", "50%", "-", "H100-80GB", "1.0000", "(3.0x)"],
     ]
+
+
+def test_an_absurd_ceiling_leaves_the_figure_empty_instead_of_failing(books):
+    # A probe row claiming 1e-30 TFLOP/s: 3.2 busy hours x 1e-30 / 1000 = 3.2e-33 PFLOP-hours,
+    # 40 / 3.2e-33 = 1.25e34 USD, past DECIMAL(38, 9): null, and the mart still builds.
+    b = books.build(
+        [gpu("2026-10-01 00", 80)],
+        [run("g", gpus=4, tokens_in=40_000_000)],
+        gpu_samples=_gpu_minutes(datetime(2026, 10, 1), 4, 80.0, 700.0, 70.0),
+        probes=[probe("vm-1", "2026-09-30T03:00:00Z", 1e-30)],
+    )
+    row = b.rows("SELECT * FROM accelerator_portfolio")[0]
+    assert row["best_measured_tflops"] == 1e-30
+    assert row["cost_per_delivered_pflop_hour"] is None
+    assert row["effective_cost"] == D("40")
