@@ -23,7 +23,14 @@ th{text-align:left;background:#f4f4f4} td.n{text-align:right;font-variant-numeri
 .revision{background:#fff3cd;border:1px solid #e0b400;padding:.6em 1em}
 .note{color:#666;font-size:12px}
 """
-COLOURS = {"run": "#4c78a8", "idle": "#f58518", "shared": "#9d9d9d", "prev": "#bbbbbb"}
+COLOURS = {
+    "run": "#4c78a8",
+    "idle": "#f58518",
+    "commitment": "#e45756",
+    "reservation": "#b279a2",
+    "shared": "#9d9d9d",
+    "prev": "#bbbbbb",
+}
 
 
 def money(value: Any) -> str:
@@ -70,7 +77,7 @@ def _stacked_bars(rows: Rows, label: str, parts: list[tuple[str, str, str]]) -> 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="900" height="{height}" role="img">']
     for i, r in enumerate(rows):
         y = 8 + 26 * i
-        out.append(f'<text x="0" y="{y + 14}" font-size="12">{escape(str(r[label]))[:28]}</text>')
+        out.append(f'<text x="0" y="{y + 14}" font-size="12">{escape(str(r[label])[:28])}</text>')
         x = Decimal(200)
         for key, name, colour in parts:
             w = max(Decimal(r[key]), Decimal(0)) * 600 / widest
@@ -98,7 +105,7 @@ def _paired_bars(rows: Rows, label: str, now_key: str, before_key: str) -> str:
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="900" height="{height}" role="img">']
     for i, r in enumerate(rows):
         y = 6 + 34 * i
-        out.append(f'<text x="0" y="{y + 14}" font-size="12">{escape(str(r[label]))[:28]}</text>')
+        out.append(f'<text x="0" y="{y + 14}" font-size="12">{escape(str(r[label])[:28])}</text>')
         for j, (key, colour) in enumerate(
             ((now_key, COLOURS["run"]), (before_key, COLOURS["prev"]))
         ):
@@ -169,6 +176,8 @@ def render_page(report: MonthReport, revision: int, changes: Rows, now: datetime
                 ("billing_account_id", "Billing account", "text"),
                 ("run_cost", run, "money"),
                 ("unallocated_idle_cost", idle, "money"),
+                ("unused_commitment_cost", "Unused commitment", "money"),
+                ("unused_reservation_cost", "Unused reservation", "money"),
                 ("shared_cost", shared, "money"),
                 ("effective_cost", eff, "money"),
             ],
@@ -181,6 +190,8 @@ def render_page(report: MonthReport, revision: int, changes: Rows, now: datetime
             [
                 ("run_cost", run, COLOURS["run"]),
                 ("unallocated_idle_cost", idle, COLOURS["idle"]),
+                ("unused_commitment_cost", "Unused commitment", COLOURS["commitment"]),
+                ("unused_reservation_cost", "Unused reservation", COLOURS["reservation"]),
                 ("shared_cost", shared, COLOURS["shared"]),
             ],
         )
@@ -207,6 +218,7 @@ def render_page(report: MonthReport, revision: int, changes: Rows, now: datetime
                 ("team", NAMES["run_owner_team"], "text"),
                 ("allocated_cost", run, "money"),
                 ("idle_cost_shared", f"{idle} (spread)", "money"),
+                ("unused_capacity_shared", "Unused commitment and reservation (spread)", "money"),
                 ("shared_cost", f"{shared} (spread)", "money"),
                 ("total_cost", "Total charged", "money"),
                 ("previous_total_cost", "Month before", "money"),

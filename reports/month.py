@@ -31,6 +31,14 @@ Read = Callable[[str, dict[str, Any]], Rows]  # (SQL, bound parameters) -> rows
 MONTH_RE = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
 TOP = 10
 MANIFEST = "manifest.json"
+SPLIT_PARTS = (
+    "run_cost",
+    "unallocated_idle_cost",
+    "unused_commitment_cost",
+    "unused_reservation_cost",
+    "shared_cost",
+)
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 class ReportError(Exception):
@@ -100,7 +108,7 @@ class MonthReport:
             )
             out[f"invoice {acct} effective_cost"] = _text(r["effective_cost"])
         for r in self.split:
-            for part in ("run_cost", "unallocated_idle_cost", "shared_cost"):
+            for part in SPLIT_PARTS:
                 out[f"books {r['billing_account_id']} {part}"] = _text(r[part])
         for r in self.chargeback:
             out[f"chargeback {r['team']} total_cost"] = _text(r["total_cost"])
@@ -229,7 +237,10 @@ def _text(value: Any) -> str:
         return format(value, "f")
     if isinstance(value, list):
         return ";".join(_text(v) for v in value)
-    return str(value)
+    text = str(value)
+    if isinstance(value, str) and text.startswith(FORMULA_STARTS):
+        return "'" + text  # a name read as a formula by a spreadsheet is shown, not run
+    return text
 
 
 def _write_csv(path: Path, rows: Rows, columns: list[str]) -> None:
@@ -259,10 +270,10 @@ def changes_between(before: dict[str, str], after: dict[str, str]) -> Rows:
         old, new = before.get(name), after.get(name)
         if old == new:
             continue
-        d_old, d_new = Decimal(old or 0), Decimal(new or 0)
-        rows.append(
-            {"figure": name, "before": old or "", "after": new or "", "change": d_new - d_old}
-        )
+        d_old = None if old is None else Decimal(old)
+        d_new = None if new is None else Decimal(new)
+        change = (d_new or Decimal(0)) - (d_old or Decimal(0))
+        rows.append({"figure": name, "before": d_old, "after": d_new, "change": change})
     return rows
 
 
@@ -312,13 +323,7 @@ def _write_sections(report: MonthReport, folder: Path, changes: Rows) -> None:
     _write_csv(
         folder / "books_split.csv",
         report.split,
-        [
-            "billing_account_id",
-            "run_cost",
-            "unallocated_idle_cost",
-            "shared_cost",
-            "effective_cost",
-        ],
+        ["billing_account_id", *SPLIT_PARTS, "effective_cost"],
     )
     _write_csv(
         folder / "idle.csv",
@@ -342,6 +347,7 @@ def _write_sections(report: MonthReport, folder: Path, changes: Rows) -> None:
             "policy",
             "allocated_cost",
             "idle_cost_shared",
+            "unused_capacity_shared",
             "shared_cost",
             "total_cost",
             "previous_total_cost",
@@ -418,7 +424,7 @@ def report_alert(
     if written.status == "revised":
         title = f"Month close {report.key}: revision {written.revision} (late rows changed it)"
         changed = "; ".join(
-            f"{c['figure']} {c['before'] or '-'} -> {c['after'] or '-'}"
+            f"{c['figure']} {_text(c['before']) or '-'} -> {_text(c['after']) or '-'}"
             for c in written.changes[:5]
         )
         message = f"Invoice total now {total}. Changed: {changed}. Report: {link}"
@@ -442,6 +448,9 @@ def report_alert(
             "link": link,
             "invoice_total": _text(report.invoice_total()),
             "chargeback_total": _text(report.chargeback_total()),
-            "changes": [{k: _text(v) for k, v in c.items()} for c in written.changes],
+            "changes": [
+                {k: format(v, "f") if isinstance(v, Decimal) else v for k, v in c.items()}
+                for c in written.changes
+            ],
         },
     )

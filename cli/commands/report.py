@@ -70,7 +70,9 @@ def report_month(args: argparse.Namespace) -> int:
             f"{written.revision} written to {written.folder}"
         )
         for c in written.changes:
-            print(f"  changed: {c['figure']}: {c['before'] or '-'} -> {c['after'] or '-'}")
+            before = "-" if c["before"] is None else f"{c['before']:,.2f}"
+            after = "-" if c["after"] is None else f"{c['after']:,.2f}"
+            print(f"  changed: {c['figure']}: {before} -> {after} ({c['change']:+,.2f})")
         print(f"  page: {written.page}")
     print(
         f"  invoice {report.invoice_total():,.2f} USD; chargeback {report.chargeback_total():,.2f} USD"

@@ -20,11 +20,19 @@ import pytest
 
 from cli.main import main
 from models import query_sql
-from reports.month import ReportError, closed_month, months_to_write, parse_month, read_month
+from reports.month import (
+    SPLIT_PARTS,
+    ReportError,
+    closed_month,
+    months_to_write,
+    parse_month,
+    read_month,
+)
 from tests.conftest import REPO, billing_row, write_ndjson
 
 ACCOUNT = "01A3F5-7C2B9D-4E8F10"  # the simulator's billing account
 LATE = Decimal("12.34")
+D0, D1 = Decimal(0), Decimal("1.50")
 
 
 def _run(config: Path) -> None:
@@ -130,9 +138,12 @@ def test_totals_equal_spend_monthly_and_team_chargeback(fleet: Path) -> None:
             reported[t]["total_cost"] == 0 and reported[t]["previous_total_cost"] for t in extra
         )
         assert report.chargeback_total() == sum(r["total_cost"] for r in charged)
+        for r in report.chargeback:  # the parts shown add up to what the team is charged
+            shown = ("allocated_cost", "idle_cost_shared", "unused_capacity_shared", "shared_cost")
+            assert sum(r[k] for k in shown) == r["total_cost"]
         # The books' split of each account adds up to its invoice figure in USD.
         for split in report.split:
-            parts = split["run_cost"] + split["unallocated_idle_cost"] + split["shared_cost"]
+            parts = sum(split[part] for part in SPLIT_PARTS)
             inv = next(
                 r for r in report.invoice if r["billing_account_id"] == split["billing_account_id"]
             )
@@ -388,3 +399,32 @@ def test_two_accounts_two_currencies_hand_worked(project_dir: Path) -> None:
         0,
     )
     assert report.invoice_total() == report.chargeback_total() == Decimal("17.00")
+
+
+def test_hostile_names_are_text_in_the_page_and_the_csv(tmp_path: Path) -> None:
+    """A team or experiment named like markup or a spreadsheet formula is shown, never run."""
+    from reports.month import MonthReport, write_month
+
+    evil = '=HYPERLINK("http://x.invalid")<script>alert(1)</script>'
+    month = parse_month("2026-10")
+    money = {"allocated_cost": D1, "idle_cost_shared": D0, "shared_cost": D0, "total_cost": D1}
+    report = MonthReport(
+        month=month,
+        invoice=[],
+        split=[],
+        idle={},
+        chargeback=[{"team": evil, "policy": "even", **money, "previous_total_cost": None}],
+        runs=[],
+        groups=[
+            {"grouping": "experiment", "name": evil, "month": month, "effective_cost": D1,
+             "tokens": 0, "runs": 1},
+        ],
+        budgets=[],
+        alerts=[],
+    )  # fmt: skip
+    written = write_month(report, tmp_path, datetime(2026, 11, 6, 7))
+    page = written.page.read_text()
+    assert "<script>alert" not in page and "&lt;script&gt;" in page
+    rows = _csv(written.folder / "chargeback.csv")
+    assert rows[0]["team"] == "'" + evil and rows[0]["total_cost"] == "1.50"
+    assert _csv(written.folder / "movers.csv")[0]["name"] == "'" + evil
