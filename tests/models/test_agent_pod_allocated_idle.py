@@ -1,0 +1,98 @@
+"""Allocated idle per pod: on a shared node, each Kubernetes run's busy fraction comes from
+its own pods' GPU minutes (the NVML agent's pod labels, pod_gpu_hourly), worked by hand.
+
+vm-1 (8 H100s), hour 00, GPU row 80 USD for 28,800 GPU-seconds (10 USD a GPU-hour):
+- run "train" (pod ml/train) holds 4 GPUs all hour: allocated 4 x 10 = 40. The agent
+  labelled GPUs 0-3 with ml/train every minute, SM activity 90 %: busy 0.9.
+- run "infer" (pod ml/infer) holds 2 GPUs all hour: allocated 20. GPUs 4-5 are labelled
+  ml/infer, SM activity 30 %: busy 0.3.
+- GPUs 6-7: no pod, 0 % (unallocated idle: 80 - 40 - 20 = 20).
+Per pod: train's allocated idle = 40 x (1 - 0.9) = 4; infer's = 20 x (1 - 0.3) = 14.
+The resource-hour's average (what every run got before): busy 4 x 3,600 x 0.9 + 2 x 3,600
+x 0.3 = 15,120 s over the 21,600 s held = 0.7, so 40 x 0.3 = 12 and 20 x 0.3 = 6: the same
+18 in all, split the wrong way. Their costs (40, 20) and the books are unchanged: busy time
+only moves cost between a run's busy and idle parts.
+
+vm-2 (8 H100s), hour 00, 80 USD: run "batch" from the jobs file holds all 8; its GPU
+minutes carry no pod (off Kubernetes), SM activity 50 %: the resource-hour's fraction, 0.5,
+so allocated idle 80 x 0.5 = 40.
+"""
+
+from datetime import datetime, timedelta
+from decimal import Decimal as D
+from typing import Any
+
+from tests.models.rows import gpu, run
+
+START = datetime(2026, 10, 1)
+
+
+def _minutes(
+    resource: str, gpus: dict[int, tuple[float, tuple[str, str] | None]]
+) -> list[dict[str, Any]]:
+    """60 minutes of the given GPUs: index -> (SM activity %, (namespace, pod) or None)."""
+    rows = []
+    for m in range(60):
+        for i, (sm, pod) in gpus.items():
+            namespace, name = pod if pod else (None, None)
+            rows.append({
+                "minute": START + timedelta(minutes=m), "node": resource, "project_id": "ml-prod",
+                "resource_name": resource, "gpu_uuid": f"GPU-{resource}-{i}", "gpu_index": i,
+                "util_gpu_pct": 100.0 if sm else 0.0, "sm_active_pct": sm,
+                "tensor_active_pct": sm / 2, "samples": 60, "status": "ok",
+                "pod_namespace": namespace, "pod_name": name,
+                "pod_uid": f"uid-{name}" if name else None,
+            })  # fmt: skip
+    return rows
+
+
+def _pod_run(run_id: str, pod: str, gpus: int) -> dict[str, Any]:
+    """A run as collectors/kubernetes/runs.py writes it: scheduler kubernetes, its pods'
+    namespace and names in the k8s_namespace and k8s_pods labels."""
+    return run(run_id, gpus=gpus, scheduler="kubernetes",
+               labels={"k8s_namespace": "ml", "k8s_pods": pod})  # fmt: skip
+
+
+def test_agent_pod_busy_gives_each_run_its_own_allocated_idle(books) -> None:
+    vm1 = {i: (90.0, ("ml", "train")) for i in range(4)}
+    vm1 |= {i: (30.0, ("ml", "infer")) for i in (4, 5)}
+    vm1 |= {i: (0.0, None) for i in (6, 7)}
+    vm2 = {i: (50.0, None) for i in range(8)}
+    runs = [
+        _pod_run("train-1", "train", 4),
+        _pod_run("infer-1", "infer", 2),
+        run("batch-1", gpus=8, resource="vm-2"),
+    ]
+    b = books.build(
+        [gpu("2026-10-01 00", 80), gpu("2026-10-01 00", 80, resource="vm-2")],
+        runs,
+        gpu_samples=_minutes("vm-1", vm1) + _minutes("vm-2", vm2),
+    )
+    got = b.rows(
+        "SELECT run_id, busy_micros, busy_basis, allocated_idle_nanos FROM run_utilisation "
+        "ORDER BY run_id"
+    )
+    assert got == [
+        {"run_id": "batch-1", "busy_micros": 500_000, "busy_basis": "resource_hour",
+         "allocated_idle_nanos": 40_000_000_000},
+        {"run_id": "infer-1", "busy_micros": 300_000, "busy_basis": "pod",
+         "allocated_idle_nanos": 14_000_000_000},
+        {"run_id": "train-1", "busy_micros": 900_000, "busy_basis": "pod",
+         "allocated_idle_nanos": 4_000_000_000},
+    ]  # fmt: skip
+    costs = b.rows(
+        "SELECT run_id, effective_cost, allocated_idle_cost FROM cost_per_run ORDER BY run_id"
+    )
+    assert [(r["run_id"], r["effective_cost"], r["allocated_idle_cost"]) for r in costs] == [
+        ("batch-1", D("80"), D("40")),
+        ("infer-1", D("20"), D("14")),
+        ("train-1", D("40"), D("4")),
+    ]
+    idle = b.idle("vm-1", "2026-10-01 00:00:00")
+    assert (idle["allocated_cost"], idle["allocated_idle_cost"], idle["unallocated_idle_cost"]) == (
+        D("60"),
+        D("18"),
+        D("20"),
+    )
+    differences = b.rows("SELECT check_name, difference FROM books")
+    assert differences and all(r["difference"] == 0 for r in differences), differences
