@@ -1,5 +1,5 @@
--- @table: One run, resource and UTC hour: how busy the accelerators it held were, the cost of holding them idle (allocated idle), and its share of the GPU energy. On Kubernetes, where the NVML agent labelled the GPU minutes with the pods holding them (pod_gpu_hourly), a run's busy fraction is its own pods' on that node and hour; elsewhere (or for a run none of whose pods' minutes are there) it is the resource-hour's held busy fraction, the same for every run on it.
--- @depends: run_allocation, resource_hour_utilisation, pod_gpu_hourly, jobs
+-- @table: One run, resource and UTC hour: how busy the accelerators it held were, the cost of holding them idle (allocated idle), and its share of the GPU energy. On Kubernetes, where the NVML agent labelled the GPU minutes with the pods holding them (pod_gpu_hourly), a run's busy fraction is its own pods' on that node and hour; elsewhere (a run none of whose pods' minutes are there, or one holding MIG slices, whose GPU's minutes measure the whole GPU) it is the resource-hour's held busy fraction, the same for every run on it.
+-- @depends: run_allocation, resource_hour_utilisation, pod_gpu_hourly, jobs, job_placements
 -- @col run_id: The run.
 -- @col project_id: Project of the resource.
 -- @col resource_name: The resource.
@@ -16,6 +16,12 @@ WITH run_pods AS (
     SELECT DISTINCT j.run_id, j.labels['k8s_namespace'] AS pod_namespace, t.pod_name
     FROM jobs AS j, unnest(string_split(j.labels['k8s_pods'], ',')) AS t(pod_name)
     WHERE j.scheduler = 'kubernetes' AND j.labels['k8s_namespace'] IS NOT NULL AND t.pod_name <> ''
+      -- Not MIG runs: a pod alone on a GPU's slices has the whole GPU's minutes, whose
+      -- activity is not its slice's (one busy 1g slice is about 1/7 of the GPU's SMs).
+      AND NOT EXISTS (
+          SELECT 1 FROM job_placements AS p
+          WHERE p.run_id = j.run_id AND coalesce(p.share_numerator, 1) <> coalesce(p.share_denominator, 1)
+      )
 ),
 pod_busy AS (
     SELECT

@@ -96,3 +96,32 @@ def test_agent_pod_busy_gives_each_run_its_own_allocated_idle(books) -> None:
     )
     differences = b.rows("SELECT check_name, difference FROM books")
     assert differences and all(r["difference"] == 0 for r in differences), differences
+
+
+def test_agent_pod_busy_is_not_used_for_mig_slices(books) -> None:
+    """A MIG run keeps the resource-hour's fraction: its pod's labelled minutes measure the
+    whole GPU, not its slice.
+
+    vm-1 (8 H100s), hour 00, 80 USD for 28,800 GPU-seconds. Run "mig" (pod ml/mig) holds one
+    1g.10gb slice (1/7) of GPU 0 all hour: H = floor(3,600e9 / 7) = 514,285,714,285 nanos,
+    allocated floor(80e9 x H / 28,800e9) = 1,428,571,428 nano-USD. The agent labels GPU 0
+    with ml/mig (the only pod on it); its SM activity is 10 % (the slice busy, the rest of the
+    GPU's SMs not). GPUs 1-7: no pod, 0 %.
+    Pod basis would say busy 0.1 (idle 0.9 of its cost). The resource-hour's: busy 3,600 x 0.1
+    = 360 s over the 514.285714285 s held = 0.7, so busy_micros 700,000 and allocated idle
+    floor(1,428,571,428 x 300,000 / 1e6) = 428,571,428 nanos.
+    """
+    vm1 = {0: (10.0, ("ml", "mig"))} | {i: (0.0, None) for i in range(1, 8)}
+    mig = run("mig-1", gpus=1, scheduler="kubernetes",
+              labels={"k8s_namespace": "ml", "k8s_pods": "mig"},
+              placements=[{"resource_name": "vm-1", "accelerators": 1,
+                           "share_numerator": 1, "share_denominator": 7}])  # fmt: skip
+    b = books.build([gpu("2026-10-01 00", 80)], [mig], gpu_samples=_minutes("vm-1", vm1))
+    got = b.rows(
+        "SELECT u.busy_micros, u.busy_basis, u.allocated_idle_nanos, a.allocated_nanos "
+        "FROM run_utilisation AS u JOIN run_allocation AS a USING (run_id, resource_name, hour)"
+    )
+    assert got == [
+        {"busy_micros": 700_000, "busy_basis": "resource_hour",
+         "allocated_idle_nanos": 428_571_428, "allocated_nanos": 1_428_571_428},
+    ]  # fmt: skip
