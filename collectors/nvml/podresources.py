@@ -17,6 +17,13 @@ container lists the device ids the device plugin gave it, per resource (`nvidia.
 A GPU held by exactly one pod is labelled with that pod; a GPU held by none, or whose MIG
 slices went to several pods, is labelled with nothing (the minute's row then says null).
 
+Known limitation (MIG): the agent writes one row per GPU and minute, so a GPU whose slices
+are held by two or more pods cannot be attributed: its minutes land in pod_gpu_hourly's
+no-pod row, beside truly unallocated time. Per-slice rows would need per-MIG-device
+readings, which NVML gives only partly (utilisation and power are per GPU,
+`nvmlDeviceGetUtilizationRates` is not supported on a MIG device; Hopper's GPM can sample a
+GPU instance with `nvmlGpmMigSampleGet`), and a `mig_uuid` in the row's key; not done.
+
 The API gives namespace and name, not the pod UID; `PodResolver` fills the UID from the
 Kubernetes API where it is given a lookup (see `labels.kube_pod_uid`).
 
