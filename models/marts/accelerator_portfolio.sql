@@ -43,14 +43,18 @@ self_hosted AS (
         family,
         workload_class,
         count(*) AS runs,
-        sum(allocated_accelerator_hours) AS paid_accelerator_hours,
-        sum(busy_accelerator_hours) AS busy_accelerator_hours,
-        sum(accelerator_hours) FILTER (WHERE busy_accelerator_hours IS NOT NULL) AS busy_basis_hours,
+        CAST(sum(CAST(allocated_accelerator_hours AS DECIMAL(38, 12))) AS DOUBLE) AS paid_accelerator_hours,  -- exact decimal sums: rerun-stable
+        CAST(sum(CAST(busy_accelerator_hours AS DECIMAL(38, 12))) AS DOUBLE) AS busy_accelerator_hours,
+        CAST(sum(CAST(accelerator_hours AS DECIMAL(38, 12))) FILTER (WHERE busy_accelerator_hours IS NOT NULL) AS DOUBLE) AS busy_basis_hours,
         sum(cost_nanos) AS cost_nanos,
         sum(cost_nanos) FILTER (WHERE busy_accelerator_hours IS NOT NULL) AS busy_cost_nanos,
         CASE WHEN bool_and(idle_nanos IS NOT NULL) THEN sum(idle_nanos) END AS idle_nanos,
-        sum(mfu_spec_pct * accelerator_hours) / nullif(sum(accelerator_hours) FILTER (WHERE mfu_spec_pct IS NOT NULL), 0) AS mean_mfu_spec_pct,
-        sum(mfu_measured_pct * accelerator_hours) / nullif(sum(accelerator_hours) FILTER (WHERE mfu_measured_pct IS NOT NULL), 0) AS mean_mfu_measured_pct,
+        -- An MFU past 1e9 percent (a probe row claiming a near-zero ceiling) would overflow the
+        -- exact sum: such a class's mean is null (absurd_mfu), not a failed mart.
+        CAST(sum(CAST(CASE WHEN abs(mfu_spec_pct) < 1e9 THEN mfu_spec_pct END * accelerator_hours AS DECIMAL(38, 12))) AS DOUBLE) / nullif(CAST(sum(CAST(accelerator_hours AS DECIMAL(38, 12))) FILTER (WHERE mfu_spec_pct IS NOT NULL) AS DOUBLE), 0) AS mean_mfu_spec_pct,
+        CAST(sum(CAST(CASE WHEN abs(mfu_measured_pct) < 1e9 THEN mfu_measured_pct END * accelerator_hours AS DECIMAL(38, 12))) AS DOUBLE) / nullif(CAST(sum(CAST(accelerator_hours AS DECIMAL(38, 12))) FILTER (WHERE mfu_measured_pct IS NOT NULL) AS DOUBLE), 0) AS mean_mfu_measured_pct,
+        bool_or(abs(mfu_spec_pct) >= 1e9) AS absurd_spec_mfu,
+        bool_or(abs(mfu_measured_pct) >= 1e9) AS absurd_measured_mfu,
         CAST(sum(tokens) FILTER (WHERE tokens > 0) AS HUGEINT) AS tokens,
         sum(cost_nanos) FILTER (WHERE tokens > 0) AS token_cost_nanos
     FROM run_rows
@@ -116,8 +120,8 @@ SELECT
     delivered_pflop_hours,
     CASE WHEN delivered_pflop_hours > 0
          THEN TRY_CAST(from_nanos(busy_cost_nanos) / delivered_pflop_hours AS DECIMAL(38, 9)) END AS cost_per_delivered_pflop_hour,
-    mean_mfu_spec_pct,
-    mean_mfu_measured_pct,
+    CASE WHEN NOT coalesce(absurd_spec_mfu, false) THEN mean_mfu_spec_pct END AS mean_mfu_spec_pct,
+    CASE WHEN NOT coalesce(absurd_measured_mfu, false) THEN mean_mfu_measured_pct END AS mean_mfu_measured_pct,
     tokens,
     CASE WHEN tokens > 0 THEN from_nanos(token_cost_nanos * 1000000 // tokens) END AS cost_per_million_tokens
 FROM measured

@@ -146,7 +146,7 @@ def test_one_model_on_two_families_side_by_side(ledger):
     assert gpu_side["cost_per_million_tokens"] == D("1") and gpu_side["cheapest"] is False
     assert gpu_side["cheapest_cost_per_million_tokens"] == D("0.336")
     assert gpu_side["times_cheapest"] == pytest.approx(1 / 0.336)
-    assert {r["families"] for r in rows} == {2}
+    assert {(r["families"], r["families_in_class"]) for r in rows} == {(2, 2)}
     assert {r["workload_class"] for r in rows} == {"online_inference"}
 
 
@@ -174,4 +174,5 @@ def test_an_absurd_ceiling_leaves_the_figure_empty_instead_of_failing(books):
     row = b.rows("SELECT * FROM accelerator_portfolio")[0]
     assert row["best_measured_tflops"] == 1e-30
     assert row["cost_per_delivered_pflop_hour"] is None
+    assert row["mean_mfu_measured_pct"] is None  # an MFU of ~1e34 percent is no mean
     assert row["effective_cost"] == D("40")
