@@ -13,8 +13,13 @@
 -- @col energy_j: The run's share of the resource-hour's GPU energy (its cost share), joules.
 WITH run_pods AS (
     -- A Kubernetes run's pods (collectors/kubernetes/runs.py: labels k8s_namespace and k8s_pods).
+    -- k8s_pods is cut at 1,000 characters: a list that long may end in a cut name, so its
+    -- last name is not used (that pod's run-hours keep the resource-hour's fraction).
     SELECT DISTINCT j.run_id, j.labels['k8s_namespace'] AS pod_namespace, t.pod_name
-    FROM jobs AS j, unnest(string_split(j.labels['k8s_pods'], ',')) AS t(pod_name)
+    FROM jobs AS j,
+        unnest(CASE WHEN length(j.labels['k8s_pods']) >= 1000
+                    THEN string_split(j.labels['k8s_pods'], ',')[:-2]
+                    ELSE string_split(j.labels['k8s_pods'], ',') END) AS t(pod_name)
     WHERE j.scheduler = 'kubernetes' AND j.labels['k8s_namespace'] IS NOT NULL AND t.pod_name <> ''
       -- Not MIG runs: a pod alone on a GPU's slices has the whole GPU's minutes, whose
       -- activity is not its slice's (one busy 1g slice is about 1/7 of the GPU's SMs).

@@ -125,3 +125,22 @@ def test_agent_pod_busy_is_not_used_for_mig_slices(books) -> None:
         {"busy_micros": 700_000, "busy_basis": "resource_hour",
          "allocated_idle_nanos": 428_571_428, "allocated_nanos": 1_428_571_428},
     ]  # fmt: skip
+
+
+def test_agent_pod_busy_ignores_a_pod_name_the_label_may_have_cut(books) -> None:
+    """k8s_pods is cut at 1,000 characters (collectors/kubernetes/runs.py), so at that length
+    its last name may be cut and is not used. vm-1: GPUs 0-3 labelled ml/train at 90 %,
+    GPUs 4-7 no pod at 50 %; run train-1 holds GPUs 0-3 (14,400 s).
+    - label "a" x 993 + ",train" (999 characters): train is used: busy 0.9 (900,000).
+    - label "a" x 994 + ",train" (1,000 characters): not used, so the resource-hour's
+      fraction: busy 4 x 3,600 x 0.9 + 4 x 3,600 x 0.5 = 20,160 s over 14,400 s held,
+      capped at 1 (1,000,000).
+    """
+    vm1 = {i: (90.0, ("ml", "train")) for i in range(4)} | {i: (50.0, None) for i in range(4, 8)}
+    for prefix, expected in ((993, (900_000, "pod")), (994, (1_000_000, "resource_hour"))):
+        pods = "a" * prefix + ",train"
+        train = run("train-1", gpus=4, scheduler="kubernetes",
+                    labels={"k8s_namespace": "ml", "k8s_pods": pods})  # fmt: skip
+        b = books.build([gpu("2026-10-01 00", 80)], [train], gpu_samples=_minutes("vm-1", vm1))
+        got = b.rows("SELECT busy_micros, busy_basis FROM run_utilisation")
+        assert [(r["busy_micros"], r["busy_basis"]) for r in got] == [expected], len(pods)
