@@ -1,6 +1,7 @@
 """The demo's and `flopledger run`'s "where should this workload run" lines: per workload class,
 the family (accelerator type or managed provider) that delivered its tokens cheapest in the
-latest month, its busy share and USD per delivered PFLOP-hour, and the next cheapest
+latest month, how many tokens it delivered (a provider tried on a handful of requests can be
+cheapest), its busy share and USD per delivered PFLOP-hour, and the next cheapest
 (accelerator_portfolio; measured figures only, never what a run would have cost elsewhere)."""
 
 from decimal import Decimal
@@ -12,6 +13,10 @@ from warehouse import Warehouse
 
 def _rate(value: Decimal | None) -> str:
     return "-" if value is None else f"{value:,.4f}"
+
+
+def _mtok(tokens: Decimal | int | None) -> str:
+    return "-" if tokens is None else f"{int(tokens) / 1e6:,.1f}"
 
 
 def _busy(value: float | None) -> str:
@@ -39,13 +44,14 @@ def portfolio_lines(warehouse: Warehouse, currency: str) -> list[str]:
         "",
         f"where should this workload run, {rows[0]['month']:%Y-%m} (measured: {currency} per M "
         "tokens; busy share; per delivered PFLOP-hour)",
-        f"  {'workload class':<18}{'cheapest':<16}{'per M tok':>10}{'busy':>6}"
+        f"  {'workload class':<18}{'cheapest':<16}{'per M tok':>10}{'M tok':>10}{'busy':>6}"
         f"{'per PFLOP-h':>13}  next cheapest",
     ]
     for workload, (best, *rest) in by_class.items():
         lines.append(
             f"  {workload[:17]:<18}{best['family'][:15]:<16}"
-            f"{_rate(best['cost_per_million_tokens']):>10}{_busy(best['busy_pct']):>6}"
+            f"{_rate(best['cost_per_million_tokens']):>10}{_mtok(best['tokens']):>10}"
+            f"{_busy(best['busy_pct']):>6}"
             f"{_rate(best['cost_per_delivered_pflop_hour']):>13}  "
             f"{_runner_up(best, rest[0] if rest else None)}"
         )

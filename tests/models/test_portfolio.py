@@ -151,14 +151,24 @@ def test_one_model_on_two_families_side_by_side(ledger):
 
 
 def test_the_printout_says_where_each_workload_ran_cheapest(ledger):
-    # online_inference: TPU-v5p 0.336 per M tokens, 50% busy, no probe (no PFLOP figure); next
+    # online_inference: TPU-v5p 0.336 per M tokens over 200 M tokens, 50% busy, no probe (no PFLOP figure); next
     # H100 at 1.000 = 2.976 -> 3.0x. batch_inference: only H100 (80 / 100 Mtok = 0.8).
     lines = portfolio_lines(ledger.warehouse, "USD")
     assert lines[1].startswith("where should this workload run, 2026-10")
     rows = [line.split() for line in lines[3:]]
     assert rows == [
-        ["batch_inference", "H100-80GB", "0.8000", "-", "-", "only", "one", "family"],
-        ["online_inference", "TPU-v5p", "0.3360", "50%", "-", "H100-80GB", "1.0000", "(3.0x)"],
+        ["batch_inference", "H100-80GB", "0.8000", "100.0", "-", "-", "only", "one", "family"],
+        [
+            "online_inference",
+            "TPU-v5p",
+            "0.3360",
+            "200.0",
+            "50%",
+            "-",
+            "H100-80GB",
+            "1.0000",
+            "(3.0x)",
+        ],
     ]
 
 
