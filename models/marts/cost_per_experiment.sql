@@ -15,7 +15,7 @@ SELECT
     count(*) AS runs,
     count(*) FILTER (WHERE status = 'succeeded') AS successful_runs,
     count(*) FILTER (WHERE status IN ('failed', 'cancelled')) AS failed_runs,
-    sum(accelerator_hours) AS accelerator_hours,
+    CAST(sum(CAST(accelerator_hours AS DECIMAL(38, 12))) AS DOUBLE) AS accelerator_hours,  -- exact: rerun-stable
     sum(effective_cost) AS effective_cost,
     coalesce(sum(effective_cost) FILTER (WHERE status IN ('failed', 'cancelled')), 0) AS failed_runs_cost,
     CASE WHEN count(*) FILTER (WHERE status = 'succeeded') > 0

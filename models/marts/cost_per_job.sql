@@ -19,7 +19,7 @@ SELECT
     arg_min(model_name, attempt) AS model_name,
     count(*) AS attempts,
     arg_max(status, attempt) AS final_status,
-    sum(accelerator_hours) AS accelerator_hours,
+    CAST(sum(CAST(accelerator_hours AS DECIMAL(38, 12))) AS DOUBLE) AS accelerator_hours,  -- exact: rerun-stable
     sum(effective_cost) AS effective_cost,
     sum(list_cost) AS list_cost,
     coalesce(sum(effective_cost) FILTER (WHERE status IN ('failed', 'cancelled')), 0) AS failed_attempts_cost

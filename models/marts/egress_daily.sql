@@ -22,7 +22,7 @@ SELECT
     coalesce(row_team(labels), '__unallocated__') AS team,
     traffic,
     is_egress,
-    coalesce(sum(CASE WHEN usage_unit = 'bytes' THEN CAST(usage_amount AS DOUBLE) END), 0) / 1073741824.0 AS egress_gib,
+    CAST(coalesce(sum(usage_amount) FILTER (WHERE usage_unit = 'bytes'), 0) AS DOUBLE) / 1073741824.0 AS egress_gib,  -- an exact DECIMAL sum: rerun-stable
     count(*) AS billing_rows,
     sum(cost_usd + credits_total_usd) AS effective_cost
 FROM matched

@@ -17,10 +17,10 @@ SELECT
     project_id,
     accelerator_type,
     count(DISTINCT resource_name) AS resources,
-    sum(paid_accelerator_hours) AS paid_accelerator_hours,
-    sum(allocated_accelerator_hours) AS allocated_accelerator_hours,
+    CAST(sum(CAST(paid_accelerator_hours AS DECIMAL(38, 12))) AS DOUBLE) AS paid_accelerator_hours,  -- exact: rerun-stable
+    CAST(sum(CAST(allocated_accelerator_hours AS DECIMAL(38, 12))) AS DOUBLE) AS allocated_accelerator_hours,  -- exact: rerun-stable
     CAST(sum(CAST(busy_accelerator_hours AS DECIMAL(38, 12))) AS DOUBLE) AS busy_accelerator_hours,  -- exact: rerun-stable
-    sum(unallocated_idle_hours) AS unallocated_idle_hours,
+    CAST(sum(CAST(unallocated_idle_hours AS DECIMAL(38, 12))) AS DOUBLE) AS unallocated_idle_hours,  -- exact: rerun-stable
     sum(effective_cost) AS effective_cost,
     sum(unallocated_idle_cost) AS unallocated_idle_cost,
     sum(allocated_idle_cost) AS allocated_idle_cost,

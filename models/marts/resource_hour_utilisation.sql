@@ -30,9 +30,9 @@ busy AS (
         p.resource_name,
         p.hour,
         sum(b.observed_accelerator_seconds) AS observed_s,
-        sum(b.busy_accelerator_seconds) AS busy_observed_s,
+        CAST(sum(CAST(b.busy_accelerator_seconds AS DECIMAL(38, 12))) AS DOUBLE) AS busy_observed_s,  -- exact decimal sums: rerun-stable
         max(b.busy_source) AS busy_source,
-        sum(b.energy_j) AS energy_j
+        CAST(sum(CAST(b.energy_j AS DECIMAL(38, 12))) AS DOUBLE) AS energy_j
     FROM resource_hour_pool AS p
     JOIN names AS n USING (resource_name)
     JOIN resource_hour_busy AS b

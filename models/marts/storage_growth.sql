@@ -12,8 +12,8 @@ SELECT
     project_id,
     resource_name AS bucket,
     coalesce(row_team(labels), '__unallocated__') AS team,
-    sum(CASE WHEN usage_unit = 'byte-seconds' THEN CAST(usage_amount AS DOUBLE) END) / (1073741824.0 * 2629746.0) AS gibibyte_months,
-    sum(CASE WHEN usage_unit = 'byte-seconds' THEN CAST(usage_amount AS DOUBLE) END) / (1073741824.0 * 86400.0) AS mean_stored_gib,
+    CAST(sum(usage_amount) FILTER (WHERE usage_unit = 'byte-seconds') AS DOUBLE) / (1073741824.0 * 2629746.0) AS gibibyte_months,  -- exact DECIMAL sums: rerun-stable
+    CAST(sum(usage_amount) FILTER (WHERE usage_unit = 'byte-seconds') AS DOUBLE) / (1073741824.0 * 86400.0) AS mean_stored_gib,
     sum(cost_usd + credits_total_usd) AS effective_cost
 FROM billing_line_items
 WHERE service_name = 'Cloud Storage' AND sku_description NOT ILIKE '%egress%'
