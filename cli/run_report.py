@@ -37,25 +37,34 @@ def render(outcome: RunOutcome) -> str:
 
 def _source_lines(materialized: dict[str, dict[str, Any]]) -> list[str]:
     """Rows per source table: read (counted as found in the files, by the reader) = loaded +
-    duplicate + quarantined (+ outside the run's window, shown only when some were); a row
-    that fits none of these shows as `unaccounted`, never hidden."""
+    duplicate + quarantined (+ skipped, rows by design not loaded, e.g. pods with no
+    accelerator, with a line saying why; + outside the run's window: each column shown only
+    when some were); a row that fits none of these shows as `unaccounted`, never hidden."""
     rows = [(k, m) for k, m in sorted(materialized.items()) if "rows_read" in m]
     if not rows:
         return []
-    outside = any(m.get("rows_outside_window", 0) for _, m in rows)
+    optional = [c for c in _OPTIONAL if any(m.get(c[0], 0) for _, m in rows)]
     head = f"{'source table':<22}{'read':>10}{'loaded':>10}{'duplicate':>11}{'quarantined':>13}"
-    lines = ["", head + (f"{'outside window':>16}" if outside else "")]
+    lines = ["", head + "".join(f"{title:>{width}}" for _, title, width in optional)]
+    notes = []
     for key, meta in rows:
         counts = [meta.get(k, 0) for k in _COUNTS]
         line = f"{key:<22}{counts[0]:>10,}{counts[1]:>10,}{counts[2]:>11,}{counts[3]:>13,}"
-        lines.append(line + (f"{counts[4]:>16,}" if outside else ""))
-        unaccounted = counts[0] - sum(counts[1:])
+        lines.append(line + "".join(f"{meta.get(name, 0):>{w},}" for name, _, w in optional))
+        unaccounted = (
+            counts[0] - sum(counts[1:]) - sum(meta.get(name, 0) for name, _, _ in optional)
+        )
         if unaccounted:
             lines.append(f"  {key}: {unaccounted:,} row(s) read but neither loaded nor refused")
-    return lines
+        if meta.get("rows_skipped", 0):
+            why = meta.get("skipped_because") or "not loaded by design"
+            notes.append(f"  {key}: {meta['rows_skipped']:,} skipped: {why}")
+    return lines + notes
 
 
-_COUNTS = ("rows_read", "rows_loaded", "rows_duplicate", "rows_quarantined", "rows_outside_window")
+_COUNTS = ("rows_read", "rows_loaded", "rows_duplicate", "rows_quarantined")
+# Columns shown only when some source has any: (metadata key, title, width).
+_OPTIONAL = (("rows_skipped", "skipped", 10), ("rows_outside_window", "outside window", 16))
 
 
 def _input_warning_lines(materialized: dict[str, dict[str, Any]]) -> list[str]:

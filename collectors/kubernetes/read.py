@@ -11,7 +11,9 @@ then by `observed_at` (a kubectl snapshot has none), then file and line order; t
 pods are grouped into runs (collectors/kubernetes/runs.py) and each run goes through the jobs
 file's normaliser, so the same checks apply. A bad line, a non-Pod item or a run that fails
 the checks is quarantined with its reason; a pod that asks for no accelerator is counted as
-skipped (CPU pods are not runs).
+skipped (CPU pods are not runs). Every record read is counted once: quarantined, skipped, a
+duplicate (a pod's older record, or a pod of a run another of its pods stands for) or the
+one record that stands for its run (loaded or quarantined).
 """
 
 from __future__ import annotations
@@ -36,11 +38,18 @@ from collectors.quarantine import Quarantined
 SOURCE = "kubernetes"
 SCHEDULER = "kubernetes"
 _MAX_RAW = 20_000
+# What the run report says of skipped pods.
+SKIPPED_NO_ACCELERATOR = (
+    "no accelerator (a pod that asks for no GPU, MIG slice or TPU is not a run)"
+)
 
 
 @dataclass
 class PodsRead:
-    """Runs and placements from pods, what was quarantined, and how many pods were skipped."""
+    """Runs and placements from pods, what was quarantined, and how many pods were skipped.
+
+    rows_read = jobs.num_rows + len(quarantined) + duplicates + pods_skipped: a run, loaded or
+    quarantined, stands for one of its pods' newest records."""
 
     jobs: pa.Table
     placements: pa.Table
@@ -48,6 +57,13 @@ class PodsRead:
     rows_read: int = 0  # pod records read (every version of every pod)
     pods: int = 0  # distinct pods
     pods_skipped: int = 0  # pods that asked for no accelerator
+    superseded: int = 0  # records a newer record of the same pod replaced
+    folded: int = 0  # pods of a multi-pod run beyond the one that stands for it
+
+    @property
+    def duplicates(self) -> int:
+        """Records another record already stands for: a pod's older records, a run's other pods."""
+        return self.superseded + self.folded
 
 
 @dataclass
@@ -183,6 +199,7 @@ def read_pod_files(
     keys = PodLabelKeys.of(label_keys)
     quarantined: list[Quarantined] = []
     newest, read = latest_pods(files, quarantined)
+    unreadable = len(quarantined)  # records that could not be read as a pod
     groups: dict[str, list[_Seen]] = defaultdict(list)
     skipped = 0
     for seen in newest.values():
@@ -191,6 +208,7 @@ def read_pod_files(
         else:
             skipped += 1
     jobs, placements = [], []
+    folded = sum(len(members) - 1 for members in groups.values())
     for run_id in sorted(groups):
         members = groups[run_id]
         first = min(members, key=lambda s: (s.source, s.line))
@@ -212,6 +230,8 @@ def read_pod_files(
         rows_read=read,
         pods=len(newest),
         pods_skipped=skipped,
+        superseded=read - unreadable - len(newest),
+        folded=folded,
     )
 
 

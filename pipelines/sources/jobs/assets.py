@@ -5,7 +5,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from collectors.jobs.read import read_jobs_files
-from collectors.kubernetes.read import PodsRead, merge_runs, read_pod_files
+from collectors.kubernetes.read import SKIPPED_NO_ACCELERATOR, PodsRead, merge_runs, read_pod_files
 from pipelines.inputs import source_inputs
 from pipelines.loading import counts_metadata, replace_days, run_limits, store_quarantine
 from pipelines.partitions import window_days
@@ -51,13 +51,17 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             warehouse.replace_days("job_placements", "submitted_day", present, placements)
         store_quarantine(warehouse, quarantined)
         counts = counts_metadata(
-            # records found; a run_id's earlier records are duplicates (pod records included)
+            # records found (pod records included); a run_id's earlier records, a pod's older
+            # records and a multi-pod run's other pods are duplicates; CPU-only pods are skipped
             rows_read=read.rows_read + pods.rows_read,
             rows_loaded=jobs.num_rows,
-            rows_duplicate=read.duplicates,
+            rows_duplicate=read.duplicates + pods.duplicates,
             rows_quarantined=len(quarantined),
+            rows_skipped=pods.pods_skipped,
             rows_outside_window=runs.num_rows - jobs.num_rows,
         ) | inputs.metadata(context)
+        if pods.pods_skipped:
+            counts["skipped_because"] = dg.MetadataValue.text(SKIPPED_NO_ACCELERATOR)
         seen = f", {pods.pods} pods ({pods.pods_skipped} CPU-only)" if pods.pods else ""
         context.log.info(f"jobs: {jobs.num_rows} runs, {placements.num_rows} placements{seen}")
         yield dg.MaterializeResult(asset_key="jobs", metadata=counts)
