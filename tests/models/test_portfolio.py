@@ -186,3 +186,52 @@ def test_an_absurd_ceiling_leaves_the_figure_empty_instead_of_failing(books):
     assert row["cost_per_delivered_pflop_hour"] is None
     assert row["mean_mfu_measured_pct"] is None  # an MFU of ~1e34 percent is no mean
     assert row["effective_cost"] == D("40")
+
+
+def _request(rid: str, model: str, prompt: int, spend: str) -> dict:
+    """One `managed_requests` row as the gateway reader loads it (priced by the gateway)."""
+    at = datetime(2026, 10, 1, 10)
+    return {
+        "request_id": rid, "started_at": at, "ended_at": at + timedelta(seconds=2),
+        "first_token_at": None, "provider": "together_ai", "model": model,
+        "provider_model": f"together_ai/{model}", "team": "search", "api_key_alias": "k",
+        "end_user": None, "workload_class": "online_inference", "call_type": "acompletion",
+        "status": "success", "cache_hit": False, "prompt_tokens": prompt, "cached_tokens": 0,
+        "completion_tokens": 0, "spend": D(spend), "source_file": "g.ndjson", "source_line": 1,
+    }  # fmt: skip
+
+
+def test_a_model_on_our_gpus_and_through_a_provider_side_by_side(books):
+    # Self-hosted: llama-70b online on all 8 GPUs of vm-1 for the hour, 80.00 for 40 M tokens
+    # = 2.00 per M. Managed: two together_ai requests of 1 M prompt tokens at 0.60 each = 1.20
+    # for 2 M = 0.60 per M, the cheapest; 2.00 / 0.60 = 3.33x. A llama-8b request (0.10 for
+    # 1 M) ran nowhere else: in accelerator_portfolio, not side by side.
+    b = books.build(
+        [gpu("2026-10-01 00", 80)],
+        [run("g", workload_class="online_inference", model_name="llama-70b",
+             tokens_in=30_000_000, tokens_out=10_000_000)],
+    )  # fmt: skip
+    b._load(
+        "managed_requests",
+        [
+            _request("r1", "llama-70b", 1_000_000, "0.60"),
+            _request("r2", "llama-70b", 1_000_000, "0.60"),
+            _request("r3", "llama-8b", 1_000_000, "0.10"),
+        ],
+    )
+    b.build_marts()
+    side = b.rows("SELECT * FROM model_portfolio ORDER BY cost_per_million_tokens")
+    assert [(r["venue"], r["family"], r["cost_per_million_tokens"]) for r in side] == [
+        ("managed", "together_ai", D("0.6")),
+        ("self_hosted", "H100-80GB", D("2")),
+    ]
+    assert [r["cheapest"] for r in side] == [True, False]
+    assert side[1]["times_cheapest"] == pytest.approx(2 / 0.6)
+    managed = b.rows("SELECT * FROM accelerator_portfolio WHERE venue = 'managed'")
+    assert len(managed) == 1
+    assert managed[0]["family"] == "together_ai" and managed[0]["requests"] == 3
+    assert managed[0]["effective_cost"] == D("1.30") and managed[0]["tokens"] == 3_000_000
+    assert managed[0]["cost_per_million_tokens"] == D("0.433333333")  # 1.30 / 3, truncated
+    assert managed[0]["paid_accelerator_hours"] is None and managed[0]["runs"] is None
+    # The check compares the self-hosted rows only: managed spend is not on the cloud bill.
+    assert b.rows(query_sql("portfolio_cost_difference"))[0]["difference"] == 0
