@@ -57,8 +57,14 @@ def idle_figure_lines(warehouse: Warehouse) -> list[str]:
 def _where_it_went(warehouse: Warehouse, currency: str) -> list[str]:
     row = warehouse.query(query_sql("where_the_bill_went")).to_pylist()[0]
     unused = {
-        "unused commitment cost": (row["unused_commitment"], "committed, used by no usage"),
-        "unused reservation cost": (row["unused_reservation"], "reserved, consumed by no VM"),
+        figure("unused_commitment_cost").name.lower(): (
+            row["unused_commitment"],
+            "committed, used by no usage; in no idle share",
+        ),
+        figure("unused_reservation_cost").name.lower(): (
+            row["unused_reservation"],
+            "reserved, consumed by no VM; in no idle share",
+        ),
     }
     other = (
         row["effective"]

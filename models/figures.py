@@ -84,8 +84,28 @@ FIGURES: tuple[Figure, ...] = (
         "unallocated_idle_cost",
         "Unallocated idle cost",
         "Accelerator resource cost no run held: paid for, idle, charged to nobody until "
-        "chargeback spreads it.",
+        "chargeback spreads it. Excludes unused commitment and unused reservation (idle of "
+        "their own kinds, below).",
         "idle_capacity.unallocated_idle_cost",
+    ),
+    Figure(
+        "unused_commitment_cost",
+        "Unused commitment cost",
+        "The part of a commitment's fee no usage took (committed, used by nobody): idle of its "
+        "own kind, shown beside unallocated idle cost, never in shared cost, and in none of the "
+        "idle shares. Chargeback spreads it like unallocated idle, in a column of its own.",
+        "unused_capacity.unused_cost (idle_kind unused_commitment), "
+        "team_chargeback.month_unused_commitment_cost",
+    ),
+    Figure(
+        "unused_reservation_cost",
+        "Unused reservation cost",
+        "Reserved capacity no VM consumed (billing rows the system label marks unused "
+        "reservation), attributed to its reservation and project: idle of its own kind, shown "
+        "beside unallocated idle cost, never in shared cost, and in none of the idle shares. "
+        "Chargeback spreads it like unallocated idle, in a column of its own.",
+        "unused_capacity.unused_cost (idle_kind unused_reservation), "
+        "team_chargeback.month_unused_reservation_cost",
     ),
     Figure(
         "allocated_idle_cost",
@@ -103,34 +123,38 @@ FIGURES: tuple[Figure, ...] = (
     Figure(
         "unallocated_idle_share_of_cost",
         "Unallocated idle share of cost",
-        "Unallocated idle cost / accelerator resource cost.",
+        "Unallocated idle cost / accelerator resource cost. Excludes unused commitment and "
+        "unused reservation cost (neither is a resource-hour's cost).",
         "idle_capacity_daily",
     ),
     Figure(
         "idle_share_of_cost",
         "Idle share of cost",
-        "Idle cost (unallocated + allocated idle) / accelerator resource cost. The idle_cost_share "
-        "alert rule measures this, per project.",
+        "Idle cost (unallocated + allocated idle) / accelerator resource cost. Excludes unused "
+        "commitment and unused reservation cost. The idle_cost_share alert rule measures this, "
+        "per project.",
         "idle_capacity_daily.idle_cost_share",
     ),
     Figure(
         "unallocated_idle_share_of_hours",
         "Unallocated idle share of hours",
-        "Accelerator-hours paid and held by no run / accelerator-hours paid.",
+        "Accelerator-hours paid and held by no run / accelerator-hours paid. Excludes unused "
+        "commitment and unused reservation (not paid accelerator-hours of any resource).",
         "idle_capacity.unallocated_idle_hours / paid_accelerator_hours",
     ),
     Figure(
         "shared_cost",
         "Shared cost",
-        "Effective cost no run was allocated that is not unallocated idle: storage, network, "
-        "tax, hosts without accelerators.",
+        "Effective cost no run was allocated that is not unallocated idle, unused commitment or "
+        "unused reservation: storage, network, tax, hosts without accelerators.",
         "team_chargeback.month_shared_cost",
     ),
     Figure(
         "chargeback",
         "Chargeback",
-        "What a run-owner team is charged in a month: the cost of its runs + its part of the "
-        "unallocated idle cost + its part of the shared cost, under the configured policy "
+        "What a run-owner team is charged in a month: the cost of its runs + its parts of the "
+        "unallocated idle, unused commitment and unused reservation cost (each shown apart) + "
+        "its part of the shared cost, under the configured policy "
         "(allocation.shared_cost_policy: none, proportional to the cost of runs, even, or a "
         "fixed key). The teams' chargeback adds up to the effective cost exactly.",
         "team_chargeback.total_cost",
@@ -138,7 +162,8 @@ FIGURES: tuple[Figure, ...] = (
     Figure(
         "books_close",
         "Books close",
-        "Cost of runs + unallocated idle cost + shared cost = effective cost, to the nano-dollar.",
+        "Cost of runs + unallocated idle cost + unused commitment cost + unused reservation cost "
+        "+ shared cost = effective cost, to the nano-dollar.",
         "books",
     ),
     Figure(

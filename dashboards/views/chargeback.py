@@ -21,9 +21,13 @@ from models.figures import figure
 MONEY = {
     "run_cost_usd": "Cost of runs (USD)",
     "idle_usd": "Unallocated idle (USD)",
+    "unused_commitment_usd": "Unused commitment (USD)",
+    "unused_reservation_usd": "Unused reservation (USD)",
     "shared_usd": "Shared cost (USD)",
     "chargeback_usd": "Chargeback (USD)",
     "month_idle_usd": "Month's unallocated idle (USD)",
+    "month_unused_commitment_usd": "Month's unused commitment (USD)",
+    "month_unused_reservation_usd": "Month's unused reservation (USD)",
     "month_shared_usd": "Month's shared cost (USD)",
     "month_billed_usd": "Month's billed cost (USD)",
     "month_credits_usd": "Month's credits (USD)",
@@ -48,6 +52,15 @@ def _bill(frame) -> None:
     cols[2].metric(f"{figure('shared_cost').name} (USD)", money(months["month_shared_usd"].sum()))
     policy = frame["policy"].iloc[0]
     cols[3].metric("Shared-cost policy", policy, help=figure("chargeback").definition)
+    # Idle of their own kinds: spread like unallocated idle, never part of shared cost.
+    cols = st.columns(4)
+    for col, key, column in (
+        (cols[0], "unused_commitment_cost", "month_unused_commitment_usd"),
+        (cols[1], "unused_reservation_cost", "month_unused_reservation_usd"),
+    ):
+        col.metric(
+            f"{figure(key).name} (USD)", money(months[column].sum()), help=figure(key).definition
+        )
 
 
 def _books() -> None:
@@ -71,8 +84,9 @@ def render(f: Filters) -> None:
     st.title("Chargeback")
     st.caption(
         f"What each {definition_link('run_owner_team')} is charged per calendar month: "
-        f"{definition_link('run_cost')}, plus its part of the {definition_link('unallocated_idle_cost')} "
-        f"and of the {definition_link('shared_cost')} under the configured policy "
+        f"{definition_link('run_cost')}, plus its part of the {definition_link('unallocated_idle_cost')}, "
+        f"the {definition_link('unused_commitment_cost')}, the {definition_link('unused_reservation_cost')} "
+        f"and the {definition_link('shared_cost')} under the configured policy "
         f"({definition_link('chargeback')}). The months that overlap the sidebar's dates are "
         "shown; the other sidebar filters do not apply (a month's chargeback spreads the whole "
         "bill)."

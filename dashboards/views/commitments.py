@@ -10,6 +10,7 @@ import streamlit as st
 from dashboards import charts, data
 from dashboards.components import empty_state, money, percent, scope_note, table, usd_column
 from dashboards.filters import Filters
+from models.figures import figure
 
 APPLIES = {"project", "accelerator"}
 
@@ -49,11 +50,14 @@ def render(f: Filters) -> None:
         help="What the committed-use credits took off on-demand prices, before the fee.",
     )
     cols[3].metric(
-        "Unused commitment (USD)", money(days["unused_usd"].sum() if not days.empty else Decimal(0))
+        f"{figure('unused_commitment_cost').name} (USD)",
+        money(days["unused_usd"].sum() if not days.empty else Decimal(0)),
+        help=figure("unused_commitment_cost").definition,
     )
     cols[4].metric(
-        "Unused reservation (USD)",
+        f"{figure('unused_reservation_cost').name} (USD)",
         money(reservations["unused_usd"].sum() if not reservations.empty else Decimal(0)),
+        help=figure("unused_reservation_cost").definition,
     )
     if not days.empty:
         st.altair_chart(charts.commitment_utilisation(days), width="stretch")

@@ -126,10 +126,18 @@ def _unused(f: Filters) -> None:
     """Idle of its own kinds, beside unallocated idle (docs/allocation.md, "Commitments")."""
     unused = data.query("unused_totals", f).iloc[0]
     if unused["unused_commitment_usd"] or unused["unused_reservation_usd"]:
+        cols = st.columns(4)
+        for col, key, column in (
+            (cols[0], "unused_commitment_cost", "unused_commitment_usd"),
+            (cols[1], "unused_reservation_cost", "unused_reservation_usd"),
+        ):
+            col.metric(
+                f"{figure(key).name} (USD)", money(unused[column]), help=figure(key).definition
+            )
         st.caption(
-            f"Also idle, of their own kinds (not in the figures above): unused commitment "
-            f"{money(unused['unused_commitment_usd'])} and unused reservation "
-            f"{money(unused['unused_reservation_usd'])}; see [Commitments](/commitments)."
+            f"Also idle, of their own kinds (in none of the shares above): "
+            f"{definition_link('unused_commitment_cost')} and "
+            f"{definition_link('unused_reservation_cost')}; see [Commitments](/commitments)."
         )
 
 
