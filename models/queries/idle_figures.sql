@@ -27,7 +27,6 @@ SELECT
     CAST(sum(unallocated_idle_cost) AS DOUBLE) / nullif(CAST(sum(effective_cost) AS DOUBLE), 0) AS unallocated_idle_share_of_cost,
     CAST(sum(unallocated_idle_cost) + coalesce(sum(allocated_idle_cost), 0) AS DOUBLE) / nullif(CAST(sum(effective_cost) AS DOUBLE), 0) AS idle_share_of_cost,
     sum(unallocated_idle_hours) / nullif(sum(paid_accelerator_hours), 0) AS unallocated_idle_share_of_hours,
-    any_value(u.unused_commitment_cost) AS unused_commitment_cost,
-    any_value(u.unused_reservation_cost) AS unused_reservation_cost
+    (SELECT unused_commitment_cost FROM unused) AS unused_commitment_cost,
+    (SELECT unused_reservation_cost FROM unused) AS unused_reservation_cost
 FROM chosen
-CROSS JOIN unused AS u

@@ -413,3 +413,28 @@ def test_commitments_without_a_resource_name_stay_apart_by_term(books):
          "unused_cost": D("60")},
     ]  # fmt: skip
     assert_books_close(b)
+
+
+def test_idle_figures_keep_unused_commitment_and_reservation_out_of_the_shares(books):
+    # Fee 120 (12 GPUs); vm-1's 8 GPUs 98 - 98 CUD: its hour is 0 + fee share 80 = 80, held by
+    # the run all hour: accelerator resource cost 80, unallocated idle 0, both cost shares 0%.
+    # Unused commitment 40 and unused reservation 80 (res-h100, project ml-prod) are figures of
+    # their own, in neither share (were they in, the unallocated share would be 120 / 200).
+    from models import query_sql
+
+    reservation = {UNUSED: "true", "compute.googleapis.com/reservation_name": "res-h100"}
+    billing = [
+        fee("2026-10-01 00", 120),
+        gpu("2026-10-01 00", 98, typed_credits=(cud(-98),)),
+        gpu("2026-10-01 00", 80, resource="res-h100", system_labels=reservation),
+    ]
+    b = books.build(billing, [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")])
+    every = {"project": None, "window_start": None, "window_end": None}
+    row = b.warehouse.query(query_sql("idle_figures"), every).to_pylist()[0]
+    assert (row["accelerator_cost"], row["unallocated_idle_cost"],
+            row["unallocated_idle_share_of_cost"]) == (D("80"), D("0"), 0.0)  # fmt: skip
+    assert (row["unused_commitment_cost"], row["unused_reservation_cost"]) == (D("40"), D("80"))
+    elsewhere = {**every, "project": "elsewhere"}
+    other = b.warehouse.query(query_sql("idle_figures"), elsewhere).to_pylist()[0]
+    assert (other["unused_commitment_cost"], other["unused_reservation_cost"]) == (0, 0)
+    assert_books_close(b)
