@@ -41,6 +41,10 @@ from collectors.gcs import ObjectVanished, download_object, list_objects, parse_
 
 GLOB_CHARS = frozenset("*?[")
 RUN_LISTINGS_KEPT_S = 24 * 3600
+# A file system takes 255 bytes per name; a copy's `.partial` name adds its own and the pid,
+# so a longer part of an object's name (Cloud Storage allows 1,024 bytes) becomes a digest.
+SEGMENT_BYTES_MAX = 200
+NAME_BYTES_MAX = 1024
 
 _DT_FOLDER = re.compile(r"dt=(\d{4})-(\d{2})-(\d{2})")
 _STAMP = re.compile(r"(?<!\d)(\d{4})(\d{2})(\d{2})T\d{6}Z")
@@ -314,15 +318,28 @@ def _copy_path(top: Path, name: str) -> Path:
 
 
 def _safe_segment(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", text).lstrip(".") or _digest(text)
+    """One path part of plain characters, at most SEGMENT_BYTES_MAX long: a longer one is a
+    digest of it, keeping a short extension (readers tell formats by it)."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", text).lstrip(".")
+    if not safe:
+        return _digest(text)
+    if len(safe) <= SEGMENT_BYTES_MAX:
+        return safe
+    stem, dot, ext = safe.rpartition(".")
+    return _digest(text) + (f".{ext}" if dot and stem and len(ext) <= 16 else "")
 
 
 def _safe_name(name: str) -> str:
     """The object's name as a relative path when it is a safe one (no `..`, `.` or empty
-    folder, no leading `/`); else a digest folder and its last part, so no name escapes
-    the cache."""
+    folder, no leading `/`, no part too long for a file system); else a digest folder and its
+    last part (itself a digest when too long), so no name escapes the cache or fails to fit."""
     parts = name.split("/")
-    if all(p not in ("", ".", "..") for p in parts):
+    fits = all(len(p.encode()) <= SEGMENT_BYTES_MAX for p in parts)
+    if (
+        fits
+        and len(name.encode()) <= NAME_BYTES_MAX
+        and all(p not in ("", ".", "..") for p in parts)
+    ):
         return name
     last = _safe_segment(parts[-1]) if parts[-1] not in ("", ".", "..") else "object"
     return f"_unsafe/{_digest(name)}/{last}"

@@ -238,3 +238,22 @@ def test_a_day_window_keeps_its_days_the_day_before_and_the_undated() -> None:
         "gs://b/undated.parquet",
     ]
     assert len(for_days(objects, [date(2026, 10, 3)], slack_days=0)) == 2
+
+
+@pytest.mark.parametrize(
+    "name", ["a/" + "x" * 300 + ".ndjson", "a/" + "é" * 200 + ".ndjson", "d" * 250 + "/b.ndjson"]
+)
+def test_a_name_too_long_for_a_file_system_is_copied_under_a_digest(
+    tmp_path: Path, gcs: Emulator, name: str
+) -> None:
+    # Cloud Storage allows 1,024 bytes of name; a file system 255 per part ('é' is 2 bytes).
+    gcs.client.create_bucket("bkt").blob(name).upload_from_string("{}\n")
+    cache = InputCache(tmp_path / "cache", reader_client)
+    listing = cache.listing([f"gs://bkt/{name}"], "run-1")
+    fetched = cache.fetch(listing.objects)
+    assert fetched.warnings == [] and fetched.downloaded == 1
+    assert [str(p) for p in fetched.paths] == [f"gs://bkt/{name}"]  # named as it is
+    assert fetched.paths[0].read_text() == "{}\n" and fetched.paths[0].suffix == ".ndjson"
+    assert all(len(part.encode()) <= 200 for part in Path(os.fspath(fetched.paths[0])).parts)
+    again = InputCache(tmp_path / "cache", reader_client).fetch(listing.objects)
+    assert (again.downloaded, again.reused) == (0, 1)
