@@ -4,7 +4,7 @@
 -- @col region: Region of the resources billed for it (a queued run: the region of the resources it later held, else the type's only region, else 'unknown').
 -- @col hour: UTC hour (start).
 -- @col paid_accelerator_nanos: Accelerator-seconds paid in the hour x 1e9 (resource_hour_pool; idle_capacity's paid_accelerator_hours x 3.6e12).
--- @col queued_accelerator_nanos: Accelerator-seconds requested by runs waiting in the queue in the hour x 1e9: the part of [submitted_at, started_at) in the hour x accelerators requested, in whole accelerators: accelerator_count x the share its placements held (a MIG run of four 1g.10gb slices of an H100 asks for 4/7 of a GPU, not 4; whole accelerators: x 1). A run's queue is floor(queue seconds x 1e9 x accelerators x share) in all, split over its hours by running sums so the hours add up to it. Runs that never started are not counted.
+-- @col queued_accelerator_nanos: Accelerator-seconds requested by runs waiting in the queue in the hour x 1e9: the part of [submitted_at, started_at) in the hour x accelerators requested, in whole accelerators: accelerator_count x the share its placements held (a MIG run of four 1g.10gb slices of an H100 asks for 4/7 of a GPU, not 4; whole accelerators: x 1). A run's queue ends when it started; a run that never started (still pending, or cancelled / timed out in the queue) waited until it ended, else (still pending) until the end of the span (the end of the last paid hour): work the fleet did not serve. Its queue is floor(queue seconds x 1e9 x accelerators x share) in all, split over its hours by running sums so the hours add up to it (a run that never started has no placements: share 1).
 -- @col demand_accelerator_nanos: paid + queued (d, accelerator-seconds x 1e9).
 -- @col failed_accelerator_nanos: Paid accelerator-seconds x 1e9 allocated to runs that failed (the hours a commitment would not have to serve had they not been spent).
 -- @col allocated_accelerator_hours: Paid accelerator-hours held by runs.
@@ -90,20 +90,31 @@ run_share AS (
     WHERE p.accelerators > 0 AND coalesce(p.share_numerator, 1) > 0 AND coalesce(p.share_denominator, 1) > 0
     GROUP BY p.run_id, d.dens
 ),
+-- The end of the span: the end of the last hour paid for accelerators. A run still pending
+-- has waited until then (what the books know of; no later).
+span_end AS (
+    SELECT max(hour) + INTERVAL 1 HOUR AS span_end FROM paid
+),
+runs_queue AS (
+    -- the queue ends at the start; a run that never started waited until it ended (cancelled
+    -- or timed out in the queue), else (pending) until the end of the span
+    SELECT j.*, coalesce(j.started_at, j.ended_at, e.span_end) AS queue_end
+    FROM jobs AS j, span_end AS e
+),
 waiting AS (
     SELECT
         j.run_id,
         j.accelerator_type,
         coalesce(rr.region, t.only_region, 'unknown') AS region,
         j.submitted_at,
-        j.started_at,
+        j.queue_end,
         CAST(j.accelerator_count AS HUGEINT) * coalesce(s.share_num, 1) AS accelerators_num,
         coalesce(s.share_den, 1) AS accelerators_den
-    FROM jobs AS j
+    FROM runs_queue AS j
     LEFT JOIN run_region AS rr USING (run_id)
     LEFT JOIN type_regions AS t USING (accelerator_type)
     LEFT JOIN run_share AS s USING (run_id)
-    WHERE j.started_at > j.submitted_at AND j.accelerator_type IS NOT NULL AND j.accelerator_count > 0
+    WHERE j.queue_end > j.submitted_at AND j.accelerator_type IS NOT NULL AND j.accelerator_count > 0
 ),
 waiting_hours AS (
     SELECT
@@ -114,12 +125,12 @@ waiting_hours AS (
         w.accelerators_num,
         w.accelerators_den,
         -- queue nanoseconds of the run up to the end of this hour
-        sum(span_us(greatest(w.submitted_at, q.hour), least(w.started_at, q.hour + INTERVAL 1 HOUR)) * 1000)
+        sum(span_us(greatest(w.submitted_at, q.hour), least(w.queue_end, q.hour + INTERVAL 1 HOUR)) * 1000)
             OVER (PARTITION BY w.run_id ORDER BY q.hour ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS through_ns,
-        span_us(greatest(w.submitted_at, q.hour), least(w.started_at, q.hour + INTERVAL 1 HOUR)) * 1000 AS hour_ns
+        span_us(greatest(w.submitted_at, q.hour), least(w.queue_end, q.hour + INTERVAL 1 HOUR)) * 1000 AS hour_ns
     FROM waiting AS w,
         LATERAL (
-            SELECT unnest(generate_series(date_trunc('hour', w.submitted_at), w.started_at - INTERVAL 1 MICROSECOND, INTERVAL 1 HOUR)) AS hour
+            SELECT unnest(generate_series(date_trunc('hour', w.submitted_at), w.queue_end - INTERVAL 1 MICROSECOND, INTERVAL 1 HOUR)) AS hour
         ) AS q
 ),
 queued AS (

@@ -1,4 +1,4 @@
--- @query: One row: how many accelerator types' demand (commitment_demand_hourly) does not add up to its inputs exactly: paid accelerator-seconds x 1e9 against resource_hour_pool's, queued against the jobs' queue (submitted to started) x accelerators requested x the share their placements held (MIG slices: their share of a GPU), floored per run: the hours of a run's queue must add up to it. 0: the planner's input reconciles.
+-- @query: One row: how many accelerator types' demand (commitment_demand_hourly) does not add up to its inputs exactly: paid accelerator-seconds x 1e9 against resource_hour_pool's, queued against the jobs' queue (submitted to started; a run that never started: to its end if it ended in the queue, else to the end of the last paid hour, as commitment_demand_hourly counts it; cost_per_run.queue_seconds is null for those runs, so this check counts their queue from jobs itself) x accelerators requested x the share their placements held (MIG slices: their share of a GPU), floored per run: the hours of a run's queue must add up to it. 0: the planner's input reconciles.
 WITH demand AS (
     SELECT accelerator_type, sum(paid_accelerator_nanos) AS paid, sum(queued_accelerator_nanos) AS queued
     FROM commitment_demand_hourly
@@ -27,14 +27,24 @@ run_share AS (
     WHERE p.accelerators > 0 AND coalesce(p.share_numerator, 1) > 0 AND coalesce(p.share_denominator, 1) > 0
     GROUP BY p.run_id, d.dens
 ),
+span_end AS (
+    -- the end of the last paid hour: a run still pending has waited until then
+    SELECT max(hour) + INTERVAL 1 HOUR AS span_end
+    FROM resource_hour_pool
+    WHERE accelerator_type IS NOT NULL
+),
+runs_queue AS (
+    SELECT j.*, coalesce(j.started_at, j.ended_at, e.span_end) AS queue_end
+    FROM jobs AS j, span_end AS e
+),
 queue AS (
     SELECT
         j.accelerator_type,
-        sum(CAST(span_us(j.submitted_at, j.started_at) * 1000 AS HUGEINT) * j.accelerator_count
+        sum(CAST(span_us(j.submitted_at, j.queue_end) * 1000 AS HUGEINT) * j.accelerator_count
             * coalesce(s.share_num, 1) // coalesce(s.share_den, 1)) AS queued
-    FROM jobs AS j
+    FROM runs_queue AS j
     LEFT JOIN run_share AS s USING (run_id)
-    WHERE j.started_at > j.submitted_at AND j.accelerator_type IS NOT NULL AND j.accelerator_count > 0
+    WHERE j.queue_end > j.submitted_at AND j.accelerator_type IS NOT NULL AND j.accelerator_count > 0
     GROUP BY j.accelerator_type
 )
 SELECT count(*) AS n

@@ -122,3 +122,45 @@ def test_mig_queued_demand_is_the_slices_share_of_a_gpu(books) -> None:
     assert 2_057_142_857_142 + 1_028_571_428_572 == 3_085_714_285_714 == 6 * H // 7
     check = models.query_sql("commitment_demand_unreconciled_count")
     assert b.warehouse.query(check).to_pylist() == [{"n": 0}]
+
+
+def test_runs_that_never_started_queue_until_they_end_or_the_span_ends(books) -> None:
+    """Queued demand of runs that never started is work the fleet did not serve (issue 20's d_h).
+
+    vm-1 (8 H100s) is billed for hours 00 to 02: the span ends at 03:00.
+    - run "a" asks for 4 GPUs, submitted 00:00, started 00:30: 0.5 h x 4 = 2 GPU-h in hour 00.
+    - run "p" asks for 2 GPUs, submitted 00:30, still pending (no start, no end): it waits to
+      the end of the span, 03:00: 0.5 h x 2 = 1 GPU-h in hour 00, 2 in hour 01, 2 in hour 02.
+    - run "q" asks for 4 GPUs, submitted 01:00, cancelled in the queue at 01:45:
+      0.75 h x 4 = 3 GPU-h in hour 01.
+    - run "r" asks for 1 GPU, submitted 02:00, timed out in the queue at 02:15:
+      0.25 h x 1 = 0.25 GPU-h in hour 02.
+    Queued: hour 00 = 2 + 1 = 3 GPU-h; hour 01 = 2 + 3 = 5; hour 02 = 2 + 0.25 = 2.25 (10.25 in
+    all; the bug counted only a's 2). cost_per_run.queue_seconds is null for p, q and r, so the
+    reconciliation counts their queue from jobs the same way.
+    """
+    billing = [*(gpu(f"2026-10-01 0{h}", 98) for h in range(3))]
+    runs = [
+        run("a-1", "2026-10-01T00:30:00Z", "2026-10-01T01:30:00Z", gpus=4,
+            submitted_at="2026-10-01T00:00:00Z"),
+        run("p-1", None, None, gpus=2, submitted_at="2026-10-01T00:30:00Z",
+            status="pending", placements=[]),
+        run("q-1", None, "2026-10-01T01:45:00Z", gpus=4, submitted_at="2026-10-01T01:00:00Z",
+            status="cancelled", placements=[]),
+        run("r-1", None, "2026-10-01T02:15:00Z", gpus=1, submitted_at="2026-10-01T02:00:00Z",
+            status="timed_out", placements=[]),
+    ]  # fmt: skip
+    b = books.build(billing, runs)
+    got = b.rows(
+        "SELECT hour::VARCHAR AS hour, queued_accelerator_nanos AS queued "
+        "FROM commitment_demand_hourly WHERE accelerator_type = 'H100-80GB' ORDER BY 1"
+    )
+    assert got == [
+        {"hour": "2026-10-01 00:00:00", "queued": 3 * H},
+        {"hour": "2026-10-01 01:00:00", "queued": 5 * H},
+        {"hour": "2026-10-01 02:00:00", "queued": 9 * H // 4},
+    ]
+    nulls = b.rows("SELECT run_id FROM cost_per_run WHERE queue_seconds IS NULL ORDER BY run_id")
+    assert [r["run_id"] for r in nulls] == ["p-1", "q-1", "r-1"]
+    check = models.query_sql("commitment_demand_unreconciled_count")
+    assert b.warehouse.query(check).to_pylist() == [{"n": 0}]
