@@ -1,6 +1,7 @@
 """The month-close report under Dagster: one asset (logic in reports/), its job, and a daily
 schedule that writes the latest closed month once `month_report.settle_days` have passed after
-its end, and a revision when late rows changed it since. Writing raises a `month_report` alert
+its end, and a revision when late rows changed it since. It reads the published snapshot (the
+books that passed their blocking checks), as the CLI does. Writing raises a `month_report` alert
 (alerts table) that the alert_notifier sensor delivers, with the page's link."""
 
 from datetime import datetime
@@ -12,10 +13,19 @@ from budgets.alerts import store_alerts
 from budgets.budget_file import load_budgets
 from collectors.timeparse import naive_utc
 from pipelines.asset_jobs import WRITER_TAGS
+from pipelines.marts.snapshot import SNAPSHOT_ASSET
 from pipelines.resources import Flopledger
 from pipelines.run_tags import NOW_TAG, run_now
-from reports.month import months_to_write, parse_month, read_month, report_alert, write_month
+from reports.month import (
+    closes_at,
+    months_to_write,
+    parse_month,
+    read_month,
+    report_alert,
+    write_month,
+)
 from settings import SchedulesConfig
+from warehouse import NoWarehouse
 
 MONTH_REPORT_JOB = "month_report"
 MONTH_TAG = "flopledger/month"  # YYYY-MM: the month to report (else the latest closed one)
@@ -24,9 +34,17 @@ MONTH_TAG = "flopledger/month"  # YYYY-MM: the month to report (else the latest 
 @dg.asset(
     name="month_report",
     group_name="reports",
-    deps=["team_chargeback", "spend_monthly", "cost_explorer_rows", "budget_status", "alerts"],
+    deps=[
+        "team_chargeback",
+        "spend_monthly",
+        "cost_explorer_rows",
+        "budget_status",
+        "alerts",
+        SNAPSHOT_ASSET,
+    ],
     description="The month-close report (CSV files and one HTML page) of the latest closed "
-    "invoice month, or its revision after late rows (reports/month.py).",
+    "invoice month, or its revision after late rows (reports/month.py), read from the published "
+    "snapshot.",
 )
 def month_report_asset(
     context: dg.AssetExecutionContext, flopledger: Flopledger
@@ -40,7 +58,21 @@ def month_report_asset(
     channels = list(load_budgets(config.budgets).channels)
     outcome: dict[str, str] = {}
     for month in months:
-        report = read_month(lambda sql, p: warehouse.query(sql, p).to_pylist(), month)
+        closes = closes_at(month, settings.settle_days)
+        if now < closes:
+            # a tag naming an open month: a report now would be "revised" by the real one
+            outcome[f"{month:%Y-%m}"] = (
+                f"not closed until {closes:%Y-%m-%d %H:%M} UTC, nothing written"
+            )
+            continue
+        try:
+            # The published snapshot, as `flopledger report month` reads: the books that passed
+            # their blocking checks, never a run's unchecked tables.
+            report = read_month(lambda sql, p: warehouse.read_query(sql, p).to_pylist(), month)
+        except NoWarehouse as exc:
+            outcome[f"{month:%Y-%m}"] = f"nothing written: {exc}"
+            context.log.warning(outcome[f"{month:%Y-%m}"])
+            continue
         if not report.invoice and not report.chargeback:
             outcome[report.key] = "no billing rows, nothing written"
             continue

@@ -120,7 +120,14 @@ def _paired_bars(rows: Rows, label: str, now_key: str, before_key: str) -> str:
     return "".join(out)
 
 
-def render_page(report: MonthReport, revision: int, changes: Rows, now: datetime) -> str:
+def render_page(
+    report: MonthReport,
+    revision: int,
+    changes: Rows,
+    now: datetime,
+    provisional_until: datetime | None = None,
+) -> str:
+    """The page; with `provisional_until` (when the month closes) a provisional page, no revision."""
     key = report.key
     eff, run, idle, shared = (
         NAMES["effective_cost"],
@@ -128,14 +135,22 @@ def render_page(report: MonthReport, revision: int, changes: Rows, now: datetime
         NAMES["unallocated_idle_cost"],
         NAMES.get("shared_cost", "Shared cost"),
     )
+    which = "PROVISIONAL" if provisional_until else f"revision {revision}"
     parts = [
         f"<!doctype html><html lang=en><head><meta charset=utf-8>"
-        f"<title>Month close {key} (revision {revision})</title><style>{CSS}</style></head><body>",
-        f"<h1>Month close: {key}</h1>",
-        f"<p class=note>Written {now:%Y-%m-%d %H:%M} UTC by flopledger · revision {revision}. "
+        f"<title>Month close {key} ({which})</title><style>{CSS}</style></head><body>",
+        f"<h1>Month close: {key}{' (provisional)' if provisional_until else ''}</h1>",
+        f"<p class=note>Written {now:%Y-%m-%d %H:%M} UTC by flopledger · {which}. "
         "Money in USD unless a currency is named; CSV files beside this page hold every figure "
         "exactly.</p>",
     ]
+    if provisional_until:
+        parts.append(
+            f"<div class=revision id=provisional><strong>Provisional</strong>: {key} is not "
+            f"closed; it closes {provisional_until:%Y-%m-%d %H:%M} UTC (month_report.settle_days "
+            "after its end) and late rows may still change every figure. This page is not the "
+            "month's report and not a revision of it.</div>"
+        )
     if revision > 1:
         parts.append(
             f"<div class=revision id=revision><strong>Revision {revision}</strong>: late rows "

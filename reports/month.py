@@ -5,7 +5,9 @@
 self-contained HTML page (reports/html.py) into `<out>/<YYYY-MM>/r<N>/`, and keeps a record of
 each written report's totals in `<out>/<YYYY-MM>/manifest.json`. A rerun whose totals equal the
 last written report's writes nothing; one whose totals differ (a late row) writes revision N+1,
-marked as a revision, with what changed (changes.csv and the page's first section).
+marked as a revision, with what changed (changes.csv and the page's first section). A month
+is reported once it has closed (`closes_at`: `settle_days` after its end); before that only a
+provisional page, outside the manifest (`write_provisional`).
 
 The invoice sections follow Google's invoice month (spend_monthly); chargeback, idle, runs and
 budgets follow the calendar month (UTC) of the same name, as team_chargeback does.
@@ -31,6 +33,7 @@ Read = Callable[[str, dict[str, Any]], Rows]  # (SQL, bound parameters) -> rows
 MONTH_RE = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
 TOP = 10
 MANIFEST = "manifest.json"
+PROVISIONAL = "provisional"  # <out>/<YYYY-MM>/provisional/: a month not closed yet, no revision
 SPLIT_PARTS = (
     "run_cost",
     "unallocated_idle_cost",
@@ -64,6 +67,11 @@ def next_month(month: date) -> date:
 def closed_month(now: datetime, settle_days: int) -> date:
     """The latest month whose end lies `settle_days` or more days before `now`."""
     return previous_month((now - timedelta(days=settle_days)).date().replace(day=1))
+
+
+def closes_at(month: date, settle_days: int) -> datetime:
+    """When a month closes: `settle_days` after its end (the start of the next month)."""
+    return datetime.combine(next_month(month), datetime.min.time()) + timedelta(days=settle_days)
 
 
 def months_to_write(out: Path | str, now: datetime, settle_days: int) -> list[date]:
@@ -222,7 +230,7 @@ def read_month(read: Read, month: date) -> MonthReport:
 
 @dataclass
 class Written:
-    status: str  # written (first), revised, unchanged
+    status: str  # written (first), revised, unchanged, provisional (no revision: 0)
     revision: int
     folder: Path
     page: Path
@@ -309,6 +317,23 @@ def write_month(report: MonthReport, out: Path | str, now: datetime) -> Written:
     tmp.write_text(json.dumps({"month": report.key, "revisions": revisions}, indent=1) + "\n")
     tmp.replace(month_dir / MANIFEST)
     return Written("revised" if revision > 1 else "written", revision, folder, page, changes)
+
+
+def write_provisional(
+    report: MonthReport, out: Path | str, now: datetime, closes: datetime
+) -> Written:
+    """A month not yet closed, for a look before it closes: the same CSV files and page, marked
+    provisional, in `<out>/<YYYY-MM>/provisional/` (replaced by the next provisional run). Not a
+    revision: the manifest is neither read nor written, so the report written when the month
+    closes is its revision 1."""
+    from reports.html import render_page
+
+    folder = Path(out) / report.key / PROVISIONAL
+    folder.mkdir(parents=True, exist_ok=True)
+    _write_sections(report, folder, [])
+    page = folder / f"month-{report.key}-provisional.html"
+    page.write_text(render_page(report, 0, [], now, provisional_until=closes))
+    return Written("provisional", 0, folder, page)
 
 
 def _write_sections(report: MonthReport, folder: Path, changes: Rows) -> None:

@@ -1,6 +1,8 @@
 """`flopledger report month`: the month-close report (reports/): invoice reconciliation, the
 books' split, chargeback, top runs, movers, budgets and alerts, as CSV files and one HTML page.
-A rerun after late rows writes a revision; one with nothing changed writes nothing."""
+A rerun after late rows writes a revision; one with nothing changed writes nothing. A month not
+closed yet (`month_report.settle_days` after its end) is refused unless `--provisional`, which
+writes a page marked provisional outside the month's revisions."""
 
 from __future__ import annotations
 
@@ -9,11 +11,23 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from reports.month import ReportError, parse_month, read_month, write_month
+from reports.month import (
+    ReportError,
+    closes_at,
+    parse_month,
+    read_month,
+    write_month,
+    write_provisional,
+)
 from settings import ConfigError, load_config
 from warehouse import QueryError, open_warehouse
 
 NEEDS = "team_chargeback"
+
+
+def wall_clock() -> datetime:
+    """The command's clock (UTC, naive): whether a month has closed, when a page was written."""
+    return datetime.now(UTC).replace(tzinfo=None, microsecond=0)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,6 +39,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     month.add_argument("--config", default="flopledger.yaml", help="path to flopledger.yaml")
     month.add_argument("--month", required=True, help="the invoice month, YYYY-MM (e.g. 2026-10)")
     month.add_argument("--out", help="folder to write into (default: month_report.out)")
+    month.add_argument(
+        "--provisional",
+        action="store_true",
+        help="a month not closed yet: write a page marked provisional into "
+        "<out>/<YYYY-MM>/provisional/, not a revision of the month's report",
+    )
     month.set_defaults(func=report_month)
 
 
@@ -36,6 +56,17 @@ def report_month(args: argparse.Namespace) -> int:
         print(f"flopledger report: {exc}", file=sys.stderr)
         return 1
     out = Path(args.out) if args.out else Path(config.month_report.out)
+    now = wall_clock()
+    closes = closes_at(month, config.month_report.settle_days)
+    provisional = now < closes
+    if provisional and not args.provisional:
+        print(
+            f"flopledger report: {month:%Y-%m} is not closed until {closes:%Y-%m-%d %H:%M} UTC "
+            f"(month_report.settle_days: {config.month_report.settle_days}); pass --provisional "
+            "for a provisional page",
+            file=sys.stderr,
+        )
+        return 1
     warehouse = open_warehouse(config.warehouse)
     try:
         from models import query_sql
@@ -58,11 +89,20 @@ def report_month(args: argparse.Namespace) -> int:
         )
         return 1
     try:
-        written = write_month(report, out, datetime.now(UTC).replace(tzinfo=None))
+        if provisional:
+            written = write_provisional(report, out, now, closes)
+        else:
+            written = write_month(report, out, now)
     except (ReportError, OSError) as exc:
         print(f"flopledger report: {exc}", file=sys.stderr)
         return 1
-    if written.status == "unchanged":
+    if written.status == "provisional":
+        print(
+            f"{report.key}: PROVISIONAL (not closed until {closes:%Y-%m-%d %H:%M} UTC) written "
+            f"to {written.folder}; not a revision"
+        )
+        print(f"  page: {written.page}")
+    elif written.status == "unchanged":
         print(f"{report.key}: unchanged since revision {written.revision}: {written.page}")
     else:
         print(

@@ -230,18 +230,76 @@ def test_bad_input_is_one_line(
     assert main(["report", "month", "--config", config, "--month", "2026-13"]) == 1
     assert "month must be YYYY-MM" in capsys.readouterr().err
     assert (
-        main(["report", "month", "--config", config, "--month", "2031-01", "--out", str(tmp_path)])
+        main(["report", "month", "--config", config, "--month", "2025-01", "--out", str(tmp_path)])
         == 1
     )
-    assert "no billing rows for 2031-01" in capsys.readouterr().err
-    (tmp_path / "2026-11").mkdir()
-    (tmp_path / "2026-11" / "manifest.json").write_text("{not json")
+    assert "no billing rows for 2025-01" in capsys.readouterr().err
+    (tmp_path / "2026-10").mkdir()
+    (tmp_path / "2026-10" / "manifest.json").write_text("{not json")
     assert (
-        main(["report", "month", "--config", config, "--month", "2026-11", "--out", str(tmp_path)])
+        main(["report", "month", "--config", config, "--month", "2026-10", "--out", str(tmp_path)])
         == 1
     )
     err = capsys.readouterr().err.strip()
     assert "manifest.json: not a readable manifest" in err and len(err.splitlines()) == 1
+
+
+def test_an_open_month_is_refused_unless_provisional_and_never_becomes_a_revision(
+    fleet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """November 2026 ends at 12-01 00:00; with 5 settle days it closes at 12-06 00:00.
+
+    On Nov 15 `report month --month 2026-11` is refused in one line and writes nothing; with
+    --provisional it writes a page marked provisional into 2026-11/provisional/ and no manifest.
+    On Dec 6 the report of the closed month is revision 1 (not a revision of the provisional
+    page), and the schedule's asset given an open month by its tag writes nothing either."""
+    import dagster as dg
+
+    import cli.commands.report as report_command
+    from pipelines.month_report import MONTH_TAG, month_report_asset
+    from pipelines.resources import Flopledger
+    from pipelines.run_tags import NOW_TAG
+
+    config = str(fleet / "flopledger.yaml")
+    argv = ["report", "month", "--config", config, "--month", "2026-11", "--out", str(tmp_path)]
+    monkeypatch.setattr(report_command, "wall_clock", lambda: datetime(2026, 11, 15, 9))
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "flopledger report: 2026-11 is not closed until 2026-12-06 00:00 UTC "
+        "(month_report.settle_days: 5); pass --provisional for a provisional page"
+    )
+    assert not (tmp_path / "2026-11").exists()
+
+    assert main([*argv, "--provisional"]) == 0
+    assert "PROVISIONAL (not closed until 2026-12-06 00:00 UTC)" in capsys.readouterr().out
+    month_dir = tmp_path / "2026-11"
+    assert sorted(p.name for p in month_dir.iterdir()) == ["provisional"]  # no manifest, no r1
+    page = (month_dir / "provisional" / "month-2026-11-provisional.html").read_text()
+    assert "<title>Month close 2026-11 (PROVISIONAL)</title>" in page
+    assert "id=provisional" in page and "closes 2026-12-06 00:00 UTC" in page
+    assert "revision 1" not in page
+    assert (month_dir / "provisional" / "invoice.csv").is_file()
+
+    # One second before the close it is still refused; at the close it is revision 1.
+    monkeypatch.setattr(report_command, "wall_clock", lambda: datetime(2026, 12, 5, 23, 59, 59))
+    assert main(argv) == 1
+    assert "not closed until 2026-12-06 00:00 UTC" in capsys.readouterr().err
+    monkeypatch.setattr(report_command, "wall_clock", lambda: datetime(2026, 12, 6))
+    assert main(argv) == 0
+    assert "2026-11: report 1 written" in capsys.readouterr().out
+    manifest = json.loads((month_dir / "manifest.json").read_text())
+    assert [r["revision"] for r in manifest["revisions"]] == [1]
+
+    # The asset, told by its tag to write November on Nov 15, writes nothing.
+    result = dg.materialize(
+        [month_report_asset],
+        resources={"flopledger": Flopledger(config_path=config)},
+        tags={NOW_TAG: "2026-11-15T09:00:00", MONTH_TAG: "2026-11"},
+    )
+    meta = result.asset_materializations_for_node("month_report")[0].metadata
+    assert meta["2026-11"].value == "not closed until 2026-12-06 00:00 UTC, nothing written"
+    assert not (fleet / "reports" / "2026-11").exists()
 
 
 def test_the_asset_writes_the_closed_month_and_raises_an_alert_with_its_link(fleet: Path) -> None:
@@ -285,6 +343,36 @@ def test_the_asset_writes_the_closed_month_and_raises_an_alert_with_its_link(fle
     assert page.name == "month-2026-11-r1.html" and page.is_file()
     assert page.parent.parent.parent == fleet / "reports"  # month_report.out, beside the config
     assert details["link"] in mine[0]["message"]
+
+
+def test_the_asset_reads_the_published_snapshot_not_the_live_tables(fleet: Path) -> None:
+    """A run whose blocking checks fail leaves its tables in the live warehouse and withholds
+    the snapshot. Stand-in: 1,000.00 USD added to November's invoice in the live spend_monthly
+    only. The asset on Dec 7 reads the snapshot, where November still equals revision 1 (the
+    previous test's), so it writes nothing; reading the live tables it would write revision 2
+    with +1,000.00 from books nobody checked."""
+    import dagster as dg
+
+    from pipelines.month_report import month_report_asset
+    from pipelines.resources import Flopledger
+    from pipelines.run_tags import NOW_TAG
+    from settings import load_config
+    from warehouse import open_warehouse
+
+    warehouse = open_warehouse(load_config(fleet / "flopledger.yaml").warehouse)
+    bump = "UPDATE spend_monthly SET effective_cost = effective_cost + $d WHERE invoice_month = '202611'"
+    warehouse.execute(bump, {"d": Decimal("1000")})
+    try:
+        result = dg.materialize(
+            [month_report_asset],
+            resources={"flopledger": Flopledger(config_path=str(fleet / "flopledger.yaml"))},
+            tags={NOW_TAG: "2026-12-07T07:00:00"},
+        )
+    finally:
+        warehouse.execute(bump, {"d": Decimal("-1000")})
+    meta = result.asset_materializations_for_node("month_report")[0].metadata
+    assert meta["2026-11"].value.startswith("unchanged (revision 1)")
+    assert not (fleet / "reports" / "2026-11" / "r2").exists()
 
 
 @pytest.mark.browser
