@@ -377,25 +377,19 @@ def test_the_asset_reads_the_published_snapshot_not_the_live_tables(fleet: Path)
 
 @pytest.mark.browser
 @pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs /usr/bin/chromium")
-def test_the_page_renders_in_chromium(fleet: Path) -> None:
+def test_the_page_renders_in_chromium(fleet: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """November's provisional page on Nov 15 (its banner shown), then its report on Dec 6."""
     from playwright.sync_api import sync_playwright
 
+    import cli.commands.report as report_command
+
     out = fleet / "browser"
-    assert (
-        main(
-            [
-                "report",
-                "month",
-                "--config",
-                str(fleet / "flopledger.yaml"),
-                "--month",
-                "2026-11",
-                "--out",
-                str(out),
-            ]
-        )
-        == 0
-    )
+    argv = ["report", "month", "--config", str(fleet / "flopledger.yaml"), "--month", "2026-11"]
+    monkeypatch.setattr(report_command, "wall_clock", lambda: datetime(2026, 11, 15, 9))
+    assert main([*argv, "--out", str(out), "--provisional"]) == 0
+    provisional = out / "2026-11" / "provisional" / "month-2026-11-provisional.html"
+    monkeypatch.setattr(report_command, "wall_clock", lambda: datetime(2026, 12, 6, 7))
+    assert main([*argv, "--out", str(out)]) == 0
     page_path = out / "2026-11" / "r1" / "month-2026-11-r1.html"
     fetched: list[str] = []
     with sync_playwright() as pw:
@@ -405,7 +399,13 @@ def test_the_page_renders_in_chromium(fleet: Path) -> None:
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 900})
             page.on("request", lambda r: fetched.append(r.url))
+            page.goto(provisional.as_uri())
+            assert page.is_visible("#provisional")
+            banner = page.inner_text("#provisional")
+            assert banner.startswith("Provisional: 2026-11 is not closed; it closes 2026-12-06")
+            assert "Month close: 2026-11 (provisional)" in page.inner_text("h1")
             page.goto(page_path.as_uri())
+            assert page.query_selector("#provisional") is None
             text = page.inner_text("body")
             assert "Month close: 2026-11" in text and "Invoice reconciliation" in text
             assert "Chargeback total" in text and "Biggest movers" in text
@@ -423,7 +423,7 @@ def test_the_page_renders_in_chromium(fleet: Path) -> None:
                 )
         finally:
             browser.close()
-    assert fetched == [page_path.as_uri()]  # nothing fetched but the page itself
+    assert fetched == [provisional.as_uri(), page_path.as_uri()]  # nothing but the pages
 
 
 def test_the_schedule_and_job_load_with_the_workspace(tmp_path: Path) -> None:
