@@ -69,6 +69,30 @@ def list_objects(client: Any, bucket: str, prefix: str) -> list[tuple[str, int, 
     return sorted(found)
 
 
+def list_folder(
+    client: Any, bucket: str, folder: str
+) -> tuple[list[tuple[str, int, str]], list[str]]:
+    """One level of `folder` (ending in `/`): its own objects (name, size, generation) and its
+    sub-folders (`folder/sub/`), each in name order; one-line errors as `list_objects`."""
+    from google.api_core import exceptions
+
+    where = f"gs://{bucket}/{folder}"
+    try:
+        pages = client.list_blobs(bucket, prefix=folder, delimiter="/")
+        blobs = list(pages)
+        folders = sorted(pages.prefixes)
+    except exceptions.NotFound:
+        raise StorageError(f"gs://{bucket}: bucket does not exist") from None
+    except exceptions.Forbidden:
+        raise StorageError(
+            f"{where}: permission denied listing objects (needs storage.objects.list, "
+            "e.g. roles/storage.objectViewer on the bucket)"
+        ) from None
+    except exceptions.GoogleAPIError as exc:
+        raise StorageError(f"{where}: cannot list: {_first_line(exc)}") from None
+    return sorted((b.name, int(b.size or 0), str(b.generation)) for b in blobs), folders
+
+
 def download_object(client: Any, bucket: str, name: str, generation: str, dest: str) -> None:
     """That generation of the object into the file `dest`; one-line errors."""
     from google.api_core import exceptions

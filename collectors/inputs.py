@@ -17,9 +17,11 @@ The cache (`InputCache`, a folder beside the warehouse) holds:
   object rewritten) is downloaded again. The record sits beside the copy it describes (not
   in the warehouse) so the two cannot disagree: delete the folder and both are gone, and the
   next run downloads afresh;
-- `runs/<run key>/<hash>.json`: a run's listing of one set of paths, so that every step of
-  one run (and every day of a backfill) lists each path once. Listings of runs older than a
-  day are removed.
+- `runs/<run key>/<hash>.json`: a run's listing of one set of paths (of its days only, where
+  the layout is in day folders), so that every step of one run lists each path once.
+  Listings of runs older than a day are removed.
+
+Copies no run reads any more are pruned (`InputCache.prune`, `warehouse.input_cache_days`).
 """
 
 from __future__ import annotations
@@ -33,11 +35,17 @@ import shutil
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path, PosixPath
 from typing import Any
 
-from collectors.gcs import ObjectVanished, download_object, list_objects, parse_gs_uri
+from collectors.gcs import (
+    ObjectVanished,
+    download_object,
+    list_folder,
+    list_objects,
+    parse_gs_uri,
+)
 
 GLOB_CHARS = frozenset("*?[")
 RUN_LISTINGS_KEPT_S = 24 * 3600
@@ -45,6 +53,8 @@ RUN_LISTINGS_KEPT_S = 24 * 3600
 # so a longer part of an object's name (Cloud Storage allows 1,024 bytes) becomes a digest.
 SEGMENT_BYTES_MAX = 200
 NAME_BYTES_MAX = 1024
+CACHE_KEEP_DAYS = 35  # warehouse.input_cache_days
+READ_RECENTLY_S = 2 * 24 * 3600  # a copy read this recently is in use whatever its day
 
 _DT_FOLDER = re.compile(r"dt=(\d{4})-(\d{2})-(\d{2})")
 _STAMP = re.compile(r"(?<!\d)(\d{4})(\d{2})(\d{2})T\d{6}Z")
@@ -120,18 +130,30 @@ def for_days(objects: list[InputObject], days: list[date], slack_days: int) -> l
     return [o for o in objects if o.day is None or first <= o.day <= last]
 
 
+def window_days(days: list[date], slack_days: int) -> list[date]:
+    """Every day `for_days` keeps objects of: first day - slack_days .. last day."""
+    first, last = min(days) - timedelta(days=slack_days), max(days)
+    return [first + timedelta(days=n) for n in range((last - first).days + 1)]
+
+
 # -- listing ---------------------------------------------------------------------------
 
 
-def list_inputs(patterns: Iterable[str], client: Callable[[], Any]) -> Listing:
+def list_inputs(
+    patterns: Iterable[str], client: Callable[[], Any], days: list[date] | None = None
+) -> Listing:
     """Every file or object the paths match, each once, in URI order. `client()` gives the
-    storage client (called only if a `gs://` path is given). Raises `StorageError` (one line)
-    for a missing bucket or a refused listing."""
+    storage client (called only if a `gs://` path is given). With `days`, a remote path laid
+    out in `dt=YYYY-MM-DD/` folders lists only those days' folders (and whatever is not in a
+    `dt=` folder), so a run's listing does not grow with the bucket's history. Raises
+    `StorageError` (one line) for a missing bucket or a refused listing."""
     listing = Listing()
     seen: dict[str, InputObject] = {}
     for pattern in patterns:
         found = (
-            _list_remote(pattern, client()) if pattern.startswith("gs://") else _list_local(pattern)
+            _list_remote(pattern, client(), days)
+            if pattern.startswith("gs://")
+            else _list_local(pattern)
         )
         if not found:
             listing.warnings.append(f"{pattern}: matches nothing")
@@ -153,22 +175,80 @@ def _list_local(pattern: str) -> list[InputObject]:
     ]
 
 
-def _list_remote(pattern: str, client: Any) -> list[InputObject]:
+def _list_remote(pattern: str, client: Any, days: list[date] | None = None) -> list[InputObject]:
     bucket, path = parse_gs_uri(pattern)
     literal = _literal_prefix(path)
     if literal == path:  # no glob: the object itself, or every object under the folder
-        objects = list_objects(client, bucket, path)
+        by_day = _list_folder_by_day(client, bucket, path, days) if days else None
+        objects = list_objects(client, bucket, path) if by_day is None else by_day
         exact = [o for o in objects if o[0] == path]
         chosen = exact or [o for o in objects if not path or o[0].startswith(path + "/")]
     else:
         match = _glob_regex(path).fullmatch
-        chosen = [o for o in list_objects(client, bucket, literal) if match(o[0])]
+        prefixes = _day_prefixes(path, days) if days else None
+        by_day = (
+            _list_folder_by_day(client, bucket, literal.removesuffix("/"), days)
+            if days
+            and prefixes is None
+            and path[len(literal) :].startswith("**/")
+            and (literal == "" or literal.endswith("/"))
+            else None
+        )
+        if prefixes is not None:
+            listed = [o for prefix in prefixes for o in list_objects(client, bucket, prefix)]
+        else:
+            listed = list_objects(client, bucket, literal) if by_day is None else by_day
+        chosen = [o for o in listed if match(o[0])]
     base = f"{path}/" if literal == path else _base(path)
     return [
         InputObject(f"gs://{bucket}/{name}", size, generation, day_of(name.removeprefix(base)))
         for name, size, generation in chosen
         if not name.endswith("/")  # a "folder" placeholder object
     ]
+
+
+def _day_prefixes(path: str, days: list[date]) -> list[str] | None:
+    """The per-day folders to list for a glob whose first wildcard part is a `dt=` folder
+    (`nvml/dt=*/*.parquet`): `nvml/dt=<day>/` for each of `days` the part matches; None
+    for any other glob (listed whole)."""
+    parts = path.split("/")
+    at = next(i for i, part in enumerate(parts) if any(c in part for c in GLOB_CHARS))
+    part = parts[at]
+    if not part.startswith("dt=") or "**" in part or at == len(parts) - 1:
+        return None
+    above = "".join(f"{p}/" for p in parts[:at])
+    fits = _glob_regex(part).fullmatch
+    return [f"{above}dt={d.isoformat()}/" for d in sorted(set(days)) if fits(f"dt={d.isoformat()}")]
+
+
+def _list_folder_by_day(
+    client: Any, bucket: str, path: str, days: list[date]
+) -> list[tuple[str, int, str]] | None:
+    """Everything under folder `path` that `days` may need, listing a day sub-folder
+    (`dt=YYYY-MM-DD/` or `YYYY-MM-DD/`) only for a day in `days` (one request sees the
+    folder's own objects and its sub-folders; any other sub-folder is listed whole). A day
+    folder holds that day's objects, as the agent and the Monitoring saver write them. None
+    when nothing is under it (it may be an object: the caller lists it plainly)."""
+    top, folders = list_folder(client, bucket, f"{path}/" if path else "")
+    if not top and not folders:
+        return None
+    wanted = {d.isoformat() for d in days}
+    found = list(top)
+    for folder in folders:
+        last = folder.removesuffix("/").rpartition("/")[2]
+        match = _DT_FOLDER.fullmatch(last) or _ISO_DAY.fullmatch(last)
+        if match and _is_day(match) and "-".join(match.groups()) not in wanted:
+            continue  # a day the run does not read
+        found += list_objects(client, bucket, folder)
+    return found
+
+
+def _is_day(match: re.Match[str]) -> bool:
+    try:
+        date(int(match[1]), int(match[2]), int(match[3]))
+    except ValueError:
+        return False
+    return True
 
 
 def _base(pattern: str) -> str:
@@ -226,10 +306,16 @@ class Fetched:
 
 
 class InputCache:
-    """Copies of remote objects and the record of what was taken, in one folder."""
+    """Copies of remote objects and the record of what was taken, in one folder.
 
-    def __init__(self, root: str | Path, client: Callable[[], Any]) -> None:
+    Copies are pruned once a run (see `prune`): the cache holds what recent runs read, not
+    the bucket's history."""
+
+    def __init__(
+        self, root: str | Path, client: Callable[[], Any], keep_days: int = CACHE_KEEP_DAYS
+    ) -> None:
         self.root = Path(root)
+        self.keep_days = keep_days
         self._make_client = client
         self._made: Any | None = None
 
@@ -239,14 +325,20 @@ class InputCache:
             self._made = self._make_client()
         return self._made
 
-    def listing(self, patterns: list[str], run_key: str | None) -> Listing:
-        """The paths' listing, made once per `run_key` (every call of the run reuses it)."""
+    def listing(
+        self, patterns: list[str], run_key: str | None, days: list[date] | None = None
+    ) -> Listing:
+        """The paths' listing (of `days` only where the layout allows, see `list_inputs`),
+        made once per `run_key` (every call of the run for the same days reuses it)."""
         if run_key is None:
-            return list_inputs(patterns, self._client)
-        saved = self._run_dir(run_key) / f"{_digest(json.dumps(patterns))}.json"
-        if saved.is_file():
-            return _listing_from_json(saved.read_text())
-        listing = list_inputs(patterns, self._client)
+            return list_inputs(patterns, self._client, days)
+        key = [patterns, sorted({d.isoformat() for d in days})] if days else patterns
+        saved = self._run_dir(run_key) / f"{_digest(json.dumps(key))}.json"
+        whole = self._run_dir(run_key) / f"{_digest(json.dumps(patterns))}.json"
+        for made in (saved, whole):  # this run's listing of every day serves any day
+            if made.is_file():
+                return _listing_from_json(made.read_text())
+        listing = list_inputs(patterns, self._client, days)
         _write_atomic(saved, json.dumps(_listing_to_json(listing)))
         return listing
 
@@ -274,6 +366,7 @@ class InputCache:
         if local.is_file() and record.is_file():
             taken = json.loads(record.read_text())
             if taken.get("generation") == obj.generation and local.stat().st_size == obj.size:
+                os.utime(record)  # read now: `prune` keeps what is still read
                 return local, False
         local.parent.mkdir(parents=True, exist_ok=True)
         partial = local.with_name(f".{local.name}.{os.getpid()}.partial")
@@ -282,15 +375,52 @@ class InputCache:
             os.replace(partial, local)
         finally:
             partial.unlink(missing_ok=True)
-        taken = {"uri": obj.uri, "generation": obj.generation, "size": obj.size}
+        taken = {
+            "uri": obj.uri,
+            "generation": obj.generation,
+            "size": obj.size,
+            "day": obj.day.isoformat() if obj.day else None,
+            "copy": local.relative_to(self.root).as_posix(),
+        }
         _write_atomic(record, json.dumps(taken))
         return local, True
+
+    def prune(self, now: float | None = None) -> int:
+        """Remove copies (and their records) no run needs any more: those whose object's day
+        is more than `keep_days` before today and that were not read in the last two days
+        (a source that reads old objects whole, as billing does, keeps them), and those not
+        read for `keep_days` whatever their day. Returns how many were removed; the next run
+        that needs one downloads it again."""
+        now = time.time() if now is None else now
+        first_kept = datetime.fromtimestamp(now, UTC).date() - timedelta(days=self.keep_days)
+        removed = 0
+        for record in sorted((self.root / "taken").glob("*/*.json")):
+            try:
+                taken = json.loads(record.read_text())
+                idle = now - record.stat().st_mtime
+                day = date.fromisoformat(taken["day"]) if taken.get("day") else None
+            except (OSError, ValueError, KeyError, TypeError):
+                continue  # a record being written, or not one of ours: left alone
+            old_day = day is not None and day < first_kept and idle > READ_RECENTLY_S
+            if not old_day and idle <= self.keep_days * 24 * 3600:
+                continue
+            if isinstance(taken.get("copy"), str):
+                copy = self.root / taken["copy"]
+            else:  # a record written before copies were recorded: where the name puts it
+                bucket, _, name = str(taken.get("uri", "")).removeprefix("gs://").partition("/")
+                copy = self.root / "objects" / bucket / _safe_name(name)
+            if copy.resolve().is_relative_to((self.root / "objects").resolve()):
+                copy.unlink(missing_ok=True)
+            record.unlink(missing_ok=True)
+            removed += 1
+        return removed
 
     def _run_dir(self, run_key: str) -> Path:
         runs = self.root / "runs"
         here = runs / _safe_segment(run_key)
-        if not here.is_dir():
+        if not here.is_dir():  # a run's first listing: tidy up after earlier runs
             _remove_old_runs(runs)
+            self.prune()
             here.mkdir(parents=True, exist_ok=True)
         return here
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import dagster as dg
 
 from collectors.gcs import reader_client
-from collectors.inputs import InputCache, InputObject, for_days
+from collectors.inputs import InputCache, InputObject, for_days, window_days
 from settings import Config
 
 # Sources whose file names bound the days they hold, and by how much a file may run past
@@ -62,7 +62,7 @@ class SourceInputs:
 def input_cache(config: Config) -> InputCache:
     """The run-to-run cache of remote objects: a folder beside the warehouse file."""
     root = Path(config.warehouse.path).parent / CACHE_FOLDER
-    return InputCache(root, reader_client)
+    return InputCache(root, reader_client, config.warehouse.input_cache_days)
 
 
 def source_inputs(
@@ -95,7 +95,8 @@ def _inputs(
     slack: int | None,
 ) -> SourceInputs:
     cache = input_cache(config)
-    listing = cache.listing(patterns, run_key)
+    window = window_days(days, slack) if days and slack is not None else None
+    listing = cache.listing(patterns, run_key, window)
     objects = listing.objects
     if days and slack is not None:
         objects = for_days(objects, days, slack)

@@ -36,6 +36,8 @@ class WarehouseConfig(_Strict):
     project: str | None = None
     dataset: str | None = None
     location: str | None = None
+    # Days a remote object's copy stays in input_cache/ once its day (or its last read) is past.
+    input_cache_days: int = Field(default=35, ge=1)
 
 
 class SourceConfig(_Strict):

@@ -4,9 +4,10 @@ paths go through the real google-cloud-storage client against gcp-storage-emulat
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from collectors.inputs import (
     day_of,
     for_days,
     list_inputs,
+    window_days,
 )
 from tests.gcs_emulator import Emulator, running_emulator
 
@@ -257,3 +259,120 @@ def test_a_name_too_long_for_a_file_system_is_copied_under_a_digest(
     assert all(len(part.encode()) <= 200 for part in Path(os.fspath(fetched.paths[0])).parts)
     again = InputCache(tmp_path / "cache", reader_client).fetch(listing.objects)
     assert (again.downloaded, again.reused) == (0, 1)
+
+
+def _spool_bucket(gcs: Emulator) -> None:
+    """Five days of a dt= layout, one undated object beside them and one other folder."""
+    bucket = gcs.client.create_bucket("inputs")
+    for d in range(1, 6):
+        name = f"nvml/dt=2026-10-0{d}/gpu_samples_n1_2026100{d}T000000Z_x.parquet"
+        bucket.blob(name).upload_from_string("x")
+    bucket.blob("nvml/undated.parquet").upload_from_string("u")
+    bucket.blob("nvml/extra/x.parquet").upload_from_string("e")
+
+
+def _listed_prefixes(gcs: Emulator) -> list[str]:
+    return [
+        q.get("prefix", [""])[0] + (" (one level)" if q.get("delimiter") else "")
+        for m, p, q in gcs.requests
+        if m == "GET" and p.endswith("/o")
+    ]
+
+
+def test_a_days_run_lists_only_its_days_folders(tmp_path: Path, gcs: Emulator) -> None:
+    _spool_bucket(gcs)
+    cache = InputCache(tmp_path / "cache", reader_client)
+    days = [date(2026, 10, 2), date(2026, 10, 3)]  # a day and the day before (the spool's slack)
+    gcs.requests.clear()
+    glob = cache.listing(["gs://inputs/nvml/dt=*/*.parquet"], "run-1", days)
+    cache.listing(["gs://inputs/nvml/dt=*/*.parquet"], "run-1", days)  # the run's listing again
+    # Two requests, one per day folder, each returning that day's one object (not 5 days' 5).
+    assert _listed_prefixes(gcs) == ["nvml/dt=2026-10-02/", "nvml/dt=2026-10-03/"]
+    assert [o.day for o in glob.objects] == days
+    gcs.requests.clear()
+    folder = cache.listing(["gs://inputs/nvml"], "run-1", days)
+    # The folder: one request for its level (undated.parquet and 7 folder names, no object
+    # below them), its two days, and `extra/` (not a day: listed whole): 4 objects, not 7.
+    assert _listed_prefixes(gcs) == [
+        "nvml/ (one level)",
+        "nvml/dt=2026-10-02/",
+        "nvml/dt=2026-10-03/",
+        "nvml/extra/",
+    ]
+    assert _names(folder.objects, "gs://inputs/nvml/") == [
+        "dt=2026-10-02/gpu_samples_n1_20261002T000000Z_x.parquet",
+        "dt=2026-10-03/gpu_samples_n1_20261003T000000Z_x.parquet",
+        "extra/x.parquet",
+        "undated.parquet",
+    ]
+    gcs.requests.clear()
+    anywhere = cache.listing(["gs://inputs/nvml/**/*.parquet"], "run-1", days)
+    assert _listed_prefixes(gcs) == [
+        "nvml/ (one level)",
+        "nvml/dt=2026-10-02/",
+        "nvml/dt=2026-10-03/",
+        "nvml/extra/",
+    ]
+    assert [o.uri for o in anywhere.objects] == [o.uri for o in folder.objects]
+    gcs.requests.clear()
+    everything = cache.listing(["gs://inputs/nvml"], "run-2")  # no days (finding them): whole
+    assert _listed_prefixes(gcs) == ["nvml"] and len(everything.objects) == 7
+    gcs.requests.clear()
+    assert len(cache.listing(["gs://inputs/nvml"], "run-2", days).objects) == 7
+    assert gcs.requests == []  # the run's listing of every day serves its days
+
+
+def test_window_days_are_the_days_for_days_keeps() -> None:
+    assert window_days([date(2026, 10, 3), date(2026, 10, 1)], slack_days=1) == [
+        date(2026, 9, 30),
+        date(2026, 10, 1),
+        date(2026, 10, 2),
+        date(2026, 10, 3),
+    ]
+
+
+def test_copies_no_run_reads_any_more_are_pruned(tmp_path: Path, gcs: Emulator) -> None:
+    bucket = gcs.client.create_bucket("inputs")
+    names = {
+        "old-unread": "nvml/dt=2026-10-01/a.parquet",
+        "old-read-whole": "billing/2026-10-01/b.ndjson",
+        "recent": "nvml/dt=2026-11-29/c.parquet",
+        "undated-36-days": "jobs/d.jsonl",
+        "undated-34-days": "jobs/e.jsonl",
+    }
+    for name in names.values():
+        bucket.blob(name).upload_from_string("x")
+    cache = InputCache(tmp_path / "cache", reader_client, keep_days=35)
+    fetched = cache.fetch(cache.listing(["gs://inputs"], None).objects)
+    assert fetched.downloaded == 5
+    # Now is 2026-11-30 12:00 UTC: days before 2026-10-26 are past the 35 days kept.
+    now = datetime(2026, 11, 30, 12, tzinfo=UTC).timestamp()
+    last_read_days_ago = {
+        "old-unread": 3,  # its day is past and no run read it for 3 days: pruned
+        "old-read-whole": 1 / 24,  # its day is past but a source still reads it: kept
+        "recent": 3,  # its day is within 35 days: kept
+        "undated-36-days": 36,  # not read for more than 35 days: pruned
+        "undated-34-days": 34,  # kept
+    }
+    records = {}
+    for key, name in names.items():
+        record = next(
+            r
+            for r in (tmp_path / "cache" / "taken" / "inputs").iterdir()
+            if json.loads(r.read_text())["uri"] == f"gs://inputs/{name}"
+        )
+        read_at = now - last_read_days_ago[key] * 24 * 3600
+        os.utime(record, (read_at, read_at))
+        records[key] = record
+    copies = {p.name for p in fetched.paths}
+    assert cache.prune(now) == 2
+    assert {k for k, r in records.items() if r.exists()} == {
+        "old-read-whole",
+        "recent",
+        "undated-34-days",
+    }
+    left = {p.name for p in (tmp_path / "cache" / "objects").rglob("*") if p.is_file()}
+    assert left == copies - {"a.parquet", "d.jsonl"}
+    # A run that needs a pruned one again downloads it again.
+    again = cache.fetch(cache.listing(["gs://inputs/jobs"], None).objects)
+    assert (again.downloaded, again.reused) == (1, 1)

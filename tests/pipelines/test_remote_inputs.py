@@ -187,12 +187,12 @@ def test_a_path_matching_nothing_is_reported_and_the_rest_loads(
     con.close()
 
 
-def test_a_dagster_run_of_three_days_lists_once_and_reads_only_their_objects(
+def test_a_dagster_run_of_three_days_lists_only_their_days_and_reads_only_their_objects(
     fleet: Path, gcs: Emulator, tmp_path: Path
 ) -> None:
     """The ingest job as the daemon runs it (no `flopledger run` before it): the first step
-    that asks lists, every later step and day reuses it; spool and Monitoring objects are
-    chosen by the day their names say."""
+    that asks lists, every later step reuses it; spool and Monitoring objects, in day
+    folders, are listed and chosen by the day their names say."""
     from pipelines.asset_jobs import INGEST_JOB
     from pipelines.definitions import build_definitions
     from pipelines.instance import flopledger_instance
@@ -211,7 +211,26 @@ def test_a_dagster_run_of_three_days_lists_once_and_reads_only_their_objects(
             },
         )
     assert result.success
-    assert gcs.listings() == ["fleet"] * 10
+    # Eight paths read whole, listed once each; the spool and Monitoring pages, in day
+    # folders, list one level and then only the days each step reads (day 2 reads day 1's
+    # folder too, and day 3 day 2's), never the bucket's whole history.
+    listed = Counter(
+        q.get("prefix", [""])[0] + (" (one level)" if q.get("delimiter") else "")
+        for m, p, q in gcs.requests
+        if m == "GET" and p.endswith("/o")
+    )
+    assert {
+        k: n for k, n in listed.items() if "dt=" in k or k.startswith(("spool", "monitoring"))
+    } == {
+        "spool/ (one level)": 2,
+        "spool/dt=2026-10-01/": 1,
+        "spool/dt=2026-10-02/": 2,
+        "spool/dt=2026-10-03/": 1,
+        "monitoring/ (one level)": 1,
+        "monitoring/2026-10-02/": 1,
+        "monitoring/2026-10-03/": 1,
+    }
+    assert sum(listed.values()) == 8 + 6 + 3  # small requests; before, 2 of the 10 were whole
     downloads = Counter(gcs.downloads())
     assert set(downloads.values()) == {1}
     spool = {n.split("/")[2] for n in downloads if n.startswith("fleet/spool/")}
