@@ -8,7 +8,7 @@ CREATE TABLE IF NOT EXISTS commitment_plan (
     last_hour TIMESTAMP NOT NULL,                         -- Last UTC hour of the window.
     hours INTEGER NOT NULL,                               -- Hours in the window (N; zero-demand hours count).
     paid_accelerator_hours DOUBLE NOT NULL,               -- Paid accelerator-hours in the window (idle_capacity's).
-    queued_accelerator_hours DOUBLE NOT NULL,             -- Accelerator-hours runs waited for in the queue (cost_per_run's queue_seconds x accelerator_count).
+    queued_accelerator_hours DOUBLE NOT NULL,             -- Accelerator-hours runs waited for in the queue (commitment_demand_hourly's queued hours: queue_seconds x accelerators for runs that started; runs that never started until they ended, else to the end of the span).
     failed_accelerator_hours DOUBLE NOT NULL,             -- Paid accelerator-hours held by runs that failed.
     peak_demand_accelerators DOUBLE NOT NULL,             -- The highest hourly demand, accelerators.
     on_demand_per_hour DECIMAL(38, 12),                   -- Price book: on-demand price per accelerator-hour (USD); null: no price.
