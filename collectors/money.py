@@ -8,6 +8,9 @@ NANO = Decimal("0.000000001")
 # DECIMAL(38, 9) holds 38 significant digits; Python's default context holds 28.
 WIDE = Context(prec=60)
 MAX_MONEY = Decimal(10) ** 29
+# No amount, rate or usage is within a thousand orders of magnitude of 1: past that a number
+# is refused before any arithmetic (1e1000000 overflows abs(), 1e-1000000 divides by zero).
+MAX_EXPONENT = 1000
 
 
 class BadNumber(ValueError):
@@ -33,6 +36,8 @@ def to_decimal(value: object) -> Decimal | None:
         raise BadNumber(f"{value!r} is not a number")
     if not result.is_finite():
         raise BadNumber(f"{value!r} is not a finite number")
+    if result and abs(result.adjusted()) > MAX_EXPONENT:
+        raise BadNumber(f"{str(value)[:40]!r} is out of range (exponent past +/-{MAX_EXPONENT})")
     return result
 
 
@@ -51,4 +56,6 @@ def to_usd(amount: Decimal | None, rate: Decimal | None) -> Decimal | None:
         return None
     if rate is None or rate == 1:
         return money(amount)
+    if not rate:  # a rate too small for its 18 places (a FLOAT64 of 1e-300) is 0
+        raise BadNumber("currency_conversion_rate is 0 at 18 decimal places: no USD amount")
     return money(WIDE.divide(amount, rate))

@@ -47,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
 def _dry_run(config, first_day: date | None) -> int:
     from datetime import UTC, datetime
 
+    from collectors.gcp_billing.bigquery import FOREVER, NEVER
     from pipelines.sources.gcp_billing.export import dry_run_scans
     from warehouse import open_warehouse
 
@@ -59,9 +60,11 @@ def _dry_run(config, first_day: date | None) -> int:
         )
         return 0
     read, scans = found
+    start = "the start" if read.export_from == NEVER else read.export_from
+    until = "" if read.export_until == FOREVER else f" to {read.export_until} (taken so far)"
     print(
         f"dry run: {read.table}, partitions from {read.since_day}, export_time from "
-        f"{read.taken_through or 'the start'}; each query refused past {read.max_bytes_billed:,} bytes"
+        f"{start}{until}; each query refused past {read.max_bytes_billed:,} bytes"
     )
     for name, scanned in scans.items():
         print(f"  {name}: would scan {scanned:,} bytes ({scanned / 2**30:.3f} GiB)")

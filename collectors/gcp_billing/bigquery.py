@@ -4,8 +4,15 @@ as extract files: the same export row gives the same `billing_line_items` row ei
 Google's detailed export table is partitioned by ingestion day (`_PARTITIONTIME`), and rows
 are appended, never rewritten: a late credit lands in a later partition with a later
 `export_time`. So a read is bounded twice: by partition (from `since_day` on, never a full
-scan) and by `export_time` (from the latest one already taken). Rows at exactly that instant
-are read again and are recognised as seen by their row id, so none is taken twice.
+scan) and by `export_time`: from the latest one already taken less the trailing window, so
+that a row appended late with an earlier export_time is still read. Rows read again are
+recognised by their row id: none is taken twice, and the run reports them as already taken,
+not as duplicates.
+
+The watermark (the latest export_time taken) is the table's rows' max(export_time), so only a
+read that takes every row up to it may move it. A backfill (`--from/--to`) keeps to its days,
+so it reads no row past the watermark (`export_until`): the rows after it, of any day, are the
+next plain run's, which takes them and materialises their days.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import pyarrow as pa
 from collectors.bigquery.client import Client, Param, dry_run_bytes, query_batches
 from collectors.files import raw_text
 from collectors.gcp_billing.normalise import BadRow, normalise
-from collectors.gcp_billing.read import SOURCE, BillingRead
+from collectors.gcp_billing.read import SOURCE, UNEXPECTED, BillingRead
 from collectors.gcp_billing.schema import BILLING_SCHEMA
 from collectors.limits import DEFAULT_LIMITS, Limits
 from collectors.money import BadNumber
@@ -28,6 +35,7 @@ from collectors.timeparse import BadTimestamp
 
 SOURCE_PREFIX = "bigquery:"
 NEVER = datetime(1970, 1, 1)
+FOREVER = datetime(9999, 12, 31)
 DEFAULT_LOOKBACK_DAYS = 90  # the first read without history_start, as Dagster's partitions
 
 
@@ -44,13 +52,16 @@ class ExportRead:
     rows_sql: str
     days_sql: str
     since_day: date
-    taken_through: datetime | None
+    taken_through: datetime | None  # the watermark: the latest export_time taken (None: none)
     max_bytes_billed: int
+    export_from: datetime = NEVER  # the first export_time read: the watermark less the window
+    export_until: datetime = FOREVER  # the last export_time read: a backfill's is the watermark
 
     def params(self) -> list[Param]:
         return [
             Param("since_day", "DATE", self.since_day),
-            Param("taken_through", "TIMESTAMP", self.taken_through or NEVER),
+            Param("export_from", "TIMESTAMP", self.export_from),
+            Param("export_until", "TIMESTAMP", self.export_until),
         ]
 
 
@@ -65,6 +76,14 @@ def since_day(
     else:
         first = start or today - timedelta(days=DEFAULT_LOOKBACK_DAYS)
     return first - timedelta(days=trailing_days)
+
+
+def export_from(taken_through: datetime | None, trailing_days: int) -> datetime:
+    """The first export_time a plain read takes: the watermark less the trailing window (a row
+    written late with an earlier export_time is read, and taken once by its row id)."""
+    if taken_through is None:
+        return NEVER
+    return max(NEVER, taken_through - timedelta(days=trailing_days))
 
 
 def export_days(client: Client, read: ExportRead) -> set[date]:
@@ -120,9 +139,14 @@ def iter_export_batches(
 
 def _row(record: dict, source: str, number: int, at: tuple[datetime, Limits], stats: BillingRead):
     try:
-        return normalise(record, source, number, *at)
+        row = normalise(record, source, number, *at)
     except (BadRow, BadNumber, BadTimestamp) as exc:
-        raw = raw_text(record, "")
-        # A table has no lines: the quarantine row is keyed by the table and the raw row.
-        stats.quarantined.append(Quarantined(SOURCE, source, None, str(exc), raw))
-        return None
+        reason = str(exc)
+    except UNEXPECTED as exc:  # a shape no check foresaw: quarantined with its name
+        reason = f"unreadable row ({exc.__class__.__name__}: {str(exc)[:200]})"
+    else:
+        # A table row has no line (its place in a result is not stable from run to run).
+        return {**row, "source_line": None}
+    # A table has no lines: the quarantine row is keyed by the table and the raw row.
+    stats.quarantined.append(Quarantined(SOURCE, source, None, reason, raw_text(record, "")))
+    return None

@@ -40,7 +40,7 @@ def test_the_export_queries_name_the_table_and_bind_the_bounds() -> None:
     rows = bigquery_sql("billing_export_rows", TABLE)
     assert f"FROM `{TABLE}`" in rows
     assert "_PARTITIONTIME >= TIMESTAMP(@since_day)" in rows
-    assert "export_time >= @taken_through" in rows
+    assert "export_time >= @export_from" in rows and "export_time <= @export_until" in rows
     assert "--" not in rows  # sent without the file's comments
 
 

@@ -17,6 +17,8 @@ import pytest
 from google.cloud import bigquery
 
 from cli.main import main
+from collectors.gcp_billing import bigquery as bigquery_source
+from collectors.money import BadNumber, to_decimal
 from tests.bigquery_emulator import BigQueryEmulator, running_bigquery_emulator
 from tests.conftest import billing_row, credit, run_record, write_config, write_ndjson
 
@@ -25,6 +27,8 @@ from tests.conftest import billing_row, credit, run_record, write_config, write_
 WHERE_FROM = ("source", "source_line", "ingested_at")
 PARTITION_FILTER = "_PARTITIONTIME >= TIMESTAMP(@since_day)"
 UTC = UTC
+NEVER = datetime(1970, 1, 1, tzinfo=UTC)  # the client sends naive times as UTC
+FOREVER = datetime(9999, 12, 31, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
@@ -199,19 +203,20 @@ def test_bigquery_source_takes_late_rows_once_and_bounds_every_query(
 
     # Every query carried the partition filter and the byte cap. Bounds, worked by hand
     # (trailing_days 3): run 1 took nothing yet, so it starts at history_start 2026-10-01 less
-    # 3 days; run 2 from a and b's export time (Oct 1 04:00, day Oct 1, less 3); run 3 from
-    # the late row's (Oct 9 06:00: partitions from Oct 6).
+    # 3 days, every export_time; run 2 from a and b's export time (Oct 1 04:00) less 3 days:
+    # Sep 28 04:00, its day's partition; run 3 from the late row's (Oct 9 06:00) less 3 days:
+    # Oct 6 06:00. A plain run has no upper bound (9999-12-31).
     for call in sent:
-        assert PARTITION_FILTER in call["sql"] and "export_time >= @taken_through" in call["sql"]
+        assert PARTITION_FILTER in call["sql"] and "export_time >= @export_from" in call["sql"]
         assert call["max_bytes_billed"] == 5_000_000 and not call["dry_run"]
         assert call["labels"] == {"app": "flopledger"}
-    bounds = [(c["params"]["since_day"], c["params"]["taken_through"]) for c in sent]
-    never = datetime(1970, 1, 1, tzinfo=UTC)  # the client sends naive times as UTC
-    oct1 = datetime(2026, 10, 1, 4, 0, tzinfo=UTC)
-    oct9 = datetime(2026, 10, 9, 6, 0, tzinfo=UTC)
-    assert set(bounds[:first_run]) == {(date(2026, 9, 28), never)}
-    assert set(bounds[first_run:second_run]) == {(date(2026, 9, 28), oct1)}
-    assert set(bounds[second_run:]) == {(date(2026, 10, 6), oct9)}
+        assert call["params"]["export_until"] == FOREVER
+    bounds = [(c["params"]["since_day"], c["params"]["export_from"]) for c in sent]
+    sep28 = datetime(2026, 9, 28, 4, 0, tzinfo=UTC)
+    oct6 = datetime(2026, 10, 6, 6, 0, tzinfo=UTC)
+    assert set(bounds[:first_run]) == {(date(2026, 9, 28), NEVER)}
+    assert set(bounds[first_run:second_run]) == {(date(2026, 9, 28), sep28)}
+    assert set(bounds[second_run:]) == {(date(2026, 10, 6), oct6)}
 
 
 def test_bigquery_source_dry_run_prints_each_query_and_reads_nothing(
@@ -233,19 +238,153 @@ def test_bigquery_source_dry_run_prints_each_query_and_reads_nothing(
     assert not (tmp_path / "w.duckdb").exists()  # a dry run creates no warehouse
 
 
+def _report_row(printed: str, table: str = "billing_line_items") -> list[str]:
+    """The run report's row for one source table: read, loaded, duplicate, quarantined, ..."""
+    return next(x.split()[1:] for x in printed.splitlines() if x.startswith(table + " "))
+
+
 def test_bigquery_source_backfill_rereads_its_days_from_their_first_partition(
     emulator: BigQueryEmulator, tmp_path: Path, sent: list[dict[str, Any]]
 ) -> None:
     table = TABLE.replace("export_late", "export_backfill")
     config = _table_config(tmp_path, emulator.endpoint, table)
+    db = tmp_path / "w.duckdb"
     oct1 = billing_row(hour="2026-10-01 00", cost="10", export_time="2026-10-01 04:00:00 UTC")
     oct2 = billing_row(hour="2026-10-02 00", cost="20", export_time="2026-10-02 04:00:00 UTC")
     emulator.load([_export_file(tmp_path / "days.ndjson", [oct1, oct2])], table)
+    assert main(["run", "--config", str(config)]) == 0
+    assert _totals(db) == (2, Decimal("30"), Decimal("30"))  # 10 + 20
 
+    # Appended later: a second Oct 2 row (exported Oct 5) and an Oct 4 row (exported Oct 4).
+    late2 = billing_row(hour="2026-10-02 01", cost="7", export_time="2026-10-05 01:00:00 UTC")
+    oct4 = billing_row(hour="2026-10-04 00", cost="40", export_time="2026-10-04 04:00:00 UTC")
+    emulator.load([_export_file(tmp_path / "later.ndjson", [late2, oct4])], table)
+    sent.clear()
     assert main(["run", "--config", str(config), "--from", "2026-10-02", "--to", "2026-10-02"]) == 0
-    # Only Oct 2's row: billed 20.
-    assert _totals(tmp_path / "w.duckdb") == (1, Decimal("20"), Decimal("20"))
-    # A backfill ignores what was taken: partitions from Oct 2 less 3 days, every export_time.
+    # The backfill rereads Oct 2's partition on (less 3 days: Sep 29), every export_time up to
+    # the watermark (Oct 2 04:00), no later: late2 and oct4 are past it, so nothing is new,
+    # and the watermark stays where plain runs left it.
+    assert _totals(db) == (2, Decimal("30"), Decimal("30"))
     rows_queries = [c for c in sent if c["sql"].startswith("SELECT *")]
     assert [c["params"]["since_day"] for c in rows_queries] == [date(2026, 9, 29)]
-    assert rows_queries[0]["params"]["taken_through"] == datetime(1970, 1, 1, tzinfo=UTC)
+    assert rows_queries[0]["params"]["export_from"] == NEVER
+    assert rows_queries[0]["params"]["export_until"] == datetime(2026, 10, 2, 4, tzinfo=UTC)
+
+    # The next plain run takes both, whatever their day: 30 + 7 + 40 = 77.
+    assert main(["run", "--config", str(config)]) == 0
+    assert _totals(db) == (4, Decimal("77"), Decimal("77"))
+
+
+def test_bigquery_source_review_backfill_then_plain_run(
+    emulator: BigQueryEmulator, tmp_path: Path, sent: list[dict[str, Any]]
+) -> None:
+    """The reviewer's repro: a backfill first must not move the watermark past rows of other
+    days it did not take."""
+    table = TABLE.replace("export_late", "export_review")
+    config = _table_config(tmp_path, emulator.endpoint, table)
+    oct1 = billing_row(hour="2026-10-01 00", cost="10", export_time="2026-10-01 04:00:00 UTC")
+    oct2 = billing_row(hour="2026-10-02 00", cost="20", export_time="2026-10-02 04:00:00 UTC")
+    emulator.load([_export_file(tmp_path / "days.ndjson", [oct1, oct2])], table)
+    assert main(["run", "--config", str(config), "--from", "2026-10-02", "--to", "2026-10-02"]) == 0
+    assert main(["run", "--config", str(config)]) == 0
+    assert _totals(tmp_path / "w.duckdb") == (2, Decimal("30"), Decimal("30"))
+
+
+def test_bigquery_source_trailing_window_takes_a_late_row_with_an_older_export_time(
+    emulator: BigQueryEmulator, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = TABLE.replace("export_late", "export_trailing")
+    config = _table_config(tmp_path, emulator.endpoint, table)
+    db = tmp_path / "w.duckdb"
+    first = billing_row(hour="2026-10-02 00", cost="20", export_time="2026-10-02 04:00:00 UTC")
+    bad = billing_row(hour="2026-10-01 05", end_hour="2026-10-01 03", cost="7")  # Oct 1 04:00
+    emulator.load([_export_file(tmp_path / "first.ndjson", [first, bad])], table)
+    assert main(["run", "--config", str(config)]) == 0
+    # Appended after that run, with an export_time 18 hours before the watermark (Oct 2
+    # 04:00), inside the 3-day window: the next read (from Sep 29 04:00) takes it, once.
+    late = billing_row(hour="2026-10-01 05", cost="3.5", export_time="2026-10-01 10:00:00 UTC")
+    emulator.load([_export_file(tmp_path / "late.ndjson", [late])], table)
+    capsys.readouterr()
+    assert main(["run", "--config", str(config)]) == 0
+    assert _totals(db) == (2, Decimal("23.5"), Decimal("23.5"))  # 20 + 3.5
+    # read 3 (every row of the window), loaded 1 (late), duplicate 0, quarantined 0 (bad is
+    # in quarantine already), skipped 2 (first and bad: already taken).
+    assert _report_row(capsys.readouterr().out)[:5] == ["3", "1", "0", "0", "2"]
+    assert main(["run", "--config", str(config)]) == 0
+    assert _totals(db) == (2, Decimal("23.5"), Decimal("23.5"))
+    # Nothing new: the three rows read again, none loaded, none a duplicate, none newly
+    # quarantined, all three already taken.
+    printed = capsys.readouterr().out
+    assert _report_row(printed)[:5] == ["3", "0", "0", "0", "3"]
+    assert "3 skipped: already taken" in printed
+    assert _rows(db, "SELECT count(*) FROM quarantine") == [(1,)]
+
+
+def test_bigquery_source_reruns_are_byte_identical(
+    emulator: BigQueryEmulator, tmp_path: Path
+) -> None:
+    """source_line is NULL for table rows (a row's place in a result has no order), so the
+    same export read into two warehouses gives the same rows, every column but ingested_at."""
+    table = TABLE.replace("export_late", "export_rerun")
+    rows = [
+        billing_row(hour=f"2026-10-01 {h:02d}", cost=str(h + 1), export_time=t)
+        for h, t in [(0, "2026-10-01 04:00:00 UTC"), (1, "2026-10-01 04:00:00 UTC")]
+    ]
+    emulator.load([_export_file(tmp_path / "rows.ndjson", rows)], table)
+    dumps = []
+    for name in ("a", "b"):
+        root = tmp_path / name
+        root.mkdir()
+        assert main(["run", "--config", str(_table_config(root, emulator.endpoint, table))]) == 0
+        dumps.append(
+            _rows(
+                root / "w.duckdb",
+                "SELECT * EXCLUDE (ingested_at) FROM billing_line_items ORDER BY row_id",
+            )
+        )
+    assert dumps[0] == dumps[1] and len(dumps[0]) == 2
+    lines = _rows(
+        tmp_path / "a" / "w.duckdb", "SELECT DISTINCT source_line FROM billing_line_items"
+    )
+    assert lines == [(None,)]
+
+
+@pytest.mark.parametrize(
+    ("value", "exponent"), [("1e1000000", 1_000_000), ("-2.5E-1001", -1001), ("1e1001", 1001)]
+)
+def test_bigquery_source_huge_exponents_are_bad_numbers(value: str, exponent: int) -> None:
+    """Past 10^±1000 a number is refused before any arithmetic: 1e1000000 overflows abs(),
+    and a rate of 1e-1000000 divides by zero (decimal.Overflow / DivisionByZero, no BadNumber)."""
+    with pytest.raises(BadNumber, match="out of range"):
+        to_decimal(value)
+    assert Decimal(value).adjusted() == exponent  # hand-checked: past the bound of 1000
+    assert to_decimal("1e1000") == Decimal("1e1000") and to_decimal("0e-5000") == 0
+
+
+def test_bigquery_source_quarantines_huge_exponents_and_any_unexpected_row_error(
+    emulator: BigQueryEmulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = TABLE.replace("export_late", "export_hostile")
+    config = _table_config(tmp_path, emulator.endpoint, table)
+    db = tmp_path / "w.duckdb"
+    good = billing_row(hour="2026-10-01 00", cost="10")
+    # A FLOAT column holds no 1e1000000, but its smallest normal rate, 2.3e-308, is 0 at the
+    # rate's 18 places: 5 / 0 would divide by zero. Quarantined, the rate named.
+    big = billing_row(hour="2026-10-01 01", cost=5, rate=2.3e-308)
+    odd = billing_row(hour="2026-10-01 02", cost="11")
+    emulator.load([_export_file(tmp_path / "rows.ndjson", [good, big, odd])], table)
+
+    real = bigquery_source.normalise
+
+    def failing(record: dict, *args: Any):  # a failure no check foresaw, on one row
+        if record.get("cost") == 11:
+            raise ArithmeticError("decimal.Overflow")
+        return real(record, *args)
+
+    monkeypatch.setattr(bigquery_source, "normalise", failing)
+    assert main(["run", "--config", str(config)]) == 0
+    assert _totals(db) == (1, Decimal("10"), Decimal("10"))  # only `good`
+    reasons = sorted(r[0] for r in _rows(db, "SELECT reason FROM quarantine"))
+    assert len(reasons) == 2
+    assert reasons[0] == "currency_conversion_rate is 0 at 18 decimal places: no USD amount"
+    assert reasons[1] == "unreadable row (ArithmeticError: decimal.Overflow)"

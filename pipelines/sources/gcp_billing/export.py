@@ -10,8 +10,10 @@ import pyarrow as pa
 
 from collectors.bigquery.client import Client, make_client
 from collectors.gcp_billing.bigquery import (
+    NEVER,
     ExportRead,
     export_days,
+    export_from,
     iter_export_batches,
     scan_bytes,
     since_day,
@@ -49,18 +51,30 @@ def export_read(
     today: date,
     backfill_from: date | None = None,
 ) -> ExportRead:
-    """The bounded read of the table: from the latest export_time taken (its day's partition,
-    less the trailing window). An explicit backfill from `backfill_from` rereads that day's
-    partitions on, whole (the export is partitioned by ingestion day, never before usage)."""
-    mark = None if backfill_from is not None else taken.get(source_name(export.table))
-    start = backfill_from or config.history_start
+    """The bounded read of the table: from the latest export_time taken less the trailing
+    window (that day's partition on). An explicit backfill from `backfill_from` rereads that
+    day's partitions on, but no row past the watermark: it keeps to its days, so a row after
+    the watermark is left for the next plain run (else the watermark would pass rows of other
+    days never taken). Before any plain run has taken a row, a backfill takes none."""
+    mark = taken.get(source_name(export.table))
+    if backfill_from is not None:
+        return ExportRead(
+            table=export.table,
+            rows_sql=bigquery_sql("billing_export_rows", export.table),
+            days_sql=bigquery_sql("billing_export_days", export.table),
+            since_day=since_day(None, backfill_from, today, export.trailing_days),
+            taken_through=mark,
+            max_bytes_billed=export.max_bytes_billed,
+            export_until=mark or NEVER,
+        )
     return ExportRead(
         table=export.table,
         rows_sql=bigquery_sql("billing_export_rows", export.table),
         days_sql=bigquery_sql("billing_export_days", export.table),
-        since_day=since_day(mark, start, today, export.trailing_days),
+        since_day=since_day(mark, config.history_start, today, export.trailing_days),
         taken_through=mark,
         max_bytes_billed=export.max_bytes_billed,
+        export_from=export_from(mark, export.trailing_days),
     )
 
 
