@@ -27,7 +27,7 @@ from reports.month import (
 from settings import SchedulesConfig
 from warehouse import NoWarehouse
 
-MONTH_REPORT_JOB = "month_report"
+MONTH_REPORT_JOB = "month_close"  # not "month_report": Dagster wants job and asset names apart
 MONTH_TAG = "flopledger/month"  # YYYY-MM: the month to report (else the latest closed one)
 
 

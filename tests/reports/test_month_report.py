@@ -439,8 +439,8 @@ def test_the_schedule_and_job_load_with_the_workspace(tmp_path: Path) -> None:
     defs = build_definitions(str(config))
     schedule = defs.get_schedule_def("month_report_daily")
     assert (schedule.cron_schedule, schedule.execution_timezone) == ("30 8 * * *", "UTC")
-    assert schedule.job_name == "month_report"
-    job = defs.resolve_job_def("month_report")
+    assert schedule.job_name == "month_close"
+    job = defs.resolve_job_def("month_close")
     assert job.tags[WAREHOUSE_TAG] == "writer"  # one writer at a time, as every job
     assert not (tmp_path / "w.duckdb").exists()
 
