@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -15,6 +16,9 @@ from collectors.money import BadNumber, money, to_decimal, to_usd
 from collectors.timeparse import BadTimestamp, parse_timestamp
 
 RATE_PLACES = Decimal("1e-18")
+
+
+_INVOICE_MONTH = re.compile(r"\d{4}(0[1-9]|1[0-2])")  # the export's invoice.month: YYYYMM
 
 
 class BadRow(ValueError):
@@ -211,4 +215,7 @@ def normalise(
         "source_line": line,
         "ingested_at": ingested_at,
     }
+    month = row["invoice_month"]
+    if month is not None and not _INVOICE_MONTH.fullmatch(month):
+        raise BadRow(f"invoice.month: expected YYYYMM, got {month!r}")
     return row

@@ -42,6 +42,16 @@ CASES = [
     Case("a tiny rate inflates USD", billing_row(cost=10, rate="1e-15"), "in USD"),
     Case("rate zero", billing_row(rate=0), "must be positive"),
     Case(
+        "invoice.month false (the FOCUS mart parsed it as a month and crashed)",
+        {**billing_row(), "invoice": {"month": False, "publisher_type": "GOOGLE"}},
+        "invoice.month: expected YYYYMM",
+    ),
+    Case(
+        "invoice.month 202613",
+        {**billing_row(), "invoice": {"month": "202613", "publisher_type": "GOOGLE"}},
+        "invoice.month: expected YYYYMM",
+    ),
+    Case(
         "GPU usage of 1e27 seconds (billing_hourly overflow)",
         billing_row(sku=GPU, usage_seconds="1e27"),
         "usage.amount: 1E+27 is beyond limits.max_usage",
