@@ -23,7 +23,19 @@ BQEMULATOR_PINS := bqemulator==1.4.0 duckdb==1.5.5 duckdb-extension-spatial==1.5
 	.tools/bin/uv pip install --quiet --python .tools/bqemulator/bin/python $(BQEMULATOR_PINS)
 	echo "$(BQEMULATOR_PINS)" > $@
 
-setup: .venv/.synced .tools/bqemulator/.installed
+# focus-validator (the FinOps Foundation's FOCUS conformance checker, for the export's test)
+# needs Python 3.12 and a NumPy 1 pyarrow; without a Python 3.12 its test is skipped.
+FOCUS_VALIDATOR_PINS := focus-validator==2.2.1 pyarrow==17.0.0 numpy==1.26.4
+PYTHON312 ?= $(shell for p in $$HOME/.pyenv/versions/3.12*/bin/python3.12 python3.12; do \
+	$$p -c '' 2>/dev/null && command -v $$p && break; done)
+
+.tools/focus-validator/.installed: .tools/bin/uv
+	@if [ -z "$(PYTHON312)" ]; then echo "no Python 3.12: focus-validator not installed"; exit 0; fi; \
+	.tools/bin/uv venv --quiet --allow-existing --python "$(PYTHON312)" .tools/focus-validator && \
+	.tools/bin/uv pip install --quiet --python .tools/focus-validator/bin/python $(FOCUS_VALIDATOR_PINS) && \
+	echo "$(FOCUS_VALIDATOR_PINS)" > $@
+
+setup: .venv/.synced .tools/bqemulator/.installed .tools/focus-validator/.installed
 
 # A local BigQuery on 127.0.0.1:9050 for `flopledger simulate --bigquery http://127.0.0.1:9050`.
 bigquery-emulator: setup

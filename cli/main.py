@@ -26,6 +26,7 @@ COMMANDS = (
     "alerts",
     "plan",
     "report",
+    "export",
     "dashboard",
     "ui",
 )
