@@ -24,6 +24,7 @@ RAW = (
     "managed_usage",
     "managed_costs",
     "managed_prices",
+    "focus_line_items",
     "quarantine",
 )
 
