@@ -79,6 +79,19 @@ def _seed_from_url() -> None:
             st.session_state[state] = value
 
 
+def _keep_in_url(dimension: str, grain: str) -> None:
+    """A chosen grouping and period go into the URL, so a view can be shared; the defaults stay
+    out of it, so the default view keeps a clean URL."""
+    for key, value, default in (
+        ("group", dimension, next(iter(DIMENSIONS))),
+        ("grain", grain, next(iter(GRAINS))),
+    ):
+        if value == default:
+            st.query_params.pop(key, None)
+        else:
+            st.query_params[key] = value
+
+
 def _controls(opts: dict[str, list[str]]) -> tuple[str, str, ExplorerFilters]:
     _seed_from_url()
     left, mid, right = st.columns([2, 2, 3])
@@ -216,7 +229,7 @@ def render(f: Filters) -> None:
         return
     dimension, grain, x = _controls(opts)
     dimension, grain = checked(dimension, grain)
-    st.query_params["group"], st.query_params["grain"] = dimension, grain
+    _keep_in_url(dimension, grain)
     if dimension == "credit_type":
         _credit_types(x, f)
         _cumulative(x, f)

@@ -118,6 +118,7 @@ def test_a_hostile_link_shows_the_default_grouping(open_page, marts: Marts) -> N
     at = open_page("explorer", {"group": "provider'; DROP TABLE jobs; --", "grain": "fortnight"})
     assert at.selectbox(key="x_dimension").value == "provider"
     assert at.radio(key="x_grain").value == "day"
+    assert not at.query_params  # the default view keeps a clean URL
     assert at.dataframe[0].value["effective_usd"].sum() == _effective(marts)
     # A known one is taken as given.
     at = open_page("explorer", {"group": "sku_description", "grain": "month"})

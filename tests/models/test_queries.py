@@ -53,6 +53,7 @@ sources:
   cloud_monitoring: {paths: [cloud_monitoring/*.json]}
   probes: {paths: [probes/*.jsonl]}
   managed_inference: {paths: [managed/*.ndjson]}
+  focus: {paths: [focus/*.csv]}
 """
 
 BUDGETS = """
@@ -138,6 +139,8 @@ def _read_like_the_cli(warehouse: Warehouse, root: Path) -> None:
     assert outcome.sent  # so the delivery update ran
     # `flopledger report month` and the month_report asset (reports/month.py)
     assert read_month(lambda sql, p: warehouse.query(sql, p).to_pylist(), date(2026, 10, 1)).invoice
+    # `flopledger export focus` (cli/commands/export.py) reads its query with no parameters
+    assert warehouse.query(models.query_sql("focus_costs_export")).num_rows > 0
 
 
 @pytest.fixture(scope="module")
@@ -145,7 +148,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     root = tmp_path_factory.mktemp("queries")
     write_ndjson(root / "billing" / "x.ndjson", _billing())
     write_ndjson(root / "jobs" / "runs.jsonl", _runs())
-    for folder in ("nvml", "cloud_monitoring", "probes", "managed"):
+    for folder in ("nvml", "cloud_monitoring", "probes", "managed", "focus"):
         (root / folder).mkdir()
     (root / "budgets.yaml").write_text(BUDGETS)
     (root / "flopledger.yaml").write_text(CONFIG)

@@ -4,7 +4,7 @@ FOCUS files are read whole (a provider restates a month in place), so besides th
 days every day the files hold differently from what is loaded is replaced: late rows are never
 lost for falling outside the scheduled window. Days the files no longer hold are left alone."""
 
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -16,15 +16,19 @@ from pipelines.inputs import SourceInputs, source_inputs
 from pipelines.loading import counts_metadata, replace_days, run_limits, store_quarantine
 from pipelines.partitions import window_days
 from pipelines.resources import Flopledger
+from pipelines.run_tags import run_now
 from settings import Config
 
 TABLE = "focus_line_items"
 
 
-def read_all(config: Config, run_key: str | None = None) -> tuple[SourceInputs, FocusRead]:
-    """The configured FOCUS files (local or gs://, listed once per run under `run_key`), read."""
+def read_all(
+    config: Config, now: datetime, run_key: str | None = None
+) -> tuple[SourceInputs, FocusRead]:
+    """The configured FOCUS files (local or gs://, listed once per run under `run_key`), read
+    with the bounds of the run's clock."""
     inputs = source_inputs(config, "focus", run_key)
-    return inputs, read_focus_files(inputs.paths, run_limits(config, datetime.now(UTC)))
+    return inputs, read_focus_files(inputs.paths, run_limits(config, now))
 
 
 def days_to_replace(warehouse: Any, read: FocusRead, window: list[date]) -> list[date]:
@@ -70,7 +74,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             return dg.MaterializeResult(
                 metadata={"skipped": dg.MetadataValue.text("not configured")}
             )
-        inputs, read = read_all(config, context.run_id)
+        inputs, read = read_all(config, run_now(context, flopledger), context.run_id)
         counts = load(flopledger.warehouse(), read, window_days(context))
         context.log.info(
             f"focus: {counts['rows_loaded']} rows loaded, {counts['rows_quarantined']} quarantined"
