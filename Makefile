@@ -51,7 +51,7 @@ browser:
 
 # The house first (lint, format, types: seconds), then the tests.
 test: setup browser lint
-	.venv/bin/python -m pytest
+	.venv/bin/python -m pytest -n 3
 
 lint: setup
 	.venv/bin/ruff check .

@@ -69,7 +69,14 @@ def test_every_grouping_totals_the_effective_cost(served: str, fleet_copy: Path)
             page.goto(f"{served}/glossary")
             page.wait_for_selector("h1", timeout=30_000)
             _settled(page)
+            names = [f.name for f in FIGURES]
+            # Rendering can outlast the status widget on a loaded machine: wait for the text.
+            page.wait_for_function(
+                "(names) => names.every(n => document.body.innerText.includes(n))",
+                arg=names,
+                timeout=30_000,
+            )
             body = page.inner_text("body")
-            assert all(f.name in body for f in FIGURES)
+            assert all(name in body for name in names)
         finally:
             browser.close()
