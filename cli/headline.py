@@ -93,7 +93,7 @@ def _where_it_went(warehouse: Warehouse, currency: str) -> list[str]:
     ]
     verdict = "yes" if row["books_close"] else "NO: see the books table"
     lines.append(
-        f"  books close (runs + idle + shared = effective cost, to the nano-dollar): {verdict}"
+        f"  books close (runs + idle + unused + shared = effective cost, to the nano-dollar): {verdict}"
     )
     return lines
 
