@@ -26,8 +26,7 @@ import pyarrow as pa
 from collectors.bigquery.client import Client, Param, dry_run_bytes, query_batches
 from collectors.files import raw_text
 from collectors.gcp_billing.normalise import BadRow, normalise
-from collectors.gcp_billing.read import SOURCE, UNEXPECTED, BillingRead
-from collectors.gcp_billing.schema import BILLING_SCHEMA
+from collectors.gcp_billing.read import SOURCE, UNEXPECTED, BillingRead, window_batches
 from collectors.limits import DEFAULT_LIMITS, Limits
 from collectors.money import BadNumber
 from collectors.quarantine import Quarantined
@@ -116,25 +115,16 @@ def iter_export_batches(
     when None); counts and quarantined rows go to `stats`, as for extract files."""
     ingested_at = ingested_at or NEVER
     source = source_name(read.table)
-    rows: list[dict] = []
-    number = 0
-    for batch in query_batches(client, read.rows_sql, read.params(), read.max_bytes_billed):
-        for record in batch.to_pylist():
-            number += 1
-            stats.rows_read += 1
-            row = _row(record, source, number, (ingested_at, limits), stats)
-            if row is None:
-                continue
-            if days is not None and row["usage_day"] not in days:
-                stats.rows_outside_window += 1
-                continue
-            stats.rows_in_window += 1
-            rows.append(row)
-            if len(rows) >= batch_rows:
-                yield pa.Table.from_pylist(rows, schema=BILLING_SCHEMA)
-                rows = []
-    if rows:
-        yield pa.Table.from_pylist(rows, schema=BILLING_SCHEMA)
+
+    def rows() -> Iterator[dict | None]:
+        number = 0
+        for batch in query_batches(client, read.rows_sql, read.params(), read.max_bytes_billed):
+            for record in batch.to_pylist():
+                number += 1
+                stats.rows_read += 1
+                yield _row(record, source, number, (ingested_at, limits), stats)
+
+    return window_batches(rows(), stats, days, batch_rows)
 
 
 def _row(record: dict, source: str, number: int, at: tuple[datetime, Limits], stats: BillingRead):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -47,21 +47,37 @@ def iter_billing_batches(
 
     Counts and quarantined rows are added to `stats` as the files are read."""
     ingested_at = ingested_at or datetime(1970, 1, 1)
+
+    def rows() -> Iterator[dict | None]:
+        for path in files:
+            for line, record, raw in iter_records(path):
+                stats.rows_read += 1
+                yield _row(record, raw, path, line, (ingested_at, limits), stats)
+
+    return window_batches(rows(), stats, days, batch_rows)
+
+
+def window_batches(
+    rows: Iterable[dict | None],
+    stats: BillingRead,
+    days: Collection[date] | None,
+    batch_rows: int,
+) -> Iterator[pa.Table]:
+    """Normalised rows (None: quarantined already) whose usage day is in `days` (all when
+    None), as `billing_line_items` batches; rows of other days are counted, not kept. The one
+    loop behind extract files and the export table."""
     batch: list[dict] = []
-    for path in files:
-        for line, record, raw in iter_records(path):
-            stats.rows_read += 1
-            row = _row(record, raw, path, line, (ingested_at, limits), stats)
-            if row is None:
-                continue
-            if days is not None and row["usage_day"] not in days:
-                stats.rows_outside_window += 1
-                continue
-            stats.rows_in_window += 1
-            batch.append(row)
-            if len(batch) >= batch_rows:
-                yield pa.Table.from_pylist(batch, schema=BILLING_SCHEMA)
-                batch = []
+    for row in rows:
+        if row is None:
+            continue
+        if days is not None and row["usage_day"] not in days:
+            stats.rows_outside_window += 1
+            continue
+        stats.rows_in_window += 1
+        batch.append(row)
+        if len(batch) >= batch_rows:
+            yield pa.Table.from_pylist(batch, schema=BILLING_SCHEMA)
+            batch = []
     if batch:
         yield pa.Table.from_pylist(batch, schema=BILLING_SCHEMA)
 
