@@ -319,9 +319,3 @@ def spool_file_day(path: Path) -> date | None:
     """The UTC day of a spool file's first minute, from its name (None if not named so)."""
     match = _FIRST_MINUTE.search(path.name)
     return datetime.strptime(match.group(1), "%Y%m%d").date() if match else None
-
-
-def files_for(files: list[Path], days: list[date]) -> list[Path]:
-    """Files that may hold minutes of `days` (a file starts at most a day before its last minute)."""
-    first, last = days[0] - timedelta(days=1), days[-1]
-    return [f for f in files if (d := spool_file_day(f)) is None or first <= d <= last]
