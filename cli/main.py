@@ -55,7 +55,7 @@ def _one_line_errors() -> tuple[type[Exception], ...]:
     from collectors.gcs import StorageError  # a bucket missing, no permission: one line
 
     try:
-        from collectors.bigquery.client import BigQueryError  # no credentials, a refused query
+        from clients.bigquery import BigQueryError  # no credentials, a refused query
         from warehouse import WarehouseLocked
     except ModuleNotFoundError:
         return (ConfigError, StorageError)

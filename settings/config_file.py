@@ -31,13 +31,27 @@ class _Strict(BaseModel):
 
 
 class WarehouseConfig(_Strict):
+    """DuckDB (`path`, the default) or BigQuery (`project`, `dataset`, `location`;
+    `endpoint` points at a local emulator instead of Google; docs/bigquery.md)."""
+
     kind: Literal["duckdb", "bigquery"] = "duckdb"
     path: str = "warehouse.duckdb"
-    project: str | None = None
-    dataset: str | None = None
+    project: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9:.-]{3,62}[a-z0-9]$")
+    dataset: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_]{1,1024}$")
     location: str | None = None
+    endpoint: str | None = None
+    # BigQuery refuses any query of the warehouse that would bill more (default 100 GiB).
+    max_bytes_billed: int = Field(default=100 * 2**30, gt=0)
     # Days a remote object's copy stays in input_cache/ once its day (or its last read) is past.
     input_cache_days: int = Field(default=35, ge=1)
+
+    @model_validator(mode="after")
+    def _bigquery_names_its_dataset(self) -> WarehouseConfig:
+        if self.kind == "bigquery" and (self.project is None or self.dataset is None):
+            raise ValueError(
+                "warehouse.kind bigquery needs warehouse.project and warehouse.dataset"
+            )
+        return self
 
 
 class SourceConfig(_Strict):
@@ -303,10 +317,6 @@ def load_config(path: str | Path, warn: bool = True) -> Config:
         config = Config.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(_error_line(path, exc)) from None
-    if config.warehouse.kind != "duckdb":
-        raise ConfigError(
-            f"{path}: warehouse.kind: {config.warehouse.kind!r} is not implemented yet (use duckdb)"
-        )
     return _absolute(config, path.resolve().parent, warn)
 
 

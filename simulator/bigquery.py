@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from collectors.bigquery.client import append_file, create_day_partitioned_table, make_client
+from clients.bigquery import append_file, create_day_partitioned_table, make_client
 from collectors.gcp_billing.schema import EXPORT_FIELDS
 
 DEMO_TABLE = "flopledger-demo.billing_export.gcp_billing_export_resource_v1_simulated"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from google.api_core.exceptions import GoogleAPIError
 
-from collectors.bigquery.client import append_file, create_day_partitioned_table, make_client
+from clients.bigquery import append_file, create_day_partitioned_table, make_client
 from collectors.gcp_billing.schema import EXPORT_FIELDS
 
 REPO = Path(__file__).resolve().parent.parent

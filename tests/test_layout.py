@@ -17,7 +17,7 @@ from pathlib import Path
 from tests.conftest import REPO
 
 ROOMS = (
-    "accelerators", "settings", "models", "collectors", "probes", "warehouse",
+    "accelerators", "settings", "models", "clients", "collectors", "probes", "warehouse",
     "budgets", "simulator", "reports", "cli", "pipelines", "dashboards",
 )  # fmt: skip
 
@@ -26,11 +26,12 @@ MAY_IMPORT = {
     "accelerators": set(),
     "settings": set(),
     "models": set(),
-    "collectors": {"accelerators"},
+    "clients": set(),
+    "collectors": {"accelerators", "clients"},
     "probes": {"accelerators", "collectors"},
-    "warehouse": {"models", "settings"},
+    "warehouse": {"clients", "models", "settings"},
     "budgets": {"collectors", "models", "settings", "warehouse"},
-    "simulator": {"accelerators", "budgets", "collectors", "models", "probes"},
+    "simulator": {"accelerators", "budgets", "clients", "collectors", "models", "probes"},
     "reports": {"budgets", "models"},
     "dashboards": {"models", "settings", "warehouse"},
     "pipelines": set(ROOMS) - {"pipelines", "cli", "dashboards"},
@@ -51,7 +52,7 @@ DOORS = {
     "google.cloud": (
         "collectors/gcs.py",
         "collectors/cloud_monitoring/client.py",
-        "collectors/bigquery/client.py",
+        "clients/bigquery.py",
     ),
     "prometheus_client": ("collectors/nvml/health.py",),
     "kubernetes": ("collectors/kubernetes/client.py",),

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-from settings import ConfigError, WarehouseConfig
+from settings import WarehouseConfig
 from warehouse.base import Warehouse
 
 
 def open_warehouse(config: WarehouseConfig) -> Warehouse:
-    if config.kind == "duckdb":
-        from warehouse.duckdb import DuckDBWarehouse
+    if config.kind == "bigquery":
+        from warehouse.bigquery import BigQueryWarehouse
 
-        return DuckDBWarehouse(config.path)
-    raise ConfigError(f"warehouse.kind: {config.kind!r} is not implemented yet (use duckdb)")
+        assert config.project is not None and config.dataset is not None  # settings checks
+        return BigQueryWarehouse(
+            config.project,
+            config.dataset,
+            location=config.location,
+            endpoint=config.endpoint,
+            max_bytes_billed=config.max_bytes_billed,
+        )
+    from warehouse.duckdb import DuckDBWarehouse
+
+    return DuckDBWarehouse(config.path)

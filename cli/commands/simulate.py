@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _load_bigquery(result, endpoint: str) -> int:
-    from collectors.bigquery.client import BigQueryError
+    from clients.bigquery import BigQueryError
     from simulator.bigquery import DEMO_TABLE, load_export, read_from_bigquery
 
     try:

@@ -23,7 +23,7 @@ from datetime import date, datetime, timedelta
 
 import pyarrow as pa
 
-from collectors.bigquery.client import Client, Param, dry_run_bytes, query_batches
+from clients.bigquery import Client, Param, dry_run_bytes, query_batches
 from collectors.files import raw_text
 from collectors.gcp_billing.normalise import BadRow, normalise
 from collectors.gcp_billing.read import SOURCE, UNEXPECTED, BillingRead, window_batches

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from collectors.bigquery.client import BigQueryError, is_emulated, make_client
+from clients.bigquery import BigQueryError, is_emulated, make_client
 from collectors.gcp_billing.bigquery import since_day
 from models import bigquery_sql
 from settings import ConfigError, load_config

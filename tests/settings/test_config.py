@@ -23,8 +23,12 @@ from tests.conftest import write_config
         ),
         ("reporting_currency: EUR\n", "reporting_currency: Input should be 'USD'"),
         (
-            "warehouse: {kind: bigquery, project: p, dataset: d}\n",
-            "warehouse.kind: 'bigquery' is not implemented yet (use duckdb)",
+            "warehouse: {kind: bigquery, project: my-project}\n",
+            "warehouse.kind bigquery needs warehouse.project and warehouse.dataset",
+        ),
+        (
+            "warehouse: {kind: bigquery, project: my-project, dataset: 'marts; DROP'}\n",
+            "warehouse.dataset: String should match pattern",
         ),
         ("- just\n- a list\n", "expected a mapping of keys at the top level"),
         ("warehouse: {kind: duckdb\n", "not valid YAML"),

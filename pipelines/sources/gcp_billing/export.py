@@ -8,7 +8,7 @@ from datetime import date, datetime
 
 import pyarrow as pa
 
-from collectors.bigquery.client import Client, make_client
+from clients.bigquery import Client, make_client
 from collectors.gcp_billing.bigquery import (
     NEVER,
     ExportRead,

@@ -1,1 +1,0 @@
-"""BigQuery: the one client factory (`client.py`) and what flopledger asks of the service."""
