@@ -20,6 +20,7 @@ from typing import Any
 
 from budgets.demo import write_demo_budgets
 from probes.simulated import simulated_probe_rows, write_probe_jsonl
+from simulator.aws import build_aws, write_aws
 from simulator.billing import day_rows
 from simulator.clock import DAY_US, day_start_us, to_naive
 from simulator.extracts import ExportWriter
@@ -48,6 +49,7 @@ OWNED = (
     "probes",
     "managed",
     "kubernetes",
+    "aws-focus",
 )
 
 
@@ -76,7 +78,7 @@ def _clear(out: Path) -> None:
 
 
 def config_text(
-    fleet: Fleet, has_slurm: bool, telemetry: bool, args: str, gke: bool = False
+    fleet: Fleet, has_slurm: bool, telemetry: bool, args: str, gke: bool = False, aws: bool = False
 ) -> str:
     """`flopledger.yaml` naming only the sources this simulation wrote (paths relative to it)."""
     lines = [
@@ -103,6 +105,8 @@ def config_text(
     lines += MANAGED_CONFIG
     if gke:
         lines += gke_config_lines()
+    if aws:  # the AWS segment's FOCUS 1.2 export (simulator/aws.py)
+        lines += ["  focus:", '    paths: ["aws-focus/**/*.parquet"]']
     return "\n".join(lines) + "\n"
 
 
@@ -152,10 +156,11 @@ def simulate(
     telemetry: bool = True,
     progress: Callable[[str], None] | None = None,
     gke: bool = False,
+    aws_gpus: int = 0,
 ) -> SimulationResult:
     """Simulate `days` UTC days of a fleet from `start` into `out_dir` (its earlier output replaced)."""
-    if days < 1 or gpus < 0 or tpu_chips < 0:
-        raise ValueError("days must be >= 1, gpus and tpu_chips >= 0")
+    if days < 1 or gpus < 0 or tpu_chips < 0 or aws_gpus < 0:
+        raise ValueError("days must be >= 1, gpus, tpu_chips and aws_gpus >= 0")
     t0 = time.monotonic()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -166,11 +171,16 @@ def simulate(
     segment = build_gke(fleet, seed) if gke else None  # GKE nodes join fleet.vms
     if segment is not None:
         runs = runs + segment.runs
-    truth = Truth(runs)
+    aws = build_aws(aws_gpus, start_us, start_us + days * DAY_US, seed) if aws_gpus else None
+    truth = Truth(runs + (aws.runs if aws else []))
     writer = ExportWriter(out / "billing", truth, [USD.account_id, EUR.account_id])
     gpu_rows, points = _days(out, fleet, runs, writer, seed, start, days, telemetry, progress)
     writer.flush()
-    has_slurm = _write_jobs(out, runs, start, days)
+    has_slurm = _write_jobs(out, runs + (aws.runs if aws else []), start, days)
+    if aws is not None:
+        focus_rows = write_aws(out / "aws-focus", aws, truth)
+        if progress:
+            progress(f"aws: {len(aws.instances)} instances, {focus_rows:,} FOCUS rows")
     if segment is not None:
         write_pods(out / "kubernetes" / "pods.json", segment, fleet)
     totals = truth.write(out / "truth")
@@ -180,12 +190,13 @@ def simulate(
         _write_probes(out, fleet, start, days, seed)
     args = f"--gpus {gpus} --tpu-chips {tpu_chips} --days {days} --seed {seed} --start {start}"
     args += ("" if telemetry else " --no-telemetry") + (" --gke" if gke else "")
+    args += f" --aws-gpus {aws_gpus}" if aws_gpus else ""
     config = out / "flopledger.yaml"
-    config.write_text(config_text(fleet, has_slurm, telemetry, args, gke))
+    config.write_text(config_text(fleet, has_slurm, telemetry, args, gke, aws is not None))
     return SimulationResult(
         out,
         config,
-        len(runs),
+        len(truth.runs),
         writer.rows_written,
         len(writer.files),
         gpu_rows,

@@ -118,6 +118,8 @@ class Truth:
         self.used: dict[tuple[str, int], dict[User, int]] = defaultdict(lambda: defaultdict(int))
         self.unused_reservation = 0
         self.unused_commitment: dict[tuple[str, int], int] = {}
+        self.other_unused: dict[tuple[str, int], int] = {}  # other providers' (add_pooled)
+        self.providers: dict[str, dict[str, str]] = {}
 
     def add(self, row: dict[str, Any]) -> None:
         rate = Decimal(row["currency_conversion_rate"])
@@ -146,6 +148,24 @@ class Truth:
         elif row["resource"] is not None:
             self._pool(row, cost + credits)
             self._used(row, ("pool", row["project"]["id"], row["resource"]["name"]))
+
+    def add_pooled(
+        self,
+        pool_e: dict[Key, int],
+        pool_p: dict[Key, int],
+        unused: dict[tuple[str, int], int],
+        provider: dict[str, str],
+    ) -> None:
+        """Another provider's resource-hours (effective and paid nanos, already per hour), its
+        unused commitment per (commitment, hour) and its bill's totals (simulator/aws.py)."""
+        for key, nanos in pool_e.items():
+            self.pool_e[key] += nanos
+            if key[2] > self.last_hour.get((key[0], key[1]), -1):
+                self.last_hour[(key[0], key[1])] = key[2]
+        for key, nanos in pool_p.items():
+            self.pool_p[key] += nanos
+        self.other_unused.update(unused)
+        self.providers[provider.pop("provider")] = provider
 
     def _fee(self, row: dict[str, Any], effective: int) -> None:
         hours = hour_overlaps(row["usage_start_time"], row["usage_end_time"])
@@ -312,8 +332,12 @@ class Truth:
         _write_csv(path, header, rows)
 
     def totals(self) -> dict[str, Any]:
-        return {
-            "unused_commitment_usd": nanos_text(sum(self.unused_commitment.values())),
+        """The Google export's totals; other providers' bills (FOCUS) under `providers`; unused
+        commitment of every provider."""
+        unused = sum(self.unused_commitment.values()) + sum(self.other_unused.values())
+        extra = {"providers": dict(sorted(self.providers.items()))} if self.providers else {}
+        return extra | {
+            "unused_commitment_usd": nanos_text(unused),
             "unused_reservation_usd": nanos_text(self.unused_reservation),
             "billed_usd": nanos_text(self.billed),
             "credits_usd": nanos_text(self.credits),

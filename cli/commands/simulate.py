@@ -41,6 +41,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "written as kubectl get pods -o json (sources.kubernetes)",
     )
     parser.add_argument(
+        "--aws-gpus",
+        type=int,
+        default=0,
+        metavar="N",
+        help="add an AWS segment of N GPUs (p5.48xlarge, every third a p4d.24xlarge) billed as "
+        "a FOCUS 1.2 Parquet export with a Compute Savings Plan (sources.focus); default 0: none",
+    )
+    parser.add_argument(
         "--bigquery",
         metavar="ENDPOINT",
         help="also load the billing export into a BigQuery emulator at ENDPOINT (e.g. "
@@ -65,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
             telemetry=args.telemetry,
             progress=_progress,
             gke=args.gke,
+            aws_gpus=args.aws_gpus,
         )
     except ValueError as exc:
         print(f"flopledger simulate: {exc}", file=sys.stderr)
