@@ -5,7 +5,8 @@ credentials and location, and the few calls flopledger makes with it.
 other Google doors, an explicit `endpoint` (else $BIGQUERY_EMULATOR_HOST) points the client
 at a local emulator with anonymous credentials; otherwise application-default credentials
 (`gcloud auth application-default login`, or a service-account key file named by
-$GOOGLE_APPLICATION_CREDENTIALS). The billing source uses it; a BigQuery warehouse can too.
+$GOOGLE_APPLICATION_CREDENTIALS). The billing source (collectors/) and the BigQuery warehouse
+(warehouse/bigquery.py) use it.
 
 Every query carries `maximum_bytes_billed`: BigQuery refuses a job that would bill more,
 before it runs. Results come back as Arrow: through the Storage Read API when its client
@@ -14,16 +15,19 @@ library is installed and the endpoint is Google's, over REST otherwise.
 
 from __future__ import annotations
 
+import io
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 from google.api_core.client_options import ClientOptions
-from google.api_core.exceptions import GoogleAPIError
+from google.api_core.exceptions import GoogleAPIError, NotFound
 from google.auth.credentials import AnonymousCredentials, Credentials
 from google.auth.exceptions import DefaultCredentialsError
 from google.cloud import bigquery
@@ -195,3 +199,216 @@ def append_file(client: bigquery.Client, table: str, path: Path) -> None:
         job.result(retry=_retries(client)[0])
     except (GoogleAPIError, OSError) as exc:  # OSError: endpoint unreachable
         raise _fail(f"loading {path} into {table} failed", exc) from None
+
+
+# The warehouse's calls (warehouse/bigquery.py): tables in one dataset, Parquet loads, queries
+# with bound parameters whose unqualified table names resolve to that dataset.
+
+
+def _scalar_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "BOOL"
+    if isinstance(value, int):
+        return "INT64"
+    if isinstance(value, float):
+        return "FLOAT64"
+    if isinstance(value, Decimal):
+        exponent = value.as_tuple().exponent
+        places = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+        return "NUMERIC" if places <= 9 and abs(value) < Decimal(10) ** 29 else "BIGNUMERIC"
+    if isinstance(value, datetime):
+        return "TIMESTAMP"
+    if isinstance(value, date):
+        return "DATE"
+    if isinstance(value, bytes):
+        return "BYTES"
+    return "STRING"
+
+
+def bind(name: str | None, value: Any) -> Any:
+    """One query parameter (`@name`, or `?` when name is None), its type from the value's:
+    a list or tuple is an ARRAY of its first non-null element's type (STRING if none)."""
+    if isinstance(value, list | tuple):
+        first = next((v for v in value if v is not None), None)
+        return bigquery.ArrayQueryParameter(name, _scalar_type(first), list(value))
+    if isinstance(value, datetime) and value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)  # the warehouse's naive times are UTC
+    return bigquery.ScalarQueryParameter(name, _scalar_type(value), value)
+
+
+def run_query(
+    client: bigquery.Client,
+    sql: str,
+    params: Sequence[Any] | Mapping[str, Any] | None,
+    default_dataset: str,
+    max_bytes_billed: int,
+) -> pa.Table:
+    """One query job (or DML, or script) against `default_dataset`, its rows as Arrow."""
+    if isinstance(params, Mapping):
+        bound = [bind(name, value) for name, value in params.items()]
+    else:
+        bound = [bind(None, value) for value in params or ()]
+    config = bigquery.QueryJobConfig(
+        query_parameters=bound,
+        default_dataset=default_dataset,
+        maximum_bytes_billed=max_bytes_billed,
+        labels=JOB_LABELS,
+    )
+    retry, job_retry = _retries(client)
+    try:
+        job = client.query(sql, job_config=config, retry=retry, job_retry=job_retry)
+        return job.result(retry=retry).to_arrow(bqstorage_client=_storage_client(client))
+    except (GoogleAPIError, OSError) as exc:  # OSError: endpoint unreachable
+        raise _fail("BigQuery query failed", exc) from None
+
+
+def _field(column: Any) -> bigquery.SchemaField:
+    """A schema field from a (name, type, mode, description, fields) column."""
+    return bigquery.SchemaField(
+        column.name,
+        column.type,
+        mode=column.mode,
+        description=column.description or None,
+        fields=[_field(f) for f in column.fields],
+        precision=getattr(column, "precision", None),
+        scale=getattr(column, "scale", None),
+    )
+
+
+def ensure_dataset(client: bigquery.Client, dataset: str, location: str | None) -> None:
+    spec = bigquery.Dataset(dataset)
+    if location is not None:
+        spec.location = location
+    try:
+        client.create_dataset(spec, exists_ok=True, retry=_retries(client)[0])
+    except (GoogleAPIError, OSError) as exc:
+        raise _fail(f"creating dataset {dataset} failed", exc) from None
+
+
+def table_exists(client: bigquery.Client, table: str) -> bool:
+    try:
+        client.get_table(table, retry=_retries(client)[0])
+    except NotFound:
+        return False
+    except (GoogleAPIError, OSError) as exc:
+        raise _fail(f"reading {table} failed", exc) from None
+    return True
+
+
+def create_table(
+    client: bigquery.Client,
+    table: str,
+    columns: Sequence[Any],
+    description: str,
+    partition_by: str | None = None,
+    cluster_by: Sequence[str] = (),
+) -> None:
+    """Create `table` if missing (partitioned by the UTC day of `partition_by`, clustered by
+    `cluster_by`); then set its description and its columns' (and add new columns)."""
+    spec = bigquery.Table(table, schema=[_field(c) for c in columns])
+    spec.description = description
+    if partition_by is not None:
+        spec.time_partitioning = bigquery.TimePartitioning(
+            type_=bigquery.TimePartitioningType.DAY, field=partition_by
+        )
+    spec.clustering_fields = list(cluster_by) or None
+    retry = _retries(client)[0]
+    try:
+        have = client.create_table(spec, exists_ok=True, retry=retry)
+        known = {f.name for f in have.schema}
+        wanted = [_field(c) for c in columns]
+        schema = [next((w for w in wanted if w.name == f.name), f) for f in have.schema]
+        schema += [w for w in wanted if w.name not in known and w.mode != "REQUIRED"]
+        if schema != list(have.schema) or have.description != description:
+            have.schema, have.description = schema, description
+            client.update_table(have, ["schema", "description"], retry=retry)
+    except (GoogleAPIError, OSError) as exc:
+        raise _fail(f"creating {table} failed", exc) from None
+
+
+def load_parquet(
+    client: bigquery.Client, table: str, data: pa.Table, columns: Sequence[Any], truncate: bool
+) -> None:
+    """One Parquet load job into `table` (its rows replaced when `truncate`, else appended)."""
+    buffer = io.BytesIO()
+    pq.write_table(data, buffer)
+    buffer.seek(0)
+    config = bigquery.LoadJobConfig(
+        source_format=bigquery.SourceFormat.PARQUET,
+        write_disposition=bigquery.WriteDisposition.WRITE_TRUNCATE
+        if truncate
+        else bigquery.WriteDisposition.WRITE_APPEND,
+        schema=[_field(c) for c in columns],
+        parquet_options=_parquet_options(),
+    )
+    try:
+        job = client.load_table_from_file(buffer, table, job_config=config, timeout=300)
+        job.result(retry=_retries(client)[0])
+    except (GoogleAPIError, OSError) as exc:
+        raise _fail(f"loading {data.num_rows} rows into {table} failed", exc) from None
+
+
+def _parquet_options() -> Any:
+    options = bigquery.ParquetOptions()
+    options.enable_list_inference = True  # a Parquet LIST is a REPEATED field, not a record
+    return options
+
+
+@dataclass(frozen=True)
+class TableSchema:
+    """A table's description and its columns' (name, type, description), in order."""
+
+    name: str
+    description: str
+    columns: tuple[tuple[str, str, str], ...]
+
+
+def dataset_tables(client: bigquery.Client, dataset: str) -> list[TableSchema]:
+    """Every table of `dataset` with its schema and descriptions, by name."""
+    retry = _retries(client)[0]
+    out = []
+    try:
+        for item in client.list_tables(dataset, retry=retry):
+            table = client.get_table(item.reference, retry=retry)
+            out.append(
+                TableSchema(
+                    table.table_id,
+                    table.description or "",
+                    tuple((f.name, f.field_type, f.description or "") for f in table.schema),
+                )
+            )
+    except NotFound:
+        return []
+    except (GoogleAPIError, OSError) as exc:
+        raise _fail(f"listing {dataset} failed", exc) from None
+    return sorted(out, key=lambda t: t.name)
+
+
+def drop_table(client: bigquery.Client, table: str) -> None:
+    try:
+        client.delete_table(table, not_found_ok=True, retry=_retries(client)[0])
+    except (GoogleAPIError, OSError) as exc:
+        raise _fail(f"dropping {table} failed", exc) from None
+
+
+def describe_table(
+    client: bigquery.Client, table: str, description: str, column_descriptions: Mapping[str, str]
+) -> None:
+    """Set a table's description and its columns' (those named; others left as they are)."""
+    retry = _retries(client)[0]
+    try:
+        have = client.get_table(table, retry=retry)
+        schema = [
+            bigquery.SchemaField(
+                f.name,
+                f.field_type,
+                mode=f.mode,
+                description=column_descriptions.get(f.name, f.description),
+                fields=f.fields,
+            )
+            for f in have.schema
+        ]
+        have.schema, have.description = schema, description
+        client.update_table(have, ["schema", "description"], retry=retry)
+    except (GoogleAPIError, OSError) as exc:
+        raise _fail(f"describing {table} failed", exc) from None

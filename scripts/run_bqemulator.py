@@ -21,6 +21,7 @@ import duckdb
 import duckdb_extension_spatial
 
 PARTITION_FLAG = "--partition-by-export-day"
+EXACT_FLAG = "--exact-bignumeric"
 
 
 def install_spatial() -> None:
@@ -36,11 +37,39 @@ def partition_by_export_day() -> None:
     partition_pseudo_columns._REPLACEMENTS["_PARTITIONDATE"] = "DATE(export_time)"
 
 
+def exact_bignumeric() -> None:
+    """Two of the emulator's numeric gaps, closed so it computes what BigQuery computes:
+
+    - a BIGNUMERIC column made through the API is DECIMAL(76, 38), which its DuckDB refuses
+      (width 1 to 38): here DECIMAL(38, 18), the widest scale a raw table declares
+      (currency_conversion_rate);
+    - DIV(x, y) becomes DuckDB's `x // y`, which on DECIMAL operands divides exactly (DIV(-7,
+      2) is -3.5): here the operands are HUGEINT, so it truncates toward zero as BigQuery's
+      DIV does, exactly (the models' nano-unit shares are integers up to 38 digits)."""
+    from bqemulator.storage import type_map
+    from sqlglot import exp
+    from sqlglot.generators.duckdb import DuckDBGenerator
+
+    type_map._BQ_TO_DUCKDB["BIGNUMERIC"] = "DECIMAL(38, 18)"
+
+    def int_div(self, e):  # noqa: ANN001, ANN202 - a SQLGlot generator transform
+        left = exp.cast(e.this.copy(), "HUGEINT")
+        right = exp.cast(e.expression.copy(), "HUGEINT")
+        return (
+            f"CAST({self.binary(exp.IntDiv(this=left, expression=right), '//')} AS DECIMAL(38, 0))"
+        )
+
+    DuckDBGenerator.TRANSFORMS = {**DuckDBGenerator.TRANSFORMS, exp.IntDiv: int_div}
+
+
 def main() -> None:
     install_spatial()
     if PARTITION_FLAG in sys.argv:
         sys.argv.remove(PARTITION_FLAG)
         partition_by_export_day()
+    if EXACT_FLAG in sys.argv:
+        sys.argv.remove(EXACT_FLAG)
+        exact_bignumeric()
     from bqemulator.cli import main as emulator_main
 
     emulator_main()

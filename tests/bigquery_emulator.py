@@ -86,7 +86,7 @@ def running_bigquery_emulator(workdir: Path) -> Iterator[BigQueryEmulator]:
     port = _free_port()
     log = workdir / "bqemulator.log"
     command = [
-        str(PYTHON), str(LAUNCHER), "--partition-by-export-day", "start",
+        str(PYTHON), str(LAUNCHER), "--partition-by-export-day", "--exact-bignumeric", "start",
         "--rest-host", "127.0.0.1", "--rest-port", str(port), "--grpc-port", "0",
         "--project", PROJECT, "--log-level", "warning",
     ]  # fmt: skip

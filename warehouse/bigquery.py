@@ -8,15 +8,46 @@ snapshot: a reader queries the dataset, and each table changes atomically (one j
 
 from __future__ import annotations
 
+import json
+import uuid
 from collections.abc import Sequence
 from datetime import date
 from functools import cached_property
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
+import models
 from clients import bigquery as bq
-from warehouse.base import Params, Reader, TableInfo, Warehouse
+from warehouse.base import ColumnInfo, Params, Reader, TableInfo, Warehouse, identifier
+from warehouse.transpile import Column, columns, to_bigquery
+
+# Each day-replaced raw table: the column whose UTC day is its partition (the one its
+# replace_days names), and the keys the marts join it on (its clustering).
+PARTITIONS = {
+    "billing_line_items": "usage_day",
+    "jobs": "submitted_day",
+    "job_placements": "submitted_day",
+    "gpu_samples": "minute",
+    "tpu_samples": "minute",
+    "probe_results": "measured_at",
+    "focus_line_items": "charge_day",
+    "managed_requests": "started_at",
+    "managed_usage": "bucket_start",
+    "managed_costs": "bucket_start",
+}
+CLUSTERS = {
+    "billing_line_items": ("project_id", "resource_name", "sku_id"),
+    "jobs": ("run_id",),
+    "job_placements": ("run_id", "resource_name"),
+    "gpu_samples": ("project_id", "resource_name", "node"),
+    "tpu_samples": ("project_id", "resource_name", "node_id"),
+    "probe_results": ("node",),
+    "managed_requests": ("project_id",),
+}
+# insert_new's ordinal of each incoming row: which of two rows with one key is kept.
+INCOMING_ORDER = "__flopledger_incoming_order"
 
 
 class BigQueryWarehouse(Warehouse):
@@ -31,8 +62,8 @@ class BigQueryWarehouse(Warehouse):
         max_bytes_billed: int = 100 * 2**30,
         credentials: Any = None,
     ) -> None:
-        self.project, self.dataset, self.location = project, dataset, location
-        self.endpoint, self.max_bytes_billed = endpoint, max_bytes_billed
+        self.project, self.dataset = project, identifier(dataset)
+        self.location, self.endpoint, self.max_bytes_billed = location, endpoint, max_bytes_billed
         self._credentials = credentials
 
     @property
@@ -41,7 +72,10 @@ class BigQueryWarehouse(Warehouse):
         return f"{self.project}.{self.dataset}"
 
     def table_id(self, table: str) -> str:
-        return f"{self.dataset_id}.{table}"
+        return f"{self.dataset_id}.{identifier(table)}"
+
+    def _quoted(self, table: str) -> str:
+        return f"`{self.table_id(table)}`"
 
     @cached_property
     def client(self) -> bq.Client:
@@ -49,36 +83,93 @@ class BigQueryWarehouse(Warehouse):
         return bq.make_client(self.project, self.endpoint, self._credentials, self.location)
 
     def exists(self) -> bool:
-        raise NotImplementedError
+        return bq.table_exists(self.client, self.table_id(models.raw_tables()[0].name))
 
     def ensure_schema(self) -> None:
-        raise NotImplementedError
+        bq.ensure_dataset(self.client, self.dataset_id, self.location)
+        for table in models.raw_tables():
+            bq.create_table(
+                self.client,
+                self.table_id(table.name),
+                columns(table),
+                table.table_comment,
+                PARTITIONS.get(table.name),
+                CLUSTERS.get(table.name, ()),
+            )
 
     def query(self, sql: str, params: Params = None) -> pa.Table:
-        raise NotImplementedError
+        return self._run(to_bigquery(sql), params)
 
     def execute(self, sql: str, params: Params = None) -> None:
-        raise NotImplementedError
+        self._run(to_bigquery(sql), params)
+
+    def _run(self, sql: str, params: Params = None) -> pa.Table:
+        """BigQuery SQL as it is (built here or transpiled), unqualified names in the dataset."""
+        return bq.run_query(self.client, sql, params, self.dataset_id, self.max_bytes_billed)
 
     def replace_days(
         self, table: str, day_column: str, days: Sequence[date], data: pa.Table
     ) -> int:
-        raise NotImplementedError
+        table, day_column = identifier(table), identifier(day_column)
+        listed = ", ".join(f"DATE '{day.isoformat()}'" for day in sorted(set(days)))
+        where = f"WHERE DATE({day_column}) IN ({listed})" if listed else "WHERE FALSE"
+        return self._replace(table, where, data)
 
     def replace_all(self, table: str, data: pa.Table) -> int:
-        raise NotImplementedError
+        return self._replace(identifier(table), "WHERE TRUE", data)
+
+    def _replace(self, table: str, where: str, data: pa.Table) -> int:
+        """In one transaction (one script): delete the rows `where` picks, insert `data` (loaded
+        first into a staging table). `where` is built here from dates and checked identifiers.
+
+        A partition decorator (`table$YYYYMMDD` with WRITE_TRUNCATE) would replace one day in
+        one load job, but bqemulator 1.4.0 refuses it ("Invalid table id"), and a run
+        replaces several days at once: the script is one atomic job on both."""
+        with self._staged(table, data) as (stage, names):
+            self._run(
+                f"BEGIN TRANSACTION;\n"
+                f"DELETE FROM {self._quoted(table)} {where};\n"
+                f"INSERT INTO {self._quoted(table)} ({names}) SELECT {names} FROM {stage};\n"
+                "COMMIT TRANSACTION;"
+            )
+        return data.num_rows
 
     def insert_new(self, table: str, data: pa.Table, key: str) -> int:
-        raise NotImplementedError
+        table, key = identifier(table), identifier(key)
+        # A key twice in `data`: the first in its order is kept, every run alike.
+        ordered = data.append_column(INCOMING_ORDER, pa.array(range(data.num_rows), pa.int64()))
+        before = self._count(table)
+        with self._staged(table, ordered, extra=INCOMING_ORDER) as (stage, names):
+            self._run(
+                f"INSERT INTO {self._quoted(table)} ({names})\n"
+                f"SELECT {names} FROM {stage}\n"
+                f"WHERE {key} NOT IN (SELECT {key} FROM {self._quoted(table)})\n"
+                f"QUALIFY ROW_NUMBER() OVER (PARTITION BY {key} ORDER BY {INCOMING_ORDER}) = 1"
+            )
+        return self._count(table) - before
+
+    def _count(self, table: str) -> int:
+        return int(self._run(f"SELECT COUNT(*) AS n FROM {self._quoted(table)}")["n"][0].as_py())
+
+    def _staged(self, table: str, data: pa.Table, extra: str | None = None) -> _Stage:
+        return _Stage(self, table, data, extra)
 
     def build_mart(self, name: str) -> int:
-        raise NotImplementedError
+        mart = models.model(name)
+        self._run(f"CREATE OR REPLACE TABLE {self._quoted(name)} AS\n{to_bigquery(mart.sql)}")
+        bq.describe_table(
+            self.client, self.table_id(name), mart.table_comment, mart.column_comments
+        )
+        return self._count(name)
 
     def read_query(self, sql: str, params: Params = None) -> pa.Table:
+        """BigQuery has no snapshot to read: the dataset's tables, each replaced atomically."""
         return self.query(sql, params)
 
     def reader(self) -> Reader:
-        raise NotImplementedError  # warehouse/bigquery_reader.py (issue 17, read side)
+        from warehouse.bigquery_reader import BigQueryReader  # the read side (issue 17)
+
+        return BigQueryReader(self)  # type: ignore[call-arg]
 
     def publish_snapshot(self) -> str:
         """Nothing to copy: BigQuery readers query the dataset itself, and every table is
@@ -86,4 +177,58 @@ class BigQueryWarehouse(Warehouse):
         return self.dataset_id
 
     def catalogue(self) -> list[TableInfo]:
-        raise NotImplementedError
+        return [
+            TableInfo(
+                t.name,
+                t.description,
+                tuple(ColumnInfo(t.name, c, kind, text) for c, kind, text in t.columns),
+            )
+            for t in bq.dataset_tables(self.client, self.dataset_id)
+        ]
+
+
+def _json_maps(data: pa.Table) -> pa.Table:
+    """MAP columns as JSON objects (text): how the BigQuery warehouse keeps a map."""
+    for index, column in enumerate(data.schema):
+        if pa.types.is_map(column.type):
+            text = [
+                None if row is None else json.dumps(dict(row), sort_keys=True)
+                for row in data.column(index).to_pylist()
+            ]
+            data = data.set_column(index, column.name, pa.array(text, pa.string()))
+        elif pa.types.is_timestamp(column.type) and column.type.tz is None:
+            utc = pc.assume_timezone(data.column(index), "UTC")
+            data = data.set_column(index, column.name, utc)
+    return data
+
+
+class _Stage:
+    """`data` loaded into a staging table beside `table` (same column types), dropped after."""
+
+    def __init__(
+        self, warehouse: BigQueryWarehouse, table: str, data: pa.Table, extra: str | None
+    ) -> None:
+        self.warehouse, self.table, self.extra = warehouse, table, extra
+        self.data = _json_maps(data)
+        self.name = f"{table}__incoming_{uuid.uuid4().hex[:12]}"
+
+    def _columns(self) -> list[Column]:
+        declared = {c.name: c for c in columns(models.model(self.table))}
+        out = []
+        for name in self.data.column_names:
+            if name == self.extra:
+                out.append(Column(name, "INT64", "NULLABLE"))
+            elif name not in declared:
+                raise ValueError(f"{self.table}: no column {name}")
+            else:
+                out.append(declared[name])
+        return out
+
+    def __enter__(self) -> tuple[str, str]:
+        w = self.warehouse
+        bq.load_parquet(w.client, w.table_id(self.name), self.data, self._columns(), True)
+        names = ", ".join(identifier(n) for n in self.data.column_names if n != self.extra)
+        return w._quoted(self.name), names
+
+    def __exit__(self, *exc: object) -> None:
+        bq.drop_table(self.warehouse.client, self.warehouse.table_id(self.name))

@@ -1,0 +1,245 @@
+"""The models, written once in DuckDB's dialect, in BigQuery's (SQLGlot, at run time).
+
+Nothing here keeps a second copy of a model: `to_bigquery` reads the same text the DuckDB
+warehouse runs and rewrites its syntax tree:
+
+- the macros of models/functions.sql (BigQuery has none) are expanded in place, their
+  parameters replaced by the call's arguments;
+- `labels['team']` (a DuckDB MAP) reads the JSON object BigQuery keeps in that column
+  (`JSON_VALUE(labels, '$."team"')`): the BigQuery warehouse stores maps as JSON text;
+- integer nano-units (HUGEINT) are BIGNUMERIC(38, 0) and exact money DECIMAL(38, 9) is
+  NUMERIC, so sums and shares are exact to the nano-dollar on both engines;
+- DuckDB's naive UTC TIMESTAMP is BigQuery's TIMESTAMP (not DATETIME);
+- `$name` parameters are `@name`.
+
+`columns` reads a raw table's DDL (models/raw) as BigQuery schema fields, with its comments.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+
+import sqlglot
+from sqlglot import exp
+
+import models
+from models.sql_text import without_comments
+
+_MACRO = re.compile(
+    r"CREATE\s+OR\s+REPLACE\s+MACRO\s+(\w+)\s*\(([^)]*)\)\s+AS\s+(.*?);\s*(?=CREATE|\Z)",
+    re.S | re.I,
+)
+
+
+class TranspileError(ValueError):
+    """A construct of a model that has no BigQuery form here (the message names it)."""
+
+
+@dataclass(frozen=True)
+class Macro:
+    params: tuple[str, ...]
+    body: exp.Expression
+
+
+@cache
+def macros() -> dict[str, Macro]:
+    """models/functions.sql's macros by (lower-case) name, bodies parsed as DuckDB."""
+    text = without_comments(models.functions_sql())
+    found = {}
+    for name, params, body in _MACRO.findall(text):
+        names = tuple(p.strip().lower() for p in params.split(",") if p.strip())
+        found[name.lower()] = Macro(names, sqlglot.parse_one(body, read="duckdb"))
+    return found
+
+
+def _expand(node: exp.Expression) -> exp.Expression:
+    """A call to a macro becomes its body (in parentheses) with the arguments put in."""
+    if not isinstance(node, exp.Anonymous):
+        return node
+    macro = macros().get(str(node.this).lower())
+    if macro is None:
+        return node
+    args = [arg.copy() for arg in node.expressions]
+    if len(args) != len(macro.params):
+        raise TranspileError(
+            f"{node.this}: {len(args)} arguments, the macro takes {len(macro.params)}"
+        )
+    bound = dict(zip(macro.params, args, strict=True))
+
+    def put(part: exp.Expression) -> exp.Expression:
+        if isinstance(part, exp.Column) and not part.table and part.name.lower() in bound:
+            return exp.Paren(this=bound[part.name.lower()].copy())
+        return part
+
+    body = macro.body.copy().transform(put)
+    return exp.Paren(this=body.transform(_expand))
+
+
+def _json_path(key: str) -> str:
+    return '$."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _map_access(node: exp.Expression) -> exp.Expression:
+    """`m['key']` (a MAP read by a string key) is JSON_VALUE on the JSON text BigQuery holds."""
+    if not isinstance(node, exp.Bracket) or len(node.expressions) != 1:
+        return node
+    key = node.expressions[0]
+    if not (isinstance(key, exp.Literal) and key.is_string):
+        return node
+    return exp.func("JSON_VALUE", node.this.copy(), exp.Literal.string(_json_path(key.this)))
+
+
+def _types(node: exp.Expression) -> exp.Expression:
+    if not isinstance(node, exp.DataType):
+        return node
+    return bigquery_type(node)
+
+
+_TIMESTAMPS = (
+    exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.TIMESTAMPNTZ,
+    exp.DataType.Type.TIMESTAMPTZ,
+)
+
+
+def _window_order(node: exp.Expression) -> exp.Expression:
+    """A window's ORDER BY takes BigQuery's null order (BigQuery has no NULLS FIRST/LAST
+    there): the models order windows by keys that are never null (hours, ids, ranks)."""
+    if isinstance(node, exp.Ordered) and node.find_ancestor(exp.Window) is not None:
+        node.set("nulls_first", not node.args.get("desc"))
+    return node
+
+
+def _declared(text: str) -> exp.DataType:
+    """A parameterized type kept as written: SQLGlot drops CAST's type parameters for
+    BigQuery, and BIGNUMERIC without them has 38 decimal places, not the DuckDB type's."""
+    return exp.DataType(this=exp.DataType.Type.USERDEFINED, kind=text)
+
+
+def _functions(node: exp.Expression) -> exp.Expression:
+    """DuckDB functions SQLGlot leaves as they are, or maps for another reading of them:
+    the models call epoch_us / epoch_ms / epoch on timestamps (never on numbers), and
+    range(a, b, INTERVAL) over timestamps excludes b."""
+    if isinstance(node, exp.Anonymous) and str(node.this).lower() == "epoch_us":
+        return exp.func("UNIX_MICROS", *(a.copy() for a in node.expressions))
+    scale = node.args.get("scale") if isinstance(node, exp.UnixToTime) else None
+    if scale is not None and str(scale.this) == "3":
+        return exp.func("UNIX_MILLIS", node.this.copy())
+    if isinstance(node, exp.TimeToUnix):
+        micros = exp.func("UNIX_MICROS", node.this.copy())
+        return exp.Div(this=micros, expression=exp.Literal.number("1e6"))
+    if isinstance(node, exp.GenerateSeries) and isinstance(node.args.get("step"), exp.Interval):
+        end = node.args["end"].copy()
+        if node.args.get("is_end_exclusive"):
+            end = exp.Sub(
+                this=end,
+                expression=exp.Interval(this=exp.Literal.string("1"), unit=exp.var("MICROSECOND")),
+            )
+        return exp.func(
+            "GENERATE_TIMESTAMP_ARRAY", node.args["start"].copy(), end, node.args["step"].copy()
+        )
+    return node
+
+
+def bigquery_type(kind: exp.DataType) -> exp.DataType:
+    """DuckDB's type as BigQuery's: exact where DuckDB is exact."""
+    t = kind.this
+    if t in (exp.DataType.Type.INT128, exp.DataType.Type.UINT128):
+        return _declared("BIGNUMERIC(38, 0)")
+    if t == exp.DataType.Type.DECIMAL:
+        params = [int(p.name) for p in kind.expressions] or [18, 3]
+        precision, scale = (params + [0])[:2]
+        if scale <= 9 and precision - scale <= 29:
+            return exp.DataType.build("NUMERIC", dialect="bigquery")
+        return _declared(f"BIGNUMERIC({precision}, {scale})")
+    if t in _TIMESTAMPS:
+        return exp.DataType.build("TIMESTAMP", dialect="bigquery")
+    if t == exp.DataType.Type.MAP:
+        return exp.DataType.build("JSON", dialect="bigquery")
+    return kind
+
+
+def to_bigquery(sql: str) -> str:
+    """One DuckDB statement (a model or a named query) as BigQuery SQL."""
+    try:
+        tree = sqlglot.parse_one(without_comments(sql), read="duckdb")
+    except sqlglot.errors.ParseError as exc:
+        raise TranspileError(f"not parsed as DuckDB SQL: {str(exc).splitlines()[0]}") from None
+    tree = tree.transform(_expand).transform(_map_access).transform(_types)
+    tree = tree.transform(_functions)
+    tree = tree.transform(_window_order)
+    return tree.sql(dialect="bigquery")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a raw table as BigQuery declares it."""
+
+    name: str
+    type: str  # STRING, INT64, FLOAT64, BOOL, DATE, TIMESTAMP, NUMERIC, BIGNUMERIC, JSON, RECORD
+    mode: str  # NULLABLE, REQUIRED, REPEATED
+    description: str = ""
+    fields: tuple[Column, ...] = field(default_factory=tuple)
+    precision: int | None = None  # BIGNUMERIC's declared digits (DuckDB's DECIMAL(p, s))
+    scale: int | None = None
+
+
+_SCALARS = {
+    exp.DataType.Type.VARCHAR: "STRING",
+    exp.DataType.Type.TEXT: "STRING",
+    exp.DataType.Type.CHAR: "STRING",
+    exp.DataType.Type.BIGINT: "INT64",
+    exp.DataType.Type.INT: "INT64",
+    exp.DataType.Type.SMALLINT: "INT64",
+    exp.DataType.Type.TINYINT: "INT64",
+    exp.DataType.Type.UBIGINT: "NUMERIC",
+    exp.DataType.Type.DOUBLE: "FLOAT64",
+    exp.DataType.Type.FLOAT: "FLOAT64",
+    exp.DataType.Type.BOOLEAN: "BOOL",
+    exp.DataType.Type.DATE: "DATE",
+    exp.DataType.Type.TIMESTAMP: "TIMESTAMP",
+    exp.DataType.Type.TIMESTAMPNTZ: "TIMESTAMP",
+    exp.DataType.Type.TIMESTAMPTZ: "TIMESTAMP",
+    exp.DataType.Type.JSON: "JSON",
+    exp.DataType.Type.MAP: "JSON",  # a JSON object (key to value)
+}
+
+
+def _column(name: str, kind: exp.DataType, mode: str, description: str = "") -> Column:
+    if kind.this == exp.DataType.Type.ARRAY:
+        inner = kind.expressions[0]
+        return _column(name, inner, "REPEATED", description)
+    if kind.this == exp.DataType.Type.STRUCT:
+        fields = tuple(_column(f.name, f.args["kind"], "NULLABLE") for f in kind.expressions)
+        return Column(name, "RECORD", mode, description, fields)
+    if kind.this in _SCALARS:
+        return Column(name, _SCALARS[kind.this], mode, description)
+    if kind.this == exp.DataType.Type.INT128:
+        return Column(name, "BIGNUMERIC", mode, description, precision=38, scale=0)
+    if kind.this == exp.DataType.Type.DECIMAL:
+        if bigquery_type(kind).this == exp.DataType.Type.DECIMAL:
+            return Column(name, "NUMERIC", mode, description)
+        precision, scale = (int(p.name) for p in kind.expressions)
+        return Column(name, "BIGNUMERIC", mode, description, precision=precision, scale=scale)
+    raise TranspileError(
+        f"column {name}: type {kind.sql(dialect='duckdb')} has no BigQuery form here"
+    )
+
+
+def columns(model: models.Model) -> tuple[Column, ...]:
+    """A raw table's columns (models/raw DDL) as BigQuery schema fields, with comments."""
+    tree = sqlglot.parse_one(without_comments(model.sql), read="duckdb")
+    out = []
+    for definition in tree.find_all(exp.ColumnDef):
+        if not isinstance(definition.parent, exp.Schema):
+            continue  # a STRUCT's field: part of its column
+        required = any(
+            isinstance(c.kind, exp.NotNullColumnConstraint) and not c.kind.args.get("allow_null")
+            for c in definition.constraints
+        )
+        mode = "REQUIRED" if required else "NULLABLE"
+        description = model.column_comments.get(definition.name, "")
+        out.append(_column(definition.name, definition.args["kind"], mode, description))
+    return tuple(out)
