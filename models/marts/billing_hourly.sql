@@ -1,6 +1,7 @@
--- @table: One billing row's share of one UTC hour it covers, in integer nano-units of the reporting currency (USD). Rows spanning several hours are spread evenly by time; the parts of a row add up to the row exactly. Each row is classed as usage, a commitment fee (its SKU matches the commitment pattern: a commitment, not a resource) or unused reservation (its system label says so), by patterns kept as data in flopledger_settings (defaults below).
--- @depends: billing_line_items, jobs, flopledger_settings
--- @col row_id: The billing row (billing_line_items.row_id).
+-- @table: One billing row's share of one UTC hour it covers, in integer nano-units of the reporting currency (USD). Rows spanning several hours are spread evenly by time; the parts of a row add up to the row exactly. Each row is classed as usage, a commitment fee (its SKU matches the commitment pattern: a commitment, not a resource) or unused reservation (its system label says so), by patterns kept as data in flopledger_settings (defaults below). FOCUS rows (focus_line_items: AWS, Azure, Oracle ...) join the same spread under their ProviderName: ResourceId is the resource, SubAccountId the project, the charge period the usage window (a daily row is spread evenly over its 24 hours, like any row spanning hours). A row of a commitment discount that is its Purchase or its Unused part is a commitment_fee (the provider has already amortised the commitment into its covered usage rows' EffectiveCost, so none of it is shared out again: what the Unused rows carry is unused commitment); an Unused capacity reservation is unused_reservation. FOCUS money is taken to the nano-dollar per row.
+-- @depends: billing_line_items, focus_line_items, jobs, flopledger_settings
+-- @col row_id: The billing row (billing_line_items.row_id, or focus_line_items.line_item_id).
+-- @col provider: gcp for the Google export's rows, else the FOCUS ProviderName as written (AWS, Microsoft, Oracle ...).
 -- @col hour: UTC hour (start).
 -- @col project_id: Project of the row.
 -- @col resource_name: Resource of the row (null for rows without one: tax, some network).
@@ -9,7 +10,7 @@
 -- @col region: Region of the row (location.region).
 -- @col row_kind: usage, commitment_fee (the fee of a committed-use contract) or unused_reservation (reserved capacity no VM consumed).
 -- @col resource_kind: What the row's usage counts: its canonical accelerator type, cores, memory, or null.
--- @col commitment_id: For a commitment fee: the commitment, named by the row's resource (what committed-use credits name in their id), else account/region/kind/SKU (the SKU carries the term, so a 1-year and a 3-year commitment stay apart).
+-- @col commitment_id: For a commitment fee: the commitment, named by the row's resource (what committed-use credits name in their id), else account/region/kind/SKU (the SKU carries the term, so a 1-year and a 3-year commitment stay apart); a FOCUS row's CommitmentDiscountId.
 -- @col reservation_project_id: For unused reservation: the reservation's project (its system label, else the row's project).
 -- @col reservation_name: For unused reservation: the reservation (its system label, else the row's resource).
 -- @col direct_run_id: The known run the row's run label (or GKE's k8s-label/<run label>) names: the row goes wholly to that run (usage rows only).
@@ -66,11 +67,71 @@ labelled AS (
         greatest(span_us(b.usage_start, b.usage_end), 1) AS total_us
     FROM billing_line_items AS b, settings AS s
 ),
+gcp AS (
+    SELECT
+        row_id, provider, project_id, resource_name, accelerator_type, billing_account_id, region, row_kind, resource_kind,
+        CASE WHEN row_kind = 'commitment_fee'
+             THEN coalesce(resource_name, concat_ws('/', billing_account_id, region, resource_kind, sku_description)) END AS commitment_id,
+        CASE WHEN row_kind = 'unused_reservation'
+             THEN coalesce(system_labels['compute.googleapis.com/reservation_project_id'], project_id) END AS reservation_project_id,
+        CASE WHEN row_kind = 'unused_reservation'
+             THEN coalesce(system_labels['compute.googleapis.com/reservation_name'], resource_name) END AS reservation_name,
+        run_label, usage_start, usage_end, row_units, row_billed, row_effective, row_list, row_paid, row_committed_credit, total_us
+    FROM labelled
+),
+focus_kinds AS (
+    SELECT
+        f.*,
+        CASE
+            WHEN f.commitment_discount_id IS NOT NULL
+                 AND (f.charge_category = 'Purchase' OR f.commitment_discount_status = 'Unused') THEN 'commitment_fee'
+            WHEN f.capacity_reservation_id IS NOT NULL AND f.capacity_reservation_status = 'Unused' THEN 'unused_reservation'
+            ELSE 'usage'
+        END AS row_kind,
+        -- Accelerator-seconds a GPU instance's usage row paid: instances x hours consumed (ConsumedUnit in hours), else the charge period.
+        CASE WHEN f.accelerator_count IS NOT NULL AND f.charge_category = 'Usage' THEN to_nanos(f.accelerator_count * CASE
+            WHEN regexp_matches(coalesce(f.consumed_unit, ''), '(?i)^(hrs?|hours?)$') AND f.consumed_quantity IS NOT NULL
+                THEN f.consumed_quantity * 3600
+            ELSE CAST(span_us(f.charge_period_start, f.charge_period_end) AS DECIMAL(38, 6)) / 1000000
+        END) ELSE 0 END AS focus_paid
+    FROM focus_line_items AS f
+),
+focus AS (
+    SELECT
+        line_item_id AS row_id,
+        provider_name AS provider,
+        coalesce(sub_account_id, billing_account_id) AS project_id,
+        CASE WHEN row_kind = 'usage' THEN resource_id END AS resource_name,
+        CASE WHEN row_kind = 'usage' THEN accelerator_type END AS accelerator_type,
+        billing_account_id,
+        region_id AS region,
+        row_kind,
+        CASE WHEN row_kind = 'usage' THEN accelerator_type END AS resource_kind,
+        CASE WHEN row_kind = 'commitment_fee' THEN commitment_discount_id END AS commitment_id,
+        CASE WHEN row_kind = 'unused_reservation' THEN coalesce(sub_account_id, billing_account_id) END AS reservation_project_id,
+        CASE WHEN row_kind = 'unused_reservation' THEN capacity_reservation_id END AS reservation_name,
+        CAST(NULL AS VARCHAR) AS run_label,
+        charge_period_start AS usage_start,
+        charge_period_end AS usage_end,
+        CASE WHEN row_kind = 'usage' THEN focus_paid ELSE 0 END AS row_units,
+        to_nanos(billed_cost) AS row_billed,
+        to_nanos(coalesce(effective_cost, billed_cost)) AS row_effective,
+        to_nanos(coalesce(list_cost, billed_cost)) AS row_list,
+        CASE WHEN row_kind = 'usage' THEN focus_paid ELSE 0 END AS row_paid,
+        CAST(0 AS HUGEINT) AS row_committed_credit,
+        greatest(span_us(charge_period_start, charge_period_end), 1) AS total_us
+    FROM focus_kinds
+),
+all_rows AS (
+    SELECT * FROM gcp
+    UNION ALL
+    SELECT * FROM focus
+),
 row_hours AS (
     SELECT
         l.*,
         unnest(range(date_trunc('hour', l.usage_start), greatest(l.usage_end, l.usage_start + INTERVAL 1 MICROSECOND), INTERVAL 1 HOUR)) AS hour
-    FROM labelled AS l
+    FROM all_rows AS l
 ),
 hour_overlaps AS (
     SELECT
@@ -93,6 +154,7 @@ spread AS (
 )
 SELECT
     s.row_id,
+    s.provider,
     s.hour,
     s.project_id,
     s.resource_name,
@@ -101,12 +163,9 @@ SELECT
     s.region,
     s.row_kind,
     s.resource_kind,
-    CASE WHEN s.row_kind = 'commitment_fee'
-         THEN coalesce(s.resource_name, concat_ws('/', s.billing_account_id, s.region, s.resource_kind, s.sku_description)) END AS commitment_id,
-    CASE WHEN s.row_kind = 'unused_reservation'
-         THEN coalesce(s.system_labels['compute.googleapis.com/reservation_project_id'], s.project_id) END AS reservation_project_id,
-    CASE WHEN s.row_kind = 'unused_reservation'
-         THEN coalesce(s.system_labels['compute.googleapis.com/reservation_name'], s.resource_name) END AS reservation_name,
+    s.commitment_id,
+    s.reservation_project_id,
+    s.reservation_name,
     CASE WHEN j.run_id IS NOT NULL AND s.row_kind = 'usage' THEN j.run_id END AS direct_run_id,
     CASE WHEN s.run_label IS NOT NULL AND j.run_id IS NULL AND s.row_kind = 'usage' THEN s.run_label END AS unknown_run_label,
     floor_div(s.row_billed * s.upto_us, s.total_us) - floor_div(s.row_billed * s.before_us, s.total_us) AS billed_nanos,

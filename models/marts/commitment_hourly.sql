@@ -14,6 +14,7 @@
 -- @col fee_billed_nanos: Billed fee in the hour, nano-USD.
 -- @col allocated_nanos: Fee shares taken by the resource-hours that used it, nano-USD.
 -- @col unused_nanos: fee_nanos - allocated_nanos: unused commitment, rounding remainders included, nano-USD.
+-- @col provider: gcp, or the FOCUS ProviderName of a commitment discount (whose fee rows are its Purchase and Unused rows: their effective cost, the Unused part, is unused commitment).
 WITH fees AS (
     SELECT
         commitment_id,
@@ -25,9 +26,10 @@ WITH fees AS (
         max(resource_kind) AS resource_kind,
         sum(usage_units_nanos) AS committed_nanos,
         sum(effective_nanos) AS fee_nanos,
-        sum(billed_nanos) AS fee_billed_nanos
+        sum(billed_nanos) AS fee_billed_nanos,
+        max(provider) AS provider
     FROM billing_hourly AS h
-    JOIN (SELECT row_id, sku_description FROM billing_line_items) AS b USING (row_id)
+    LEFT JOIN (SELECT row_id, sku_description FROM billing_line_items) AS b USING (row_id)
     WHERE h.row_kind = 'commitment_fee'
     GROUP BY commitment_id, hour
 ),
@@ -50,7 +52,8 @@ SELECT
     f.fee_nanos,
     f.fee_billed_nanos,
     coalesce(u.allocated_nanos, 0) AS allocated_nanos,
-    f.fee_nanos - coalesce(u.allocated_nanos, 0) AS unused_nanos
+    f.fee_nanos - coalesce(u.allocated_nanos, 0) AS unused_nanos,
+    f.provider
 FROM fees AS f
 LEFT JOIN used AS u USING (commitment_id, hour)
 ORDER BY f.commitment_id, f.hour

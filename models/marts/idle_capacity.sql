@@ -14,6 +14,7 @@
 -- @col allocated_idle_cost: Allocated cost x (1 - busy fraction) (USD): held by runs but not busy (null without telemetry).
 -- @col busy_source: Where the busy figure came from (null without telemetry).
 -- @col telemetry_coverage: Share (0 to 1) of the paid accelerator-seconds with telemetry.
+-- @col provider: Who bills the resource: gcp, or the FOCUS ProviderName (AWS, Microsoft, Oracle ...).
 WITH allocated AS (
     SELECT
         project_id,
@@ -43,7 +44,8 @@ SELECT
     from_nanos(p.effective_nanos - coalesce(a.allocated_nanos, 0)) AS unallocated_idle_cost,
     from_nanos(i.allocated_idle_nanos) AS allocated_idle_cost,
     u.busy_source,
-    u.telemetry_coverage
+    u.telemetry_coverage,
+    p.provider
 FROM resource_hour_pool AS p
 LEFT JOIN allocated AS a USING (project_id, resource_name, hour)
 LEFT JOIN allocated_idle AS i USING (project_id, resource_name, hour)

@@ -1,4 +1,4 @@
--- @table: Idle capacity rolled up per UTC day, project and accelerator type (from idle_capacity). USD.
+-- @table: Idle capacity rolled up per UTC day, project, accelerator type and provider (from idle_capacity). USD.
 -- @depends: idle_capacity
 -- @col day: UTC day.
 -- @col project_id: Project.
@@ -12,6 +12,7 @@
 -- @col unallocated_idle_cost: Cost of unallocated idle (USD).
 -- @col allocated_idle_cost: Cost of allocated idle (USD; null without telemetry).
 -- @col idle_cost_share: (unallocated + allocated idle cost) / effective cost.
+-- @col provider: Who bills the resources: gcp, or the FOCUS ProviderName (AWS, Microsoft, Oracle ...).
 SELECT
     CAST(hour AS DATE) AS day,
     project_id,
@@ -25,7 +26,8 @@ SELECT
     sum(unallocated_idle_cost) AS unallocated_idle_cost,
     sum(allocated_idle_cost) AS allocated_idle_cost,
     CASE WHEN sum(effective_cost) <> 0
-         THEN CAST(sum(unallocated_idle_cost) + coalesce(sum(allocated_idle_cost), 0) AS DOUBLE) / CAST(sum(effective_cost) AS DOUBLE) END AS idle_cost_share
+         THEN CAST(sum(unallocated_idle_cost) + coalesce(sum(allocated_idle_cost), 0) AS DOUBLE) / CAST(sum(effective_cost) AS DOUBLE) END AS idle_cost_share,
+    provider
 FROM idle_capacity
 GROUP BY ALL
 ORDER BY day, project_id, accelerator_type

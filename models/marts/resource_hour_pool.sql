@@ -13,12 +13,14 @@
 -- @col held_accelerator_nanos: Accelerator-seconds all runs held x 1e9 (sum of H; each run's claim: held less what its own direct rows paid there, run_held_hours).
 -- @col denominator_nanos: max(P, sum of H): a claim above what was paid is clipped pro rata.
 -- @col clipped: True when runs claimed more accelerator-seconds than were paid.
+-- @col provider: Who bills the resource: gcp, or the FOCUS ProviderName (AWS, Microsoft, Oracle ...).
 WITH parts AS (
     SELECT
         project_id, resource_name, hour, accelerator_type, effective_nanos, billed_nanos, list_nanos,
         CASE WHEN accelerator_type IS NOT NULL THEN effective_nanos ELSE 0 END AS accelerator_effective_nanos,
         paid_accelerator_nanos,
-        0 AS commitment_fee_nanos
+        0 AS commitment_fee_nanos,
+        provider
     FROM billing_hourly
     WHERE resource_name IS NOT NULL AND direct_run_id IS NULL AND row_kind = 'usage'
     UNION ALL
@@ -27,7 +29,8 @@ WITH parts AS (
         project_id, resource_name, hour, NULL, fee_share_nanos, fee_billed_share_nanos, 0,
         CASE WHEN resource_kind NOT IN ('cores', 'memory') THEN fee_share_nanos ELSE 0 END,
         0,
-        fee_share_nanos
+        fee_share_nanos,
+        NULL
     FROM commitment_allocation
     WHERE resource_name IS NOT NULL AND direct_run_id IS NULL
 ),
@@ -42,7 +45,8 @@ pools AS (
         sum(list_nanos) AS list_nanos,
         sum(accelerator_effective_nanos) AS accelerator_effective_nanos,
         sum(paid_accelerator_nanos) AS paid_accelerator_nanos,
-        sum(commitment_fee_nanos) AS commitment_fee_nanos
+        sum(commitment_fee_nanos) AS commitment_fee_nanos,
+        max(provider) AS provider
     FROM parts
     GROUP BY project_id, resource_name, hour
 ),
@@ -64,6 +68,7 @@ SELECT
     p.commitment_fee_nanos,
     coalesce(h.held_accelerator_nanos, 0) AS held_accelerator_nanos,
     greatest(p.paid_accelerator_nanos, coalesce(h.held_accelerator_nanos, 0)) AS denominator_nanos,
-    coalesce(h.held_accelerator_nanos, 0) > p.paid_accelerator_nanos AS clipped
+    coalesce(h.held_accelerator_nanos, 0) > p.paid_accelerator_nanos AS clipped,
+    p.provider
 FROM pools AS p
 LEFT JOIN held AS h USING (project_id, resource_name, hour)

@@ -1,26 +1,41 @@
--- @table: One run, resource and UTC hour: the accelerator-seconds the run held there (from its placements). A run still running holds up to the end of the resource's last billed hour. A placement without a project matches its resource name only when exactly one project bills that name (otherwise it is reported in allocation_issues, not guessed).
--- @depends: job_placements, billing_line_items, billing_hourly
+-- @table: One run, resource and UTC hour: the accelerator-seconds the run held there (from its placements). A run still running holds up to the end of the resource's last billed hour. A placement without a project matches its resource name only when exactly one project bills that name (otherwise it is reported in allocation_issues, not guessed). A FOCUS resource (another cloud's) is matched by its ResourceId, the instance id that ends an ARN ResourceId, or its ResourceName; the project is its SubAccountId.
+-- @depends: job_placements, billing_line_items, focus_line_items, billing_hourly
 -- @col run_id: The run.
 -- @col project_id: Project of the billed resource the placement matched.
 -- @col resource_name: The resource.
 -- @col hour: UTC hour (start).
 -- @col held_accelerator_nanos: Accelerators x seconds held in the hour, x 1e9 (a MIG slice counts its share of the accelerator: floor of accelerators x numerator x nanos / denominator per placement and hour).
 -- @col claim_accelerator_nanos: What the run claims of the resource-hour's pool: held, less the accelerator-seconds x 1e9 its own direct rows paid there (GKE cost allocation's per-pod split of the node's rows), at least 0. Equal to held unless such rows exist.
-WITH billed_resources AS (
+WITH billed AS (
+    SELECT project_id, resource_name, usage_end, resource_name AS match_name
+    FROM billing_line_items
+    WHERE resource_name IS NOT NULL
+    UNION ALL
+    -- FOCUS rows (billing_hourly's project and resource): a placement names the ResourceId, the
+    -- last part of an ARN ResourceId (an EC2 instance id), or the ResourceName (a node name).
+    SELECT coalesce(sub_account_id, billing_account_id), resource_id, charge_period_end, unnest([
+        resource_id,
+        CASE WHEN resource_id LIKE 'arn:%' THEN nullif(regexp_extract(resource_id, '[/:]([^/:]+)$', 1), '') END,
+        resource_name])
+    FROM focus_line_items
+    WHERE resource_id IS NOT NULL
+),
+billed_resources AS (
     SELECT
         project_id,
         resource_name,
+        match_name,
         max(usage_end) AS last_billed_end,
-        count(*) OVER (PARTITION BY resource_name) AS projects_with_name
-    FROM billing_line_items
-    WHERE resource_name IS NOT NULL
-    GROUP BY project_id, resource_name
+        count(*) OVER (PARTITION BY match_name) AS projects_with_name
+    FROM billed
+    WHERE match_name IS NOT NULL
+    GROUP BY project_id, resource_name, match_name
 ),
 holds AS (
     SELECT
         p.run_id,
         r.project_id,
-        p.resource_name,
+        r.resource_name,
         p.accelerators,
         coalesce(p.share_numerator, 1) AS share_numerator,
         coalesce(p.share_denominator, 1) AS share_denominator,
@@ -28,7 +43,7 @@ holds AS (
         coalesce(p.end_at, date_trunc('hour', r.last_billed_end - INTERVAL 1 MICROSECOND) + INTERVAL 1 HOUR) AS end_at
     FROM job_placements AS p
     JOIN billed_resources AS r
-        ON r.resource_name = p.resource_name
+        ON r.match_name = p.resource_name
        AND (p.project_id = r.project_id OR (p.project_id IS NULL AND r.projects_with_name = 1))
     WHERE p.start_at IS NOT NULL AND p.accelerators > 0 AND coalesce(p.share_numerator, 1) > 0 AND coalesce(p.share_denominator, 1) > 0
 ),

@@ -1,9 +1,11 @@
--- @query: One row: what team_chargeback charges in all (sum of total_cost) against the effective cost of the bill it splits (sum of spend_daily.effective_cost of Google's export, provider gcp: other providers' FOCUS rows are not in team_chargeback yet), and the difference (USD; zero when chargeback sums to the bill).
+-- @query: One row: what team_chargeback charges in all (sum of total_cost) against the effective cost of the bill it splits (Google's export: spend_daily's provider gcp; every FOCUS provider's rows, each taken to the nano-dollar as billing_hourly spreads them), and the difference (USD; zero when chargeback sums to the bill).
 WITH charged AS (
     SELECT coalesce(sum(total_cost), 0) AS usd FROM team_chargeback
 ),
 billed AS (
-    SELECT coalesce(sum(effective_cost), 0) AS usd FROM spend_daily WHERE provider = 'gcp'
+    SELECT
+        coalesce((SELECT sum(effective_cost) FROM spend_daily WHERE provider = 'gcp'), 0)
+        + coalesce((SELECT from_nanos(sum(to_nanos(coalesce(effective_cost, billed_cost)))) FROM focus_line_items), 0) AS usd
 )
 SELECT
     c.usd AS charged,
