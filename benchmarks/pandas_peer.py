@@ -240,7 +240,8 @@ def read_placements(fleet: Path, last: date | None) -> tuple[set[str], pd.DataFr
         for p in r.get("placements") or []:
             placements.append(
                 (r["run_id"], r["submitted_at"], p.get("project_id"), p["resource_name"])
-                + (p["accelerators"], p.get("start"), p.get("end"))
+                + (p["accelerators"], p.get("start") or r["started_at"])
+                + (p.get("end") or r["ended_at"],)
             )
     sacct = fleet / "jobs" / "sacct.json"
     if sacct.exists():
