@@ -114,6 +114,14 @@ def table(frame: pd.DataFrame, name: str, config: dict[str, Any] | None = None) 
     )
 
 
+def one_provider(frame: pd.DataFrame, providers: Iterable[str]) -> pd.DataFrame:
+    """The frame without its provider column when the warehouse holds one provider only: such a
+    page looks as it did before other clouds (no column saying 'gcp' on every row)."""
+    if len(list(providers)) > 1 or "provider" not in frame.columns:
+        return frame
+    return frame.drop(columns="provider")
+
+
 def usd_column(label: str) -> Any:
     return st.column_config.NumberColumn(label, format="dollar")
 

@@ -12,7 +12,7 @@ min: publishing a new snapshot changes the version, so the next page load reads 
 SQL. One query per file in `dashboards/sql/`, DuckDB's dialect, plain constructs (SQLGlot can
 carry them to BigQuery); `dashboards/queries.py` loads them. Parameters are bound by name
 (`$name`, a dict), never by position. The sidebar filters are defined once: the fragment
-`sql/fragments/filter_values.sql` types the six filter parameters (`Filters.params()`), and
+`sql/fragments/filter_values.sql` types the seven filter parameters (`Filters.params()`), and
 one fragment per source table (`runs_in_filters`, `spend_in_filters`, `idle_days_in_filters`,
 ...) says which filters apply to it and how. A query reads a fragment as a table
 (`FROM runs_in_filters AS r`) and the loader splices the fixed fragment text in, so a new
@@ -70,7 +70,11 @@ TOKEN_DIMENSIONS = {
     "accelerator_type": "Accelerator type",
     "project_id": "Project",
 }
-IDLE_DIMENSIONS = {"accelerator_type": "Accelerator type", "project_id": "Project"}
+IDLE_DIMENSIONS = {
+    "provider": "Provider",
+    "accelerator_type": "Accelerator type",
+    "project_id": "Project",
+}
 
 # Bound parameters as a cache key: (name, value) pairs sorted by name, lists as tuples.
 Frozen = tuple[tuple[str, Any], ...]
@@ -143,6 +147,13 @@ def query(
     except Exception as exc:  # noqa: BLE001 - logged here, shown as a generic message
         log.exception("dashboard query %s failed", name)
         raise QueryFailed(name) from exc
+
+
+def providers() -> list[str]:
+    """The providers the snapshot holds (gcp, and FOCUS ProviderNames), sorted. Pages show a
+    provider column or breakdown only when there is more than one."""
+    frame = query("options")
+    return frame.loc[frame["dimension"] == "provider", "value"].tolist()
 
 
 def tables() -> set[str]:

@@ -1,6 +1,6 @@
 """The filters every page shares, and how they are written in the URL (plain functions).
 
-URL keys: `from`, `to` (YYYY-MM-DD, UTC days) and `team`, `project`, `workload`,
+URL keys: `from`, `to` (YYYY-MM-DD, UTC days) and `provider`, `team`, `project`, `workload`,
 `accelerator` (repeated for several values). Values the warehouse does not hold and dates
 that do not parse are dropped, so a hand-edited or hostile URL shows the default view.
 """
@@ -13,6 +13,7 @@ from datetime import date
 from typing import Any
 
 DIMENSIONS = {
+    "provider": "Provider",
     "team": "Team",
     "project": "Project",
     "workload": "Workload class",
@@ -24,6 +25,7 @@ DIMENSIONS = {
 class Filters:
     start: date
     end: date
+    provider: tuple[str, ...] = ()
     team: tuple[str, ...] = ()
     project: tuple[str, ...] = ()
     workload: tuple[str, ...] = ()
@@ -34,6 +36,7 @@ class Filters:
         return {
             "start_day": self.start,
             "end_day": self.end,
+            "providers": list(self.provider),
             "teams": list(self.team),
             "projects": list(self.project),
             "classes": list(self.workload),

@@ -15,15 +15,22 @@ STATE_KEY = "filters"
 # URL keys a page keeps for itself (the cost explorer's grouping and period), left as they are.
 PAGE_KEYS = ("group", "grain")
 HELP = {
+    "provider": "The cloud that bills it: gcp (Google's billing export) or a FOCUS export's "
+    "ProviderName (AWS, Microsoft, Oracle ...). Shown only when the warehouse holds more than "
+    "one. See the Glossary.",
     "team": "Spend is filtered by label team (the billing rows' team label), runs by run-owner "
-    "team (the job record's). See the Glossary."
+    "team (the job record's). See the Glossary.",
 }
 
 
 def options() -> dict[str, list[str]]:
-    """The values each filter offers, from the snapshot."""
+    """The values each filter offers, from the snapshot. A warehouse of one provider offers no
+    provider filter (nothing to choose: the sidebar looks as it did before other clouds)."""
     frame = data.query("options")
-    return {dim: frame.loc[frame["dimension"] == dim, "value"].tolist() for dim in DIMENSIONS}
+    found = {dim: frame.loc[frame["dimension"] == dim, "value"].tolist() for dim in DIMENSIONS}
+    if len(data.providers()) < 2:
+        found["provider"] = []
+    return found
 
 
 def bounds() -> tuple[date, date]:
@@ -56,24 +63,28 @@ def _sanitise_state(opts: dict[str, list[str]], lo: date, hi: date) -> None:
         ]
 
 
+def _pick(dim: str, label: str, values: list[str]) -> tuple[str, ...]:
+    """One filter's multiselect; none for the provider when there is one provider only."""
+    if dim == "provider" and not values:
+        return ()
+    return tuple(
+        st.sidebar.multiselect(
+            label,
+            values,
+            key=f"f_{dim}",
+            placeholder="All",
+            format_func=display_value,
+            help=HELP.get(dim),
+        )
+    )
+
+
 def _widgets(opts: dict[str, list[str]], lo: date, hi: date) -> Filters:
     side = st.sidebar
     side.header("Filters")
     days = side.date_input("Dates (UTC)", key="f_dates", min_value=lo, max_value=hi)
     start, end = (days[0], days[-1]) if isinstance(days, tuple) and days else (lo, hi)
-    chosen = {
-        dim: tuple(
-            side.multiselect(
-                label,
-                opts[dim],
-                key=f"f_{dim}",
-                placeholder="All",
-                format_func=display_value,
-                help=HELP.get(dim),
-            )
-        )
-        for dim, label in DIMENSIONS.items()
-    }
+    chosen = {dim: _pick(dim, label, opts[dim]) for dim, label in DIMENSIONS.items()}
     return Filters(start, end, **chosen)
 
 

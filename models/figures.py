@@ -46,6 +46,17 @@ FIGURES: tuple[Figure, ...] = (
         "spend_daily.effective_cost",
     ),
     Figure(
+        "provider",
+        "Provider",
+        "The cloud that bills a cost: `gcp` for Google's billing export, and a FOCUS export's "
+        "ProviderName as written (`AWS`, `Microsoft`, `Oracle` ...). Every provider's money is "
+        "in the reporting currency (USD). A run's provider is that of the resources it held; "
+        "idle capacity is its resources' provider. Pages show a provider filter, column or "
+        "breakdown only when the warehouse holds more than one. Not a managed inference "
+        "provider (an API a model is called through; the Portfolio and tokens pages).",
+        "spend_daily.provider, idle_capacity.provider",
+    ),
+    Figure(
         "label_team",
         "Label team",
         "The `team` label on a billing row. Billing rows without one are __unallocated__. "

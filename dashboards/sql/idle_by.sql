@@ -1,8 +1,9 @@
--- Idle capacity (idle_capacity_daily) by one whitelisted dimension ($dimension: accelerator_type
--- or project_id), with the idle shares of cost as docs/glossary.md defines them. Params: the
--- filters, $dimension.
+-- Idle capacity (idle_capacity_daily) by one whitelisted dimension ($dimension: provider,
+-- accelerator_type or project_id), with the idle shares of cost as docs/glossary.md defines
+-- them. Params: the filters, $dimension.
 SELECT
     coalesce(CASE $dimension
+        WHEN 'provider' THEN i.provider
         WHEN 'accelerator_type' THEN i.accelerator_type
         WHEN 'project_id' THEN i.project_id
     END, '(none)') AS dimension_value,

@@ -1,6 +1,8 @@
 -- The values each filter offers. Params: none.
 WITH found AS (
-    SELECT DISTINCT 'team' AS dimension, team AS value FROM cost_per_run
+    SELECT DISTINCT 'provider' AS dimension, provider AS value FROM spend_daily
+    UNION SELECT DISTINCT 'provider', provider FROM idle_capacity_daily
+    UNION SELECT DISTINCT 'team', team FROM cost_per_run
     UNION SELECT DISTINCT 'team', team FROM spend_daily
     UNION SELECT DISTINCT 'project', project_id FROM cost_per_run
     UNION SELECT DISTINCT 'project', project_id FROM spend_daily

@@ -1,8 +1,10 @@
--- Spend per UTC day and category (team and project filters apply). Params: the filters.
+-- Spend per UTC day, provider and category (provider, team and project filters apply).
+-- Params: the filters.
 SELECT
     s.day,
+    s.provider,
     s.category,
     sum(s.effective_cost) AS effective_usd
 FROM spend_in_filters AS s
-GROUP BY s.day, s.category
-ORDER BY s.day, s.category
+GROUP BY s.day, s.provider, s.category
+ORDER BY s.day, s.provider, s.category

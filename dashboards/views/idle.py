@@ -1,4 +1,5 @@
-"""Idle capacity: unallocated vs allocated idle, by accelerator type, project and hour of day."""
+"""Idle capacity: unallocated vs allocated idle, by provider (when several), accelerator type,
+project and hour of day."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from dashboards.components import (
 from dashboards.filters import Filters
 from models.figures import figure
 
-APPLIES = {"project", "accelerator"}
+APPLIES = {"provider", "project", "accelerator"}
 
 
 def split(frame: pd.DataFrame) -> pd.DataFrame:
@@ -153,6 +154,8 @@ def render(f: Filters) -> None:
         return
     _headline(f)
     _unused(f)
+    if len(data.providers()) > 1:
+        _by(f, "provider")
     _by(f, "accelerator_type")
     _by(f, "project_id")
     heat = data.query("idle_heatmap", f)

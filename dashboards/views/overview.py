@@ -13,6 +13,7 @@ from dashboards.components import (
     definition_link,
     display_value,
     money,
+    one_provider,
     percent,
     scope_note,
     table,
@@ -23,6 +24,15 @@ from dashboards.views.budgets import show_budgets
 from models.figures import figure
 
 TOP_N = 10
+PROVIDER_COLUMNS = {
+    "provider": "Provider",
+    "billed_usd": usd_column("Billed cost (USD)"),
+    "credits_usd": usd_column("Credits (USD)"),
+    "effective_usd": usd_column("Spend (USD)"),
+    "paid_hours": st.column_config.NumberColumn("Paid accelerator-hours", format="%,.1f"),
+    "accelerator_usd": usd_column("Accelerator resource cost (USD)"),
+    "unallocated_idle_usd": usd_column("Unallocated idle (USD)"),
+}
 
 
 def projection(
@@ -80,8 +90,29 @@ def _headline(f: Filters) -> None:
         f"Definitions: {definition_link('effective_cost')}, {definition_link('run_cost')}, "
         f"{definition_link('idle_share_of_cost')}."
     )
-    scope_note(f, {"team", "project"}, "Spend")
-    scope_note(f, {"project", "accelerator"}, "Idle capacity")
+    scope_note(f, {"provider", "team", "project"}, "Spend")
+    scope_note(f, {"provider", "project", "accelerator"}, "Idle capacity")
+
+
+def _by_provider(f: Filters) -> None:
+    """Spend, accelerator resource cost and unallocated idle per provider (several only)."""
+    frame = data.query("provider_totals", f)
+    st.subheader("By provider")
+    st.caption(
+        f"Each cloud's bill in USD ({definition_link('provider')}): spend is the "
+        f"{definition_link('effective_cost')} of its rows; accelerator resource cost and "
+        f"{definition_link('unallocated_idle_cost')} are of its accelerator resource-hours "
+        "(empty for a provider with none)."
+    )
+    left, right = st.columns([2, 3])
+    with left:
+        st.altair_chart(
+            charts.cost_bars(frame.dropna(subset=["effective_usd"]), "provider", "Provider",
+                             "Spend by provider"),
+            width="stretch",
+        )  # fmt: skip
+    with right:
+        table(frame, "spend_by_provider", PROVIDER_COLUMNS)
 
 
 def _top_teams(f: Filters) -> None:
@@ -103,7 +134,10 @@ def _top_runs(f: Filters) -> None:
 
 def render(f: Filters) -> None:
     st.title("Overview")
+    providers = data.providers()
     _headline(f)
+    if len(providers) > 1:
+        _by_provider(f)
     st.subheader("Budgets")
     st.caption(
         "Budgets carry their own scope and period (each says which team it means); the sidebar "
@@ -117,4 +151,6 @@ def render(f: Filters) -> None:
         _top_runs(f)
     trend = data.query("spend_trend", f)
     st.altair_chart(charts.spend_trend(trend), width="stretch")
-    table(trend, "spend_daily", {"effective_usd": usd_column("Cost (USD)")})
+    table(
+        one_provider(trend, providers), "spend_daily", {"effective_usd": usd_column("Cost (USD)")}
+    )

@@ -41,7 +41,7 @@ def _page_text(at) -> str:
 @pytest.mark.parametrize("page", list(PAGES))
 def test_payloads_in_the_url_filters(open_page, marts: Marts, page: str) -> None:
     before = marts.counts(TABLES)
-    url = {key: PAYLOADS for key in ("team", "project", "workload", "accelerator")}
+    url = {key: PAYLOADS for key in ("provider", "team", "project", "workload", "accelerator")}
     at = open_page(page, {**url, "from": PAYLOADS[0], "to": PAYLOADS[1]})
     assert not any(leak in _page_text(at) for leak in LEAKS)
     assert not at.query_params  # unknown values are dropped: the default view, and a clean URL

@@ -2,7 +2,7 @@
 the warehouse's Reader.
 
 Every `data.query("<name>", ...)` call under dashboards/ is read from the source: the names it
-binds (its keywords, plus the six filter parameters when it passes the filters) must be the
+binds (its keywords, plus the seven filter parameters when it passes the filters) must be the
 `$name`s of that query's SQL with its fragments spliced in. A misnamed, missing or extra
 parameter on either side fails here, before any page is loaded.
 """
@@ -22,7 +22,9 @@ from dashboards.filters import Filters
 
 DASHBOARDS = Path(__file__).resolve().parents[2] / "dashboards"
 # What Filters.params() binds, written out here (sql/fragments/filter_values.sql uses them).
-FILTER_NAMES = {"start_day", "end_day", "teams", "projects", "classes", "accelerators"}
+FILTER_NAMES = {
+    "start_day", "end_day", "providers", "teams", "projects", "classes", "accelerators"
+}  # fmt: skip
 # What ExplorerFilters.params() binds (sql/fragments/explorer_filter_values.sql), written out.
 EXPLORER_NAMES = {
     "f_provider", "f_billing_account_id", "f_project_id", "f_service_name", "f_sku_description",
@@ -88,7 +90,7 @@ def test_every_sql_file_takes_exactly_the_names_the_code_binds() -> None:
     assert wrong == []
 
 
-def test_the_filters_bind_the_six_filter_names() -> None:
+def test_the_filters_bind_the_seven_filter_names() -> None:
     assert set(Filters(date(2026, 10, 1), date(2026, 10, 2)).params()) == FILTER_NAMES
     assert _sql_names("idle_totals") == FILTER_NAMES  # the filters alone, from one fragment
 

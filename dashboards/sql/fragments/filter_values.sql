@@ -3,6 +3,7 @@
 SELECT
     CAST($start_day AS DATE) AS start_day,
     CAST($end_day AS DATE) AS end_day,
+    CAST($providers AS VARCHAR[]) AS providers,
     CAST($teams AS VARCHAR[]) AS teams,
     CAST($projects AS VARCHAR[]) AS projects,
     CAST($classes AS VARCHAR[]) AS classes,

@@ -1,8 +1,10 @@
 -- Daily capacity (idle_capacity_daily) in the filters: UTC days in the range, the chosen
--- projects and accelerator types. Idle belongs to no team or workload: those do not apply.
+-- providers, projects and accelerator types. Idle belongs to no team or workload: those do
+-- not apply.
 SELECT i.*
 FROM idle_capacity_daily AS i
 CROSS JOIN filter_values AS f
 WHERE i.day BETWEEN f.start_day AND f.end_day
+  AND (len(f.providers) = 0 OR list_contains(f.providers, i.provider))
   AND (len(f.projects) = 0 OR list_contains(f.projects, i.project_id))
   AND (len(f.accelerators) = 0 OR list_contains(f.accelerators, i.accelerator_type))

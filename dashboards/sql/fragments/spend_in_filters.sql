@@ -1,4 +1,4 @@
--- Spend (spend_daily) in the filters: the chosen teams and projects, UTC days in the range.
+-- Spend (spend_daily) in the filters: the chosen providers, teams and projects, UTC days in the range.
 SELECT s.*
 FROM spend_in_scope AS s
 CROSS JOIN filter_values AS f

@@ -1,7 +1,8 @@
--- Spend (spend_daily) of the chosen teams and projects, on any day: spend has no workload
--- class or accelerator type, so those filters do not apply.
+-- Spend (spend_daily) of the chosen providers, teams and projects, on any day: spend has no
+-- workload class or accelerator type, so those filters do not apply.
 SELECT s.*
 FROM spend_daily AS s
 CROSS JOIN filter_values AS f
-WHERE (len(f.teams) = 0 OR list_contains(f.teams, s.team))
+WHERE (len(f.providers) = 0 OR list_contains(f.providers, s.provider))
+  AND (len(f.teams) = 0 OR list_contains(f.teams, s.team))
   AND (len(f.projects) = 0 OR list_contains(f.projects, s.project_id))
