@@ -1,0 +1,170 @@
+"""Other clouds' GPUs in the same books (issue 18): FOCUS rows allocated by the rule GCP VMs are.
+
+A hand-worked AWS example, read from FOCUS 1.2 rows as AWS writes them. Two p5.48xlarge
+instances (8 x H100 each, on demand 55.04 USD/h, Compute Savings Plan rate 38.40 USD/h) and a
+savings plan committing 57.60 USD/h, on 1 October 2026:
+
+hour 10:00  i-0aaa (an ARN ResourceId) up all hour: covered by the plan, EffectiveCost 38.40.
+            i-0bbb (ResourceName ip-10-0-1-17.ec2.internal) up all hour: the plan's other
+            19.20 covers 0.5 h of it (EffectiveCost 19.20), the other 0.5 h is on demand
+            (0.5 x 55.04 = 27.52, billed). Purchase row: BilledCost 57.60, EffectiveCost 0.
+hour 11:00  i-0aaa covered again (38.40); i-0bbb is gone; the plan's other 19.20 is an
+            Unused row. Purchase row: BilledCost 57.60, EffectiveCost 0.
+the day     a gp3 volume, one daily row of 2.40: 0.10 in each of the day's 24 hours.
+
+Bill: billed 57.60 + 27.52 + 57.60 + 2.40 = 145.12; effective 38.40 + 19.20 + 27.52 + 38.40 +
+19.20 + 2.40 = 145.12.
+
+Runs: r1 holds i-0aaa's 8 GPUs 10:00-11:30 (placed by instance id, the ARN's last part);
+r2 holds 4 GPUs of i-0bbb 10:00-10:15 (placed by its node name, the ResourceName).
+- i-0aaa 10:00: E 38.40, paid 8 x 3,600 = 28,800 GPU-s, r1 holds 28,800 -> r1 38.40.
+- i-0aaa 11:00: E 38.40, r1 holds 8 x 1,800 = 14,400 -> r1 19.20, unallocated idle 19.20.
+- i-0bbb 10:00: E 19.20 + 27.52 = 46.72, paid (0.5 + 0.5) h x 8 = 28,800 GPU-s, r2 holds
+  4 x 900 = 3,600 -> r2 46.72 / 8 = 5.84, unallocated idle 40.88.
+r1 = 57.60, r2 = 5.84; unallocated accelerator idle 19.20 + 40.88 = 60.08; the volume 2.40
+(pooled, no run); unused commitment 19.20. 57.60 + 5.84 + 60.08 + 2.40 + 19.20 = 145.12.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+import pytest
+
+from collectors.focus.read import read_focus_files
+from models import query_sql
+from tests.models.conftest import Books
+from tests.models.rows import gpu, run
+
+D = Decimal
+SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "focus" / "focus_sample.csv"
+PLAN = "arn:aws:savingsplans::109876543210:savingsplan/plan-1"
+HEADER = (
+    "ProviderName,BillingAccountId,SubAccountId,BillingCurrency,RegionId,ChargeCategory,"
+    "ChargeFrequency,PricingCategory,ChargePeriodStart,ChargePeriodEnd,BilledCost,EffectiveCost,"
+    "ListCost,ContractedCost,ResourceId,ResourceName,ChargeDescription,ConsumedQuantity,"
+    "ConsumedUnit,CommitmentDiscountId,CommitmentDiscountStatus,CommitmentDiscountCategory"
+)
+P5 = "per Savings Plan Linux p5.48xlarge Instance Hour"
+ROWS = [
+    # Hour 10:00.
+    f"Purchase,Recurring,Committed,T10,T11,57.60,0,0,0,{PLAN},,Compute Savings Plan,,,{PLAN},,Spend",
+    f"Usage,Usage-Based,Committed,T10,T11,0,38.40,55.04,55.04,"
+    f"arn:aws:ec2:us-east-1:210987654321:instance/i-0aaa,,USD 38.40 {P5},1,Hrs,{PLAN},Used,Spend",
+    f"Usage,Usage-Based,Committed,T10,T11,0,19.20,27.52,27.52,i-0bbb,ip-10-0-1-17.ec2.internal,"
+    f"USD 38.40 {P5},0.5,Hrs,{PLAN},Used,Spend",
+    "Usage,Usage-Based,Standard,T10,T11,27.52,27.52,27.52,27.52,i-0bbb,ip-10-0-1-17.ec2.internal,"
+    "USD 55.04 per On Demand Linux p5.48xlarge Instance Hour,0.5,Hrs,,,",
+    # Hour 11:00.
+    f"Purchase,Recurring,Committed,T11,T12,57.60,0,0,0,{PLAN},,Compute Savings Plan,,,{PLAN},,Spend",
+    f"Usage,Usage-Based,Committed,T11,T12,0,38.40,55.04,55.04,"
+    f"arn:aws:ec2:us-east-1:210987654321:instance/i-0aaa,,USD 38.40 {P5},1,Hrs,{PLAN},Used,Spend",
+    f"Usage,Usage-Based,Committed,T11,T12,0,19.20,0,0,{PLAN},,Unused commitment,,,{PLAN},Unused,Spend",
+    # The day: a volume's daily row.
+    "Usage,Usage-Based,Standard,DAY0,DAY1,2.40,2.40,2.40,2.40,vol-0ccc,,gp3 storage,80,GB-Mo,,,",
+]
+TIMES = {
+    "T10": "2026-10-01T10:00:00Z",
+    "T11": "2026-10-01T11:00:00Z",
+    "T12": "2026-10-01T12:00:00Z",
+    "DAY0": "2026-10-01T00:00:00Z",
+    "DAY1": "2026-10-02T00:00:00Z",
+}
+
+
+def _aws_file(folder: Path) -> Path:
+    lines = [HEADER]
+    for row in ROWS:
+        cells = [TIMES.get(c, c) for c in row.split(",")]
+        lines.append(",".join(["AWS", "109876543210", "210987654321", "USD", "us-east-1", *cells]))
+    path = folder / "aws-focus.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _runs():
+    """r1's placement names the AWS account (the FOCUS SubAccountId); r2's names none (its node
+    name is billed in one account only)."""
+    r1 = run(
+        "r1", "2026-10-01T10:00:00Z", "2026-10-01T11:30:00Z", resource="i-0aaa",
+        project_id="210987654321",
+    )  # fmt: skip
+    r2 = run("r2", "2026-10-01T10:00:00Z", "2026-10-01T10:15:00Z")
+    r2["placements"] = [
+        {"resource_name": "ip-10-0-1-17.ec2.internal", "accelerators": 4, "project_id": None}
+    ]
+    return [r1, r2]
+
+
+@pytest.fixture(scope="module")
+def aws(tmp_path_factory) -> Books:
+    """The example's FOCUS rows beside one GCP GPU hour of 80.00 that no run held, built once."""
+    books = Books(tmp_path_factory.mktemp("focus-allocation"))
+    read = read_focus_files([_aws_file(books.root)])
+    assert read.quarantined == [] and read.table.num_rows == len(ROWS)
+    books.warehouse.ensure_schema()
+    books.warehouse.replace_all("focus_line_items", read.table)
+    return books.build([gpu("2026-10-01 10", 80)], _runs())
+
+
+def test_two_aws_instances_a_savings_plan_and_a_daily_row_hand_worked(aws):
+    b = aws
+    assert b.run_cost("r1") == D("57.60")  # 38.40 + 38.40 x 14,400 / 28,800
+    assert b.run_cost("r2") == D("5.84")  # 46.72 x 3,600 / 28,800
+    arn = "arn:aws:ec2:us-east-1:210987654321:instance/i-0aaa"
+    first, second = b.idle(arn, "2026-10-01 10:00:00"), b.idle(arn, "2026-10-01 11:00:00")
+    assert (first["effective_cost"], first["unallocated_idle_cost"]) == (D("38.40"), D(0))
+    assert (second["allocated_cost"], second["unallocated_idle_cost"]) == (D("19.20"), D("19.20"))
+    other = b.idle("i-0bbb", "2026-10-01 10:00:00")
+    assert other["paid_accelerator_hours"] == 8.0  # (0.5 + 0.5) h x 8 GPUs
+    assert (other["effective_cost"], other["unallocated_idle_cost"]) == (D("46.72"), D("40.88"))
+    assert {first["provider"], second["provider"], other["provider"]} == {"AWS"}
+    assert b.idle("vm-1", "2026-10-01 10:00:00")["provider"] == "gcp"
+    # The daily row: 2.40 / 24 = 0.10 in each of its 24 hours.
+    volume = b.rows(
+        "SELECT count(*) AS hours, min(effective_nanos) AS lo, max(effective_nanos) AS hi"
+        " FROM resource_hour_pool WHERE resource_name = 'vol-0ccc'"
+    )
+    assert volume == [{"hours": 24, "lo": 100_000_000, "hi": 100_000_000}]
+    # Unused savings plan: hour 11's Unused row, 19.20, is unused commitment (its own kind);
+    # hour 10 used it all (its Purchase row's EffectiveCost is 0: nothing unused).
+    unused = b.rows(
+        "SELECT name, hour, unused_cost FROM unused_capacity WHERE idle_kind = 'unused_commitment'"
+        " ORDER BY hour"
+    )
+    assert [(u["name"], str(u["hour"]), u["unused_cost"]) for u in unused] == [
+        (PLAN, "2026-10-01 10:00:00", D(0)),
+        (PLAN, "2026-10-01 11:00:00", D("19.20")),
+    ]
+
+
+def test_the_aws_books_close_on_their_own(aws):
+    checks = {r["check_name"].split(":")[0]: r for r in aws.rows("SELECT * FROM books")}
+    # AWS: 57.60 + 5.84 + 60.08 + 2.40 + 19.20 = 145.12 (module docstring); gcp: one GPU hour, 80.
+    assert checks["AWS"]["expected"] == D("145.12") == checks["AWS"]["actual"]
+    assert checks["gcp"]["expected"] == D("80") == checks["gcp"]["actual"]
+    assert all(r["difference"] == 0 for r in checks.values()), checks
+    assert checks["spread rows add up to the export"]["expected"] == D("225.12")
+    # Chargeback splits both providers' bills: 145.12 + 80 = 225.12.
+    charged = aws.rows(query_sql("chargeback_difference"))[0]
+    assert (charged["charged"], charged["difference"]) == (D("225.12"), 0)
+
+
+def test_the_public_sample_closes_its_books_per_provider(books):
+    """Real AWS, Azure and Oracle rows (the FinOps sample): each provider's books close. Its
+    money carries 11 places; the allocation takes each row to the nano-dollar (half away from
+    zero), so a provider's books total is the sum of its rows so rounded."""
+    books.warehouse.ensure_schema()
+    read = read_focus_files([SAMPLE])
+    books.warehouse.replace_all("focus_line_items", read.table)
+    b = books.build([], [])
+    want: dict[str, Decimal] = {}
+    for row in read.table.to_pylist():
+        cost = row["effective_cost"] if row["effective_cost"] is not None else row["billed_cost"]
+        nine = cost.quantize(D("1e-9"), rounding=ROUND_HALF_UP)
+        want[row["provider_name"]] = want.get(row["provider_name"], D(0)) + nine
+    checks = {r["check_name"].split(":")[0]: r for r in b.rows("SELECT * FROM books")}
+    for provider in ("AWS", "Microsoft", "Oracle"):
+        assert checks[provider]["expected"] == want[provider], provider
+    assert all(r["difference"] == 0 for r in checks.values()), checks
