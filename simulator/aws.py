@@ -187,7 +187,7 @@ def _plan_fields(status: str | None, quantity: Decimal | None) -> dict[str, Any]
         "CommitmentDiscountCategory": "Spend",
         "CommitmentDiscountId": PLAN_ARN,
         "CommitmentDiscountName": "ml-compute-1yr",
-        "CommitmentDiscountType": "Compute Savings Plan",
+        "CommitmentDiscountType": "Savings Plan",  # as AWS writes it (the public sample)
         "CommitmentDiscountStatus": status,
         "CommitmentDiscountQuantity": quantity,
         "CommitmentDiscountUnit": "USD" if quantity is not None else None,
