@@ -205,6 +205,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="fleet folder (default: a temp dir, removed)")
     parser.add_argument("--reuse", action="store_true", help="--out is already simulated")
     parser.add_argument("--no-peer", action="store_true", help="skip the pandas peer")
+    parser.add_argument(
+        "--stages",
+        default="simulate,run,floor,peer,increment",
+        help="comma-separated stages to run (with --reuse: re-measure some of them)",
+    )
     parser.add_argument("--no-increment", action="store_true", help="skip the daily increment")
     parser.add_argument("--label", default="", help="a word for the results file (before, after)")
     parser.add_argument("--results", type=Path, default=RESULTS, help="where the JSON goes")
@@ -239,7 +244,10 @@ def main() -> None:
         "stages": {},
     }
     stages = result["stages"]
-    if not args.reuse:
+    wanted = set(args.stages.split(","))
+    if args.reuse:
+        wanted.discard("simulate")
+    if "simulate" in wanted:
         sim = [*FLOPLEDGER, "simulate", "--out", str(fleet), "--gpus", str(size["gpus"])]
         sim += ["--tpu-chips", str(size["tpu_chips"]), "--days", str(sim_days)]
         sim += [] if size["telemetry"] else ["--no-telemetry"]
@@ -254,19 +262,15 @@ def main() -> None:
             stage |= {"gpu_rows": gpu, "tpu_points": tpu, "days_simulated": sim_days}
         stages["simulate"] = stage
     config = str(fleet / "flopledger.yaml")
-    stages["run"] = _run_summary(
-        run_stage(
-            "run", [*FLOPLEDGER, "run", "--config", config, "--to", str(last)], logs / "run.log"
-        )
-    )
-    stages["floor"] = run_stage(
-        "floor",
-        [sys.executable, str(REPO / "benchmarks" / "floor.py"), str(fleet)],
-        logs / "floor.log",
-    )
-    floor_json = stages["floor"].pop("output")
-    stages["floor"]["parts"] = json.loads(floor_json[floor_json.index("{") :])["parts"]
-    if not args.no_peer:
+    if "run" in wanted:
+        run = [*FLOPLEDGER, "run", "--config", config, "--to", str(last)]
+        stages["run"] = _run_summary(run_stage("run", run, logs / "run.log"))
+    if "floor" in wanted:
+        floor = [sys.executable, str(REPO / "benchmarks" / "floor.py"), str(fleet)]
+        stages["floor"] = run_stage("floor", floor, logs / "floor.log")
+        floor_json = stages["floor"].pop("output")
+        stages["floor"]["parts"] = json.loads(floor_json[floor_json.index("{") :])["parts"]
+    if "peer" in wanted and not args.no_peer:
         peer_csv = logs / "peer_costs.csv"
         peer = [sys.executable, str(REPO / "benchmarks" / "pandas_peer.py"), str(fleet)]
         peer += ["--to", str(last), "--out", str(peer_csv)]
@@ -278,7 +282,7 @@ def main() -> None:
         except SystemExit as exc:  # the peer running out of memory is a result too
             stages["peer"] = {"failed": str(exc)}
             _say(f"peer failed: {exc}")
-    if increment:
+    if increment and "increment" in wanted:
         first = last - timedelta(days=LATE_DAYS - 2)
         day = last + timedelta(days=1)
         inc = [*FLOPLEDGER, "run", "--config", config, "--from", str(first), "--to", str(day)]
@@ -297,17 +301,19 @@ def main() -> None:
 def ratios(result: dict) -> dict[str, float | None]:
     """The issue's goals as ratios (None where a stage did not run)."""
     st = result["stages"]
-    run_s = st["run"]["s"]
-    billing = st["run"]["table"].get("billing_line_items", {}).get("read", 0)
-    billing_s = st["run"]["steps"].get("billing_line_items")
+    run = st.get("run", {})
+    run_s = run.get("s")
+    billing = run.get("table", {}).get("billing_line_items", {}).get("read", 0)
+    billing_s = run.get("steps", {}).get("billing_line_items")
+    floor_s = st.get("floor", {}).get("s")
     peer_s = st.get("peer", {}).get("s")
     inc_s = st.get("increment", {}).get("s")
     return {
-        "run_over_floor": run_s / st["floor"]["s"] if st["floor"]["s"] else None,
-        "peer_over_run": peer_s / run_s if peer_s else None,
+        "run_over_floor": run_s / floor_s if run_s and floor_s else None,
+        "peer_over_run": peer_s / run_s if peer_s and run_s else None,
         "billing_rows_per_s": billing / billing_s if billing_s else None,
-        "peak_gib": st["run"]["peak_kib"] / 2**20,
-        "increment_over_run": inc_s / run_s if inc_s else None,
+        "peak_gib": run["peak_kib"] / 2**20 if run else None,
+        "increment_over_run": inc_s / run_s if inc_s and run_s else None,
     }
 
 

@@ -49,9 +49,11 @@ def _scan(con: duckdb.DuckDBPyConnection, source: str) -> int:
 def _spool(con: duckdb.DuckDBPyConnection, files: list[str]) -> int:
     source = READERS[".parquet"].format(files=files)
     row = con.execute(
-        f"""SELECT count(*), sum(n) FROM (
+        # The outer query uses every aggregate: one it ignored would be pruned, its columns unread.
+        f"""SELECT count(*), sum(n), sum(util), sum(energy), sum(h) FROM (
             SELECT resource_name, date_trunc('hour', minute) AS hour, count(*) AS n,
-                   avg(util_gpu_pct), sum(energy_j), sum(hash(COLUMNS(* EXCLUDE (resource_name, minute))))
+                   avg(util_gpu_pct) AS util, sum(energy_j) AS energy,
+                   sum(hash(COLUMNS(* EXCLUDE (resource_name, minute)))) AS h
             FROM {source} GROUP BY ALL)"""
     ).fetchone()
     return int(row[1] or 0) if row else 0
@@ -66,9 +68,9 @@ def _monitoring(con: duckdb.DuckDBPyConnection, files: list[str]) -> int:
                    hash(ts.metric, ts.resource, ts.metricKind, ts.valueType) AS h,
                    unnest(ts.points) AS p
             FROM series)
-        SELECT count(*), sum(n) FROM (
+        SELECT count(*), sum(n), sum(v), sum(hs), sum(hp) FROM (
             SELECT node, metric, date_trunc('hour', CAST(p.interval.endTime AS TIMESTAMP)) AS hour,
-                   count(*) AS n, avg(p.value.doubleValue), sum(h), sum(hash(p))
+                   count(*) AS n, avg(p.value.doubleValue) AS v, sum(h) AS hs, sum(hash(p)) AS hp
             FROM points GROUP BY ALL)"""
     ).fetchone()
     return int(row[1] or 0) if row else 0
