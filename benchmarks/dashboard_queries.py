@@ -66,7 +66,8 @@ SELECT
     CAST(88.49 * held AS DECIMAL(38, 9)) AS allocated_cost,
     CAST(88.49 AS DECIMAL(38, 9)) - CAST(88.49 * held AS DECIMAL(38, 9)) AS unallocated_idle_cost,
     CAST(88.49 * held * 0.25 AS DECIMAL(38, 9)) AS allocated_idle_cost,
-    'nvml' AS busy_source
+    'nvml' AS busy_source,
+    'gcp' AS provider
 FROM shaped
 """
 
@@ -93,7 +94,8 @@ SELECT
     CAST(NULL AS DECIMAL(38, 9)) AS cost_per_million_tokens,
     CAST(NULL AS DECIMAL(38, 9)) AS cost_per_million_output_tokens, false AS clipped,
     288.0 * 0.8 AS busy_accelerator_hours, 40 + 50 * frac(k, 6) AS mean_utilisation_pct, 1.0 AS telemetry_coverage,
-    288 * 0.55 AS energy_kwh, 1e21 AS model_flops, 20 + 30 * frac(k, 7) AS mfu_spec_pct, 25 + 35 * frac(k, 8) AS mfu_measured_pct
+    288 * 0.55 AS energy_kwh, 1e21 AS model_flops, 20 + 30 * frac(k, 7) AS mfu_spec_pct, 25 + 35 * frac(k, 8) AS mfu_measured_pct,
+    'gcp' AS provider
 FROM r
 """
 

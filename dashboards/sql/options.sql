@@ -2,6 +2,7 @@
 WITH found AS (
     SELECT DISTINCT 'provider' AS dimension, provider AS value FROM spend_daily
     UNION SELECT DISTINCT 'provider', provider FROM idle_capacity_daily
+    UNION SELECT DISTINCT 'provider', provider FROM cost_per_run
     UNION SELECT DISTINCT 'team', team FROM cost_per_run
     UNION SELECT DISTINCT 'team', team FROM spend_daily
     UNION SELECT DISTINCT 'project', project_id FROM cost_per_run

@@ -21,6 +21,7 @@ WITH keyed AS (
 )
 SELECT
     r.run_id,
+    r.provider,
     r.team,
     r.project_id,
     r.workload_class,

@@ -10,6 +10,7 @@ import streamlit as st
 
 from dashboards import charts, data
 from dashboards.components import (
+    count_column,
     definition_link,
     display_value,
     money,
@@ -29,6 +30,8 @@ PROVIDER_COLUMNS = {
     "billed_usd": usd_column("Billed cost (USD)"),
     "credits_usd": usd_column("Credits (USD)"),
     "effective_usd": usd_column("Spend (USD)"),
+    "runs": count_column("Runs"),
+    "run_cost_usd": usd_column("Cost of runs (USD)"),
     "paid_hours": st.column_config.NumberColumn("Paid accelerator-hours", format="%,.1f"),
     "accelerator_usd": usd_column("Accelerator resource cost (USD)"),
     "unallocated_idle_usd": usd_column("Unallocated idle (USD)"),
@@ -100,9 +103,10 @@ def _by_provider(f: Filters) -> None:
     st.subheader("By provider")
     st.caption(
         f"Each cloud's bill in USD ({definition_link('provider')}): spend is the "
-        f"{definition_link('effective_cost')} of its rows; accelerator resource cost and "
-        f"{definition_link('unallocated_idle_cost')} are of its accelerator resource-hours "
-        "(empty for a provider with none)."
+        f"{definition_link('effective_cost')} of its rows (by label team); the "
+        f"{definition_link('run_cost')} is of the runs on its resources (by run-owner team); "
+        f"accelerator resource cost and {definition_link('unallocated_idle_cost')} are of its "
+        "accelerator resource-hours. Empty where a provider has none."
     )
     left, right = st.columns([2, 3])
     with left:
@@ -123,13 +127,15 @@ def _top_teams(f: Filters) -> None:
     )
 
 
-def _top_runs(f: Filters) -> None:
+def _top_runs(f: Filters, providers: list[str]) -> None:
     frame = data.query(
         "runs_table", f, needle="", sort_key="effective_cost", descending=True, row_limit=TOP_N
     )
     st.markdown("**Top runs by cost**")
-    shown = frame[["run_id", "team", "workload_class", "accelerator_type", "effective_usd"]]
-    table(shown, "top_runs", {"effective_usd": usd_column("Cost (USD)")})
+    shown = frame[
+        ["run_id", "provider", "team", "workload_class", "accelerator_type", "effective_usd"]
+    ]
+    table(one_provider(shown, providers), "top_runs", {"effective_usd": usd_column("Cost (USD)")})
 
 
 def render(f: Filters) -> None:
@@ -148,7 +154,7 @@ def render(f: Filters) -> None:
     with left:
         _top_teams(f)
     with right:
-        _top_runs(f)
+        _top_runs(f, providers)
     trend = data.query("spend_trend", f)
     st.altair_chart(charts.spend_trend(trend), width="stretch")
     table(

@@ -14,6 +14,7 @@ from dashboards.components import (
     empty_state,
     money,
     number,
+    one_provider,
     percent_column,
     table,
     telemetry,
@@ -24,6 +25,7 @@ from dashboards.filters import Filters
 ROW_LIMITS = (50, 100, 500, 1000, 5000)
 MAX_SEARCH = 200
 COLUMNS = {
+    "provider": "Provider",
     "effective_usd": usd_column("Cost (USD)"),
     "list_usd": usd_column("List cost (USD)"),
     "usd_per_million_tokens": usd_column("USD per M tokens"),
@@ -110,5 +112,5 @@ def render(f: Filters) -> None:
     if runs.empty:
         empty_state("No runs", "No run matches these filters and search.")
         return
-    table(runs, "cost_per_run", COLUMNS)
+    table(one_provider(runs, data.providers()), "cost_per_run", COLUMNS)
     _detail(runs["run_id"].tolist())

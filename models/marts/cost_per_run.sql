@@ -1,5 +1,5 @@
 -- @table: One run (one attempt of a job): what it cost (its allocated share of every resource-hour it held, plus billing rows labelled with it), what it held, and what it produced. Money in USD.
--- @depends: jobs, run_allocation, run_direct_costs, run_held_hours, run_utilisation, run_mfu
+-- @depends: jobs, run_allocation, resource_hour_pool, run_direct_costs, run_held_hours, run_utilisation, run_mfu
 -- @col run_id: The run.
 -- @col job_id: The job it is an attempt of.
 -- @col attempt: Attempt number (1 = first).
@@ -37,15 +37,18 @@
 -- @col model_flops: Model FLOPs of the run (6 x params x tokens for training, 2 x params x tokens for inference, or the run's override).
 -- @col mfu_spec_pct: Model FLOPs utilisation against the accelerators' spec peak, percent.
 -- @col mfu_measured_pct: Model FLOPs utilisation against the slowest probe-measured peak of its nodes, percent.
+-- @col provider: Who billed the resources it held: gcp, or the FOCUS ProviderName (AWS, Microsoft, Oracle ...); null for a run that held no billed resource-hour (the first by name for a run that held several providers').
 WITH allocated AS (
     SELECT
         run_id,
-        sum(allocated_nanos) AS allocated_nanos,
-        sum(allocated_list_nanos) AS allocated_list_nanos,
-        sum(allocated_accelerator_nanos) AS allocated_accelerator_nanos,
-        bool_or(clipped) AS clipped,
-        min(project_id) AS billed_project_id
-    FROM run_allocation
+        sum(a.allocated_nanos) AS allocated_nanos,
+        sum(a.allocated_list_nanos) AS allocated_list_nanos,
+        sum(a.allocated_accelerator_nanos) AS allocated_accelerator_nanos,
+        bool_or(a.clipped) AS clipped,
+        min(a.project_id) AS billed_project_id,
+        min(p.provider) AS provider
+    FROM run_allocation AS a
+    LEFT JOIN resource_hour_pool AS p USING (project_id, resource_name, hour)
     GROUP BY run_id
 ),
 held AS (
@@ -77,6 +80,7 @@ costed AS (
         coalesce(a.allocated_accelerator_nanos, 0) AS allocated_accelerator_nanos,
         coalesce(a.clipped, false) AS clipped,
         a.billed_project_id,
+        a.provider,
         m.model_flops AS run_model_flops, m.mfu_spec_pct, m.mfu_measured_pct,
         t.held_s, t.covered_s, t.busy_s, t.busy_basis_s, t.allocated_idle_nanos, t.energy_j,
         CAST(coalesce(j.tokens_in, 0) + coalesce(j.tokens_out, 0) AS HUGEINT) AS tokens_total
@@ -125,6 +129,7 @@ SELECT
     CASE WHEN tokens_total > 0 THEN energy_j / 3.6e6 / (CAST(tokens_total AS DOUBLE) / 1e6) END AS energy_kwh_per_million_tokens,
     run_model_flops AS model_flops,
     mfu_spec_pct,
-    mfu_measured_pct
+    mfu_measured_pct,
+    provider
 FROM costed
 ORDER BY run_id

@@ -1,9 +1,11 @@
 -- Runs (cost_per_run) in the filters: started (else submitted) on a UTC day in the range, of a
--- chosen team, project, workload class and accelerator type. Every filter applies.
+-- chosen provider (of the resources it held), team, project, workload class and accelerator type.
+-- Every filter applies.
 SELECT r.*
 FROM cost_per_run AS r
 CROSS JOIN filter_values AS f
 WHERE CAST(coalesce(r.started_at, r.submitted_at) AS DATE) BETWEEN f.start_day AND f.end_day
+  AND (len(f.providers) = 0 OR list_contains(f.providers, r.provider))
   AND (len(f.teams) = 0 OR list_contains(f.teams, r.team))
   AND (len(f.projects) = 0 OR list_contains(f.projects, r.project_id))
   AND (len(f.classes) = 0 OR list_contains(f.classes, r.workload_class))
