@@ -1,5 +1,5 @@
 -- @table: The project's own costs as a FOCUS 1.2 cost and usage dataset, one row per billing row of every source (Google's export, FOCUS files of other providers), USD; `flopledger export focus` writes it with FOCUS's column names. x_ columns: the source, the team and the accelerator.
--- @depends: billing_line_items, focus_line_items
+-- @depends: billing_line_items, focus_line_items, billing_hourly, resource_hour_pool, run_held_hours, commitment_allocation
 -- @col availability_zone: AvailabilityZone (FOCUS 1.2).
 -- @col billed_cost: BilledCost (USD): Google rows cost + credits (what is invoiced); FOCUS rows as read.
 -- @col billing_account_id: BillingAccountId (FOCUS 1.2).
@@ -60,6 +60,43 @@
 -- @col x_source: Where the row came from: gcp_billing or focus.
 -- @col x_team: Team the row is charged to (label or tag team; __unallocated__ when none).
 -- @col x_accelerator_type: Canonical accelerator type the row pays for (null when none).
+-- @col x_allocated_cost: The part of the row's effective cost allocated to runs (USD; 0 when none): a row labelled with a run, all of it; a row of a resource, in each hour floor(its cost there x the run's claim / max(paid, all claims)), the allocation rule applied to the row. Any provider's rows (an AWS instance's FOCUS rows too). A commitment fee row carries the fee shares the resource-hours that used the commitment took, allocated the same way (a commitment-hour with several fee rows: on the first by row id). Each part is rounded down to the nano-dollar, so a run's parts can fall short of cost_per_run by nano-dollars.
+-- @col x_runs: The runs the row was allocated to and how much (USD), as a JSON object {"run_id": "cost"}; null when none.
+WITH fee_rows AS (
+    SELECT commitment_id, hour, min(row_id) AS row_id FROM billing_hourly WHERE row_kind = 'commitment_fee' GROUP BY commitment_id, hour
+),
+row_run_parts AS (
+    SELECT h.row_id, r.run_id, floor_div(h.effective_nanos * r.claim_accelerator_nanos, p.denominator_nanos) AS nanos
+    FROM billing_hourly AS h
+    JOIN resource_hour_pool AS p USING (project_id, resource_name, hour)
+    JOIN run_held_hours AS r USING (project_id, resource_name, hour)
+    WHERE h.row_kind = 'usage' AND h.direct_run_id IS NULL AND p.denominator_nanos > 0
+    UNION ALL
+    SELECT row_id, direct_run_id, effective_nanos FROM billing_hourly WHERE direct_run_id IS NOT NULL
+    UNION ALL
+    SELECT f.row_id, r.run_id, floor_div(c.fee_share_nanos * r.claim_accelerator_nanos, p.denominator_nanos)
+    FROM commitment_allocation AS c
+    JOIN fee_rows AS f USING (commitment_id, hour)
+    JOIN resource_hour_pool AS p USING (project_id, resource_name, hour)
+    JOIN run_held_hours AS r USING (project_id, resource_name, hour)
+    WHERE c.direct_run_id IS NULL AND p.denominator_nanos > 0
+    UNION ALL
+    SELECT f.row_id, c.direct_run_id, c.fee_share_nanos
+    FROM commitment_allocation AS c
+    JOIN fee_rows AS f USING (commitment_id, hour)
+    WHERE c.direct_run_id IS NOT NULL
+),
+row_runs AS (
+    SELECT row_id, run_id, sum(nanos) AS nanos FROM row_run_parts GROUP BY row_id, run_id
+),
+row_allocation AS (
+    SELECT
+        row_id,
+        from_nanos(sum(nanos)) AS x_allocated_cost,
+        '{' || string_agg(CAST(to_json(run_id) AS VARCHAR) || ': ' || CAST(to_json(CAST(from_nanos(nanos) AS VARCHAR)) AS VARCHAR), ', ' ORDER BY run_id) || '}' AS x_runs
+    FROM row_runs
+    GROUP BY row_id
+)
 SELECT
         zone AS availability_zone,
         CAST(cost_usd + credits_total_usd AS DECIMAL(38, 12)) AS billed_cost,
@@ -120,8 +157,11 @@ SELECT
         CASE WHEN cardinality(labels) > 0 THEN to_json(labels)::VARCHAR END AS tags,
         'gcp_billing' AS x_source,
         coalesce(row_team(labels), '__unallocated__') AS x_team,
-        accelerator_type AS x_accelerator_type
+        accelerator_type AS x_accelerator_type,
+        coalesce(a.x_allocated_cost, 0) AS x_allocated_cost,
+        a.x_runs AS x_runs
 FROM billing_line_items
+LEFT JOIN row_allocation AS a USING (row_id)
 WHERE invoice_month IS NOT NULL
 UNION ALL
 SELECT
@@ -184,6 +224,9 @@ SELECT
         tags AS tags,
         'focus' AS x_source,
         coalesce(nullif(trim(json_extract_string(tags, '$.team')), ''), '__unallocated__') AS x_team,
-        accelerator_type AS x_accelerator_type
+        accelerator_type AS x_accelerator_type,
+        coalesce(a.x_allocated_cost, 0) AS x_allocated_cost,
+        a.x_runs AS x_runs
 FROM focus_line_items
+LEFT JOIN row_allocation AS a ON a.row_id = focus_line_items.line_item_id
 ORDER BY charge_period_start, provider_name, sub_account_id, resource_id, charge_description

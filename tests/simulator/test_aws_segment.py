@@ -106,3 +106,24 @@ def test_every_run_costs_what_the_truth_says(fleet):
         "SELECT DISTINCT resource_name FROM run_held_hours WHERE run_id LIKE 'aws-%'"
     )
     assert {r["resource_name"][:2] for r in placed} == {"i-"}
+
+
+def test_the_focus_export_carries_each_rows_allocation(fleet):
+    """focus_costs' x_runs: each row's part of each run (floored to the nano-dollar per row and
+    hour), so a run's parts add up to its cost or fall short by rounding only."""
+    _, books = fleet
+    parts: dict[str, list[Decimal]] = {}
+    for row in books.rows("SELECT x_runs FROM focus_costs WHERE x_runs IS NOT NULL"):
+        for run_id, usd in json.loads(row["x_runs"]).items():
+            parts.setdefault(run_id, []).append(D(usd))
+    costs = {r["run_id"]: r["effective_cost"] for r in books.rows("SELECT * FROM cost_per_run")}
+    assert {k for k, v in costs.items() if v > 0} == set(parts)
+    assert any(k.startswith("aws-") for k in parts)
+    for run_id, got in parts.items():
+        # At most one nano-dollar short per row and hour (a row spans at most a day here).
+        assert 0 <= costs[run_id] - sum(got) <= len(got) * 24 * D("1e-9"), run_id
+    providers = books.rows(
+        "SELECT provider_name, sum(x_allocated_cost) AS usd FROM focus_costs GROUP BY 1 ORDER BY 1"
+    )
+    assert [p["provider_name"] for p in providers] == ["AWS", "Google Cloud"]
+    assert all(p["usd"] > 0 for p in providers)
