@@ -9,12 +9,18 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.dashboards.helpers import APP, PAGES, Marts, build_fleet
+from tests.dashboards.helpers import APP, PAGES, Marts, build_fleet, build_two_clouds
 
 
 @pytest.fixture(scope="session")
 def fleet_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_fleet(tmp_path_factory.mktemp("fleet"))
+
+
+@pytest.fixture(scope="session")
+def two_clouds(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A GCP fleet beside an AWS segment (FOCUS 1.2): pages with two providers."""
+    return build_two_clouds(tmp_path_factory.mktemp("two_clouds"))
 
 
 @pytest.fixture(scope="session")

@@ -68,6 +68,17 @@ def build_fleet(root: Path) -> Path:
     return config
 
 
+def build_two_clouds(root: Path) -> Path:
+    """Simulate 2 days of 8 GCP GPUs and one AWS p5.48xlarge (8 H100s, billed as FOCUS 1.2),
+    run the pipeline, return the config path: the smallest warehouse with two providers."""
+    result = simulate(root, gpus=8, tpu_chips=0, days=2, start=START, telemetry=False, aws_gpus=8)
+    config = Path(result.config_path)
+    report = run_pipeline(load_config(config), config)
+    assert report.succeeded, report.failures
+    assert report.snapshot, "the pipeline published no snapshot"
+    return config
+
+
 def metric(at: AppTest, label: str) -> str:
     found = [m.value for m in at.metric if m.label == label]
     assert found, f"no metric {label!r} in {[m.label for m in at.metric]}"
