@@ -31,6 +31,19 @@ def _bill_lines(warehouse: Warehouse, currency: str) -> list[str]:
         f"  {'billed cost':<28}{_money(totals['billed'], currency):>22}",
         f"  {'credits':<28}{_money(totals['effective'] - totals['billed'], currency):>22}",
         f"  {'effective cost':<28}{_money(totals['effective'], currency):>22}",
+        *_provider_lines(warehouse, currency),
+    ]
+
+
+def _provider_lines(warehouse: Warehouse, currency: str) -> list[str]:
+    """Each provider's effective cost, when the bill has more than one (FOCUS sources)."""
+    rows = warehouse.query(query_sql("bill_by_provider")).to_pylist()
+    if len(rows) < 2:
+        return []
+    return [
+        f"  {'  of which ' + r['provider']:<28}{_money(r['effective'], currency):>22}"
+        f"   ({r['rows_']:,} rows)"
+        for r in rows
     ]
 
 

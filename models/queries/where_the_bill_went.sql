@@ -1,6 +1,6 @@
 -- @query: One row: where the effective cost went: to runs (and how many runs have a cost),
 --   to idle capacity (allocated and unallocated, unused commitment and reservation), the paid and idle accelerator-hours,
---   whether the books close, and the bill's effective cost (USD).
+--   whether the books close, and the bill's effective cost (USD: Google's export and every FOCUS provider's rows, each to the nano-dollar).
 SELECT
     (SELECT sum(effective_cost) FROM cost_per_run) AS runs,
     (SELECT count(*) FROM cost_per_run WHERE effective_cost <> 0) AS run_count,
@@ -11,4 +11,7 @@ SELECT
     (SELECT coalesce(sum(unused_cost), 0) FROM unused_capacity WHERE idle_kind = 'unused_commitment') AS unused_commitment,
     (SELECT coalesce(sum(unused_cost), 0) FROM unused_capacity WHERE idle_kind = 'unused_reservation') AS unused_reservation,
     (SELECT bool_and(difference = 0) FROM books) AS books_close,
-    (SELECT sum(cost_usd + credits_total_usd) FROM billing_line_items) AS effective
+    (SELECT sum(e) FROM (
+        SELECT cost_usd + credits_total_usd AS e FROM billing_line_items
+        UNION ALL
+        SELECT from_nanos(to_nanos(coalesce(effective_cost, billed_cost))) FROM focus_line_items)) AS effective
