@@ -289,7 +289,7 @@ def main() -> None:
         stages["increment"] = _run_summary(run_stage("increment", inc, logs / "increment.log"))
     result["finished"] = datetime.now(UTC).isoformat(timespec="seconds")
     args.results.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     path = args.results / f"fleet_month-{name}{'-' + args.label if args.label else ''}-{stamp}.json"
     path.write_text(json.dumps(result, indent=1) + "\n")
     _say(f"results: {path}")

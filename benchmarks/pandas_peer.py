@@ -80,7 +80,8 @@ def _nanos(amount: pd.Series, rate: pd.Series) -> pd.Series:
 # -- billing ------------------------------------------------------------------------------
 
 
-def read_billing(fleet: Path, last: date | None) -> pd.DataFrame:
+def read_billing(fleet: Path, last: date | None) -> pd.DataFrame | None:
+    """Every distinct billing row (None: no extract files)."""
     frames = []
     for path in sorted(glob.glob(str(fleet / "billing" / "**" / "*.ndjson"), recursive=True)):
         frame = pd.read_json(path, lines=True, dtype=False)
@@ -91,6 +92,8 @@ def read_billing(fleet: Path, last: date | None) -> pd.DataFrame:
         frames.append(frame)
     for path in sorted(glob.glob(str(fleet / "billing" / "**" / "*.parquet"), recursive=True)):
         frames.append(pd.read_parquet(path))
+    if not frames:
+        return None
     raw = pd.concat(frames, ignore_index=True)
     _say(f"billing: {len(raw):,} rows in {len(frames)} files")
     get = lambda column, key: raw[column].map(lambda v: v.get(key) if isinstance(v, dict) else None)  # noqa: E731
@@ -457,9 +460,26 @@ def busy_per_resource_hour(fleet: Path, last: date | None) -> int:
 
 def run_costs(fleet: Path, last: date | None) -> pd.Series:
     """Every known run's effective cost in nano-USD."""
+    if not fleet.is_dir():
+        raise SystemExit(f"pandas_peer: {fleet} is not a folder")
     billing = read_billing(fleet, last)
     known, place = read_placements(fleet, last)
+    if billing is None or billing.empty or place.empty:  # nothing billed or nothing held
+        return allocate_direct_only(billing, known) if billing is not None else _zeros(known)
     return allocate(billing, known, place)
+
+
+def _zeros(known: set[str]) -> pd.Series:
+    return pd.Series(0, index=sorted(known), dtype=object)
+
+
+def allocate_direct_only(billing: pd.DataFrame, known: set[str]) -> pd.Series:
+    """No placements: runs get only the rows labelled with them (and no fee shares)."""
+    if billing.empty:
+        return _zeros(known)
+    rows = classify(billing, known)
+    direct = rows[rows["direct_run_id"].notna()].groupby("direct_run_id")["effective"].sum()
+    return _zeros(known).add(direct.map(int), fill_value=0).map(int)
 
 
 def main() -> None:
