@@ -79,13 +79,22 @@ def _size(result: dict) -> str:
     )
 
 
+def _peer_stopped(result: dict) -> bool:
+    """The peer was stopped at --peer-timeout: its seconds (and its ratio) are lower bounds."""
+    return bool(result["stages"].get("peer", {}).get("timed_out"))
+
+
 def goals_table(results: list[dict]) -> list[str]:
     lines = ["| goal | target | " + " | ".join(_name(r) for r in results) + " |"]
     lines.append("|---|---|" + "---:|" * len(results))
     measured = [ratios(r) for r in results]
     for key, (what, limit, kind, unit) in GOALS.items():
         target = f"{'<=' if kind == 'max' else '>='} {_fmt(limit, unit)} {unit}"
-        cells = [f"{_fmt(m[key], unit)} ({_met(key, m[key])})" for m in measured]
+        cells = [
+            (">= " if key == "peer_over_run" and _peer_stopped(r) else "")
+            + f"{_fmt(m[key], unit)} ({_met(key, m[key])})"
+            for r, m in zip(results, measured, strict=True)
+        ]
         lines.append(f"| {what} | {target} | " + " | ".join(cells) + " |")
     return lines
 
@@ -116,6 +125,11 @@ def stage_table(result: dict) -> list[str]:
     for name in ("simulate", "run", "floor", "peer", "increment"):
         stage = st.get(name)
         if not stage:
+            continue
+        if stage.get("timed_out"):
+            lines.append(
+                f"| {name} | >= {stage['s']:,.1f} (stopped) | {stage['peak_kib'] / 1024:,.0f} | | |"
+            )
             continue
         if "s" not in stage:
             lines.append(f"| {name} | {stage.get('failed', 'failed')} | | | |")

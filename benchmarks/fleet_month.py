@@ -105,8 +105,9 @@ class Watch:
         return max(self.hwm_kib, self.rss_sum_kib)
 
 
-def run_stage(name: str, args: list[str], log: Path) -> dict:
-    """Run one stage, echoing its progress lines; its seconds, peak KiB and output."""
+def run_stage(name: str, args: list[str], log: Path, timeout: float | None = None) -> dict:
+    """Run one stage, echoing its progress lines; its seconds, peak KiB and output. Past
+    `timeout` seconds the stage is stopped and marked `timed_out` (its seconds a lower bound)."""
     shown = ["flopledger", *args[3:]] if args[:3] == FLOPLEDGER else args
     _say(f"{name}: {' '.join(shown)}")
     start = time.monotonic()
@@ -116,6 +117,9 @@ def run_stage(name: str, args: list[str], log: Path) -> dict:
             args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
         )
         watch = Watch(proc.pid)
+        timer = threading.Timer(timeout, proc.kill) if timeout else None
+        if timer:
+            timer.start()
         assert proc.stdout is not None
         for line in proc.stdout:
             out.write(line)
@@ -125,6 +129,12 @@ def run_stage(name: str, args: list[str], log: Path) -> dict:
         proc.wait()
     seconds = time.monotonic() - start
     peak = watch.done()
+    timed_out = timer is not None and not timer.is_alive() and proc.returncode != 0
+    if timer:
+        timer.cancel()
+    if timed_out:
+        _say(f"{name}: stopped after {seconds:.1f} s (--peer-timeout), peak {peak / 1024:,.0f} MiB")
+        return {"s": seconds, "peak_kib": peak, "log": str(log), "timed_out": True, "output": ""}
     if proc.returncode != 0:
         raise SystemExit(f"{name} failed with exit code {proc.returncode}; see {log}")
     _say(f"{name}: {seconds:.1f} s, peak {peak / 1024:,.0f} MiB")
@@ -206,6 +216,9 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="--out is already simulated")
     parser.add_argument("--no-peer", action="store_true", help="skip the pandas peer")
     parser.add_argument(
+        "--peer-timeout", type=float, help="stop the peer after this many seconds (a lower bound)"
+    )
+    parser.add_argument(
         "--stages",
         default="simulate,run,floor,peer,increment",
         help="comma-separated stages to run (with --reuse: re-measure some of them)",
@@ -275,10 +288,11 @@ def main() -> None:
         peer = [sys.executable, str(REPO / "benchmarks" / "pandas_peer.py"), str(fleet)]
         peer += ["--to", str(last), "--out", str(peer_csv)]
         try:
-            stages["peer"] = run_stage("peer", peer, logs / "peer.log")
+            stages["peer"] = run_stage("peer", peer, logs / "peer.log", args.peer_timeout)
             stages["peer"].pop("output")
-            stages["peer"]["check"] = _peer_check(fleet, peer_csv)
-            _say(f"peer against cost_per_run: {stages['peer']['check']}")
+            if not stages["peer"].get("timed_out"):
+                stages["peer"]["check"] = _peer_check(fleet, peer_csv)
+                _say(f"peer against cost_per_run: {stages['peer']['check']}")
         except SystemExit as exc:  # the peer running out of memory is a result too
             stages["peer"] = {"failed": str(exc)}
             _say(f"peer failed: {exc}")
