@@ -219,7 +219,8 @@ def render(f: Filters) -> None:
     st.caption(
         f"Effective cost ({definition_link('effective_cost')}) grouped and filtered by any "
         "dimension; every grouping adds up to the same total. Dates come from the sidebar; the "
-        "sidebar's team, project, workload and accelerator filters do not apply here: use the "
+        "sidebar's provider, team, project, workload and accelerator filters do not apply here: "
+        "use the "
         f"explorer's filters, which say which team they mean ({definition_link('label_team')}, "
         f"{definition_link('run_owner_team')})."
     )

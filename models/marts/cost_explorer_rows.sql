@@ -1,19 +1,19 @@
 -- @table: The cost explorer's facts: one billing row, UTC day and run, with the part of the row's effective cost allocated to that run, or (run_id null) the part no run was allocated, as unallocated idle, unused commitment, unused reservation or shared cost; with the row's billing attributes and the run's. A resource-hour's run allocations and unallocated idle (idle_capacity) are spread over its rows by their cost, the fee shares of the commitments it used standing as parts of the commitment's fee row; what is left of a row is shared cost. A commitment fee row's parts are its shares (to runs, idle, shared, as the rows that used it) and its unused commitment; an unused reservation row is unused reservation. A row's parts add up to the row; a run's parts to its cost (cost_per_run); the idle parts to idle_capacity's unallocated idle; all of it to the effective cost, to the nano-dollar. USD.
--- @depends: billing_hourly, billing_line_items, commitment_allocation, run_allocation, idle_capacity, jobs
--- @col row_id: The billing row (billing_line_items.row_id).
+-- @depends: billing_hourly, billing_line_items, focus_line_items, commitment_allocation, run_allocation, idle_capacity, jobs
+-- @col row_id: The billing row (billing_line_items.row_id, or focus_line_items.line_item_id for another cloud's FOCUS row).
 -- @col day: UTC day of the hours the part covers.
 -- @col run_id: The run the part was allocated to; null: no run.
 -- @col cost_part: run (allocated to a run), unallocated_idle (accelerator resource cost no run held), unused_commitment (commitment fee no usage took), unused_reservation (reserved capacity no VM consumed) or shared (everything else no run was allocated).
--- @col provider: Cloud provider.
+-- @col provider: Cloud provider: gcp for the Google export's rows, else the FOCUS ProviderName as written (AWS, Microsoft, Oracle ...).
 -- @col billing_account_id: Billing account.
 -- @col project_id: Project of the billing row.
 -- @col service_name: Service of the billing row.
--- @col sku_description: SKU of the billing row.
+-- @col sku_description: SKU of the billing row (a FOCUS row's ChargeDescription).
 -- @col accelerator_type: The billing row's canonical accelerator type (null for host, disk and other SKUs).
--- @col pricing_model: on_demand, spot (Spot / Preemptible SKUs) or commitment (Commitment SKUs), from the SKU.
--- @col labels: The billing row's labels.
--- @col credit_types: The credit types on the billing row (COMMITTED_USAGE_DISCOUNT, SUSTAINED_USAGE_DISCOUNT, PROMOTION, ...), sorted; empty without credits.
--- @col label_team: The billing row's team label (else GKE's k8s-label/team or k8s-namespace); __unallocated__ when it has none.
+-- @col pricing_model: on_demand, spot (Spot / Preemptible SKUs) or commitment (Commitment SKUs), from the SKU; a FOCUS row's PricingCategory (Committed: commitment, Dynamic: spot).
+-- @col labels: The billing row's labels (a FOCUS row's Tags).
+-- @col credit_types: The credit types on the billing row (COMMITTED_USAGE_DISCOUNT, SUSTAINED_USAGE_DISCOUNT, PROMOTION, ...), sorted; empty without credits; [Credit] for a FOCUS row of ChargeCategory Credit.
+-- @col label_team: The billing row's team label (else GKE's k8s-label/team or k8s-namespace; a FOCUS row's team tag, as spend_daily reads it); __unallocated__ when it has none.
 -- @col run_team: The run-owner team (jobs.team; __unallocated__ for a run without one); null when no run.
 -- @col workload_class: The run's workload class; null when no run.
 -- @col effective_cost: The part's effective cost (USD).
@@ -147,6 +147,30 @@ daily AS (
     SELECT row_id, CAST(hour AS DATE) AS day, run_id, cost_part, sum(nanos) AS nanos
     FROM parts
     GROUP BY ALL
+),
+row_attributes AS (
+    -- What the explorer groups by, for a row of Google's export and for a FOCUS row (billing_hourly
+    -- holds both; a FOCUS row's project is its SubAccountId, as billing_hourly's).
+    SELECT
+        row_id, provider, billing_account_id, project_id, service_name, sku_description, accelerator_type,
+        CASE
+            WHEN sku_description ILIKE 'Commitment%' THEN 'commitment'
+            WHEN sku_description ILIKE '%Spot%' OR sku_description ILIKE '%Preemptible%' THEN 'spot'
+            ELSE 'on_demand'
+        END AS pricing_model,
+        labels,
+        list_sort(list_distinct(list_transform(coalesce(credits, []), lambda c: c.type))) AS credit_types,
+        coalesce(row_team(labels), '__unallocated__') AS label_team
+    FROM billing_line_items
+    UNION ALL
+    SELECT
+        line_item_id, provider_name, billing_account_id, coalesce(sub_account_id, billing_account_id),
+        service_name, charge_description, accelerator_type,
+        CASE pricing_category WHEN 'Committed' THEN 'commitment' WHEN 'Dynamic' THEN 'spot' ELSE 'on_demand' END,
+        try_cast(json(tags) AS MAP(VARCHAR, VARCHAR)),
+        CASE WHEN charge_category = 'Credit' THEN ['Credit'] ELSE [] END,
+        coalesce(nullif(trim(json_extract_string(tags, '$.team')), ''), '__unallocated__')
+    FROM focus_line_items
 )
 SELECT
     d.row_id,
@@ -159,19 +183,15 @@ SELECT
     b.service_name,
     b.sku_description,
     b.accelerator_type,
-    CASE
-        WHEN b.sku_description ILIKE 'Commitment%' THEN 'commitment'
-        WHEN b.sku_description ILIKE '%Spot%' OR b.sku_description ILIKE '%Preemptible%' THEN 'spot'
-        ELSE 'on_demand'
-    END AS pricing_model,
+    b.pricing_model,
     b.labels,
-    list_sort(list_distinct(list_transform(coalesce(b.credits, []), lambda c: c.type))) AS credit_types,
-    coalesce(row_team(b.labels), '__unallocated__') AS label_team,
+    b.credit_types,
+    b.label_team,
     CASE WHEN d.run_id IS NOT NULL THEN coalesce(j.team, '__unallocated__') END AS run_team,
     j.workload_class,
     from_nanos(d.nanos) AS effective_cost
 FROM daily AS d
-JOIN billing_line_items AS b USING (row_id)
+JOIN row_attributes AS b USING (row_id)
 LEFT JOIN jobs AS j ON j.run_id = d.run_id
 WHERE d.nanos <> 0
 ORDER BY d.day, d.row_id, d.run_id NULLS FIRST

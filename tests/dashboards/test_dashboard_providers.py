@@ -130,3 +130,13 @@ def test_provider_round_trips_through_the_url() -> None:
     options = {"provider": ["AWS", "gcp"], "team": ["llm"]}
     assert from_url(url, options, lo, hi) == chosen
     assert from_url({"provider": ["' OR 1=1 --"]}, options, lo, hi) == Filters(lo, hi)
+
+
+def test_explorer_groups_every_provider(open_page, two_clouds: Path, two: Marts) -> None:
+    """The explorer's facts hold the FOCUS rows too: grouped by provider (its default), AWS is
+    its whole bill and the groups add up to spend_daily's effective cost."""
+    at = open_page("explorer", config=two_clouds)
+    series = at.dataframe[0].value
+    by = series.groupby("Provider")["effective_usd"].sum()
+    assert by["AWS"] == AWS_BILL
+    assert by.sum() == two.one("SELECT sum(effective_cost) FROM spend_daily")
