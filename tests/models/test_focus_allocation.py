@@ -15,6 +15,12 @@ the day     a gp3 volume, one daily row of 2.40: 0.10 in each of the day's 24 ho
 Bill: billed 57.60 + 27.52 + 57.60 + 2.40 = 145.12; effective 38.40 + 19.20 + 27.52 + 38.40 +
 19.20 + 2.40 = 145.12.
 
+A daily GPU row (docs/focus.md): i-0ddd, a p5 up 12 h of the day on demand, one daily row of
+12 h x 55.04 = 660.48, spread evenly: 27.52 and 8 x 12 x 3,600 / 24 = 14,400 GPU-s paid in each
+of the 24 hours. r3 holds its 8 GPUs 00:00-06:00: it claims 28,800 GPU-s an hour, more than the
+14,400 paid, so it is clipped to the hour's 27.52: 6 x 27.52 = 165.12, and the other 18 hours,
+495.36, are unallocated idle (a daily row does not say when in the day the instance ran).
+
 Runs: r1 holds i-0aaa's 8 GPUs 10:00-11:30 (placed by instance id, the ARN's last part);
 r2 holds 4 GPUs of i-0bbb 10:00-10:15 (placed by its node name, the ResourceName).
 - i-0aaa 10:00: E 38.40, paid 8 x 3,600 = 28,800 GPU-s, r1 holds 28,800 -> r1 38.40.
@@ -22,7 +28,8 @@ r2 holds 4 GPUs of i-0bbb 10:00-10:15 (placed by its node name, the ResourceName
 - i-0bbb 10:00: E 19.20 + 27.52 = 46.72, paid (0.5 + 0.5) h x 8 = 28,800 GPU-s, r2 holds
   4 x 900 = 3,600 -> r2 46.72 / 8 = 5.84, unallocated idle 40.88.
 r1 = 57.60, r2 = 5.84; unallocated accelerator idle 19.20 + 40.88 = 60.08; the volume 2.40
-(pooled, no run); unused commitment 19.20. 57.60 + 5.84 + 60.08 + 2.40 + 19.20 = 145.12.
+(pooled, no run); unused commitment 19.20. 57.60 + 5.84 + 60.08 + 2.40 + 19.20 = 145.12; with
+the daily GPU row, 145.12 + 660.48 = 805.60 (r3 165.12 + its idle 495.36).
 """
 
 from __future__ import annotations
@@ -63,6 +70,9 @@ ROWS = [
     f"Usage,Usage-Based,Committed,T11,T12,0,19.20,0,0,{PLAN},,Unused commitment,,,{PLAN},Unused,Spend",
     # The day: a volume's daily row.
     "Usage,Usage-Based,Standard,DAY0,DAY1,2.40,2.40,2.40,2.40,vol-0ccc,,gp3 storage,80,GB-Mo,,,",
+    # A GPU instance billed by the day.
+    "Usage,Usage-Based,Standard,DAY0,DAY1,660.48,660.48,660.48,660.48,i-0ddd,,"
+    "USD 55.04 per On Demand Linux p5.48xlarge Instance Hour,12,Hrs,,,",
 ]
 TIMES = {
     "T10": "2026-10-01T10:00:00Z",
@@ -94,7 +104,9 @@ def _runs():
     r2["placements"] = [
         {"resource_name": "ip-10-0-1-17.ec2.internal", "accelerators": 4, "project_id": None}
     ]
-    return [r1, r2]
+    r3 = run("r3", "2026-10-01T00:00:00Z", "2026-10-01T06:00:00Z", resource="i-0ddd")
+    r3["placements"][0]["project_id"] = None
+    return [r1, r2, r3]
 
 
 @pytest.fixture(scope="module")
@@ -139,16 +151,32 @@ def test_two_aws_instances_a_savings_plan_and_a_daily_row_hand_worked(aws):
     ]
 
 
+def test_a_daily_gpu_row_is_spread_over_its_day(aws):
+    assert aws.run_cost("r3") == D("165.12")  # 6 h x 660.48 / 24
+    hours = aws.rows(
+        "SELECT hour, effective_cost, allocated_cost, paid_accelerator_hours FROM idle_capacity"
+        " WHERE resource_name = 'i-0ddd' ORDER BY hour"
+    )
+    assert len(hours) == 24 and {h["effective_cost"] for h in hours} == {D("27.52")}
+    assert {h["paid_accelerator_hours"] for h in hours} == {4.0}  # 14,400 GPU-s
+    assert [h["allocated_cost"] for h in hours] == [D("27.52")] * 6 + [D(0)] * 18
+    clipped = aws.one(
+        "SELECT count(*) FROM allocation_issues WHERE kind = 'clipped_claim'"
+        " AND resource_name = 'i-0ddd'"
+    )
+    assert clipped == 6  # r3 claimed 28,800 GPU-s an hour of the 14,400 paid
+
+
 def test_the_aws_books_close_on_their_own(aws):
     checks = {r["check_name"].split(":")[0]: r for r in aws.rows("SELECT * FROM books")}
-    # AWS: 57.60 + 5.84 + 60.08 + 2.40 + 19.20 = 145.12 (module docstring); gcp: one GPU hour, 80.
-    assert checks["AWS"]["expected"] == D("145.12") == checks["AWS"]["actual"]
+    # AWS: 145.12 + 660.48 = 805.60 (module docstring); gcp: one GPU hour, 80.
+    assert checks["AWS"]["expected"] == D("805.60") == checks["AWS"]["actual"]
     assert checks["gcp"]["expected"] == D("80") == checks["gcp"]["actual"]
     assert all(r["difference"] == 0 for r in checks.values()), checks
-    assert checks["spread rows add up to the export"]["expected"] == D("225.12")
-    # Chargeback splits both providers' bills: 145.12 + 80 = 225.12.
+    assert checks["spread rows add up to the export"]["expected"] == D("885.60")
+    # Chargeback splits both providers' bills: 805.60 + 80 = 885.60.
     charged = aws.rows(query_sql("chargeback_difference"))[0]
-    assert (charged["charged"], charged["difference"]) == (D("225.12"), 0)
+    assert (charged["charged"], charged["difference"]) == (D("885.60"), 0)
 
 
 def test_the_public_sample_closes_its_books_per_provider(books):
