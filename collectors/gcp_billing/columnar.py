@@ -1,0 +1,217 @@
+"""Billing extracts read a file at a time in columns (issue 15), not a row at a time.
+
+An NDJSON extract's lines go to DuckDB in one Arrow column (models/readers/
+billing_extract_lines.sql, run by an `ArrowEngine` the caller hands in: DuckDB's door is
+warehouse/arrow_sql.py). That statement parses every line against the export's schema and
+writes the `billing_line_items` row of each line it can prove plain, exactly as the per-row
+normaliser would (row_id included). What it cannot prove plain (a torn line, a value past a
+limit, a number it would round, an unknown field, a non-ASCII or escaped string) goes to the
+per-row normaliser, which loads it or quarantines it with the same reason as before. So the
+warehouse is the same row for row; only the common case is fast.
+
+A file with a carriage return (the per-row reader's universal newlines number its lines
+differently) and Parquet extracts are read by the per-row reader as before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Protocol
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from collectors.accelerators import _SECONDS_PER_UNIT as SECONDS_PER_UNIT
+from collectors.accelerators import classify_sku
+from collectors.files import Unreadable, _invalid_utf8, _parse_json, kept_bytes
+from collectors.gcp_billing.schema import BILLING_SCHEMA, EXPORT_PARQUET_SCHEMA
+from collectors.limits import Limits
+
+BOM = b"\xef\xbb\xbf"
+# Lines DuckDB may read: printable ASCII, no backslash (so no string needs JSON escaping).
+_PLAIN_LINE = re.compile(rb"\{[ -\[\]-~]*")
+# The SKU descriptions an extract names (only to build the lookup; a row whose description is
+# not in it is sent to the normaliser).
+_SKU = re.compile(rb'"sku":\s*\{\s*"id":\s*"[^"\\]*",\s*"description":\s*"([ -!#-\[\]-~]*)"')
+SKU_KINDS = pa.schema(
+    [
+        ("sku_description", pa.string()),
+        ("accelerator_type", pa.string()),
+        ("pricing_model", pa.string()),
+    ]
+)
+UNITS = pa.schema([("unit", pa.string()), ("seconds_per_unit", pa.decimal128(18, 0))])
+
+
+class ArrowEngine(Protocol):
+    """What the reader needs of warehouse/arrow_sql.py's ArrowSQL."""
+
+    def define(self, name: str) -> None: ...
+
+    def register(self, name: str, table: pa.Table) -> None: ...
+
+    def run(self, name: str, params: dict[str, Any]) -> pa.Table: ...
+
+
+def without_bom(data: bytes) -> bytes:
+    """A UTF-8 byte order mark is not part of the first line (the per-row reader's utf-8-sig)."""
+    return data[len(BOM) :] if data.startswith(BOM) else data
+
+
+def _split(data: bytes) -> tuple[list[int], list[str], list[tuple[int, bytes]]]:
+    """(numbers, texts) of the lines DuckDB may read, and (number, raw) of every other line
+    that is not blank. Numbers are 1-based, as the per-row reader counts them."""
+    data = without_bom(data)
+    numbers: list[int] = []
+    texts: list[str] = []
+    others: list[tuple[int, bytes]] = []
+    match = _PLAIN_LINE.fullmatch
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        text = raw.strip()
+        if not text:
+            continue
+        if match(text):
+            numbers.append(number)
+            texts.append(text.decode("ascii"))
+        else:
+            others.append((number, raw))
+    return numbers, texts, others
+
+
+def _lookups(engine: ArrowEngine, blobs: list[bytes]) -> None:
+    descriptions = sorted({m.decode("ascii") for blob in blobs for m in _SKU.findall(blob)})
+    kinds = [classify_sku(d) for d in descriptions]
+    engine.register(
+        "skus",
+        pa.table(
+            [descriptions, [k.accelerator_type for k in kinds], [k.pricing_model for k in kinds]],
+            schema=SKU_KINDS,
+        ),
+    )
+    engine.register(
+        "units",
+        pa.table(
+            [list(SECONDS_PER_UNIT), [Decimal(v) for v in SECONDS_PER_UNIT.values()]],
+            schema=UNITS,
+        ),
+    )
+
+
+def is_export_parquet(path: Path) -> bool:
+    """A Parquet extract with exactly the export's schema (anything else: the per-row reader)."""
+    try:
+        return pq.read_schema(path).remove_metadata().equals(EXPORT_PARQUET_SCHEMA)
+    except Exception:  # noqa: BLE001 - the per-row reader quarantines an unreadable file
+        return False
+
+
+def _parquet_lines(
+    engine: ArrowEngine, path: Path
+) -> tuple[bytes, list[int], list[str], list[int]]:
+    """A Parquet extract's rows as NDJSON lines: (all text, numbers and texts DuckDB may
+    read, numbers of the other rows)."""
+    table = engine.run("billing_parquet_lines", {"path": str(path)})
+    numbers, texts, others = [], [], []
+    match = _PLAIN_LINE.fullmatch
+    for number, text in zip(table["line"].to_pylist(), table["text"].to_pylist(), strict=True):
+        if text.isascii() and match(text.encode("ascii")):
+            numbers.append(number)
+            texts.append(text)
+        else:
+            others.append(number)
+    return "\n".join(texts).encode("ascii"), numbers, texts, others
+
+
+def _parquet_records(path: Path, numbers: list[int]) -> Iterator[tuple[int, Any, str]]:
+    """collectors/files.py's iter_parquet for the rows given (1-based, in order)."""
+    if not numbers:
+        return
+    rows = pq.read_table(path).take(pa.array([n - 1 for n in numbers], pa.int64())).to_pylist()
+    yield from ((n, record, "") for n, record in zip(numbers, rows, strict=True))
+
+
+def _params(ingested_at: datetime, limits: Limits) -> dict[str, Any]:
+    span = limits.max_row_span
+    return {
+        "earliest": limits.earliest,
+        "latest": limits.latest,
+        "max_money": limits.max_money,
+        "max_usage": limits.max_usage,
+        "max_accelerator_seconds": limits.max_accelerator_seconds,
+        "max_span_us": (span.days * 86_400 + span.seconds) * 1_000_000 + span.microseconds,
+        "ingested_at": ingested_at,
+    }
+
+
+def plain_rows(
+    engine: ArrowEngine,
+    extracts: list[tuple[Path, bytes | None]],
+    ingested_at: datetime,
+    limits: Limits,
+) -> Iterator[tuple[Path, pa.Table, Iterator[tuple[int, Any, str]]]]:
+    """For each extract (path, its bytes; None for a Parquet extract), in order: the rows
+    DuckDB proved plain (`billing_line_items` columns), and (line, record, raw) of every
+    other row, in line order, for the per-row normaliser. One statement reads all of them
+    (planning it costs more than reading a small file)."""
+    engine.define("billing_macros")
+    sources, numbers, texts, blobs, rests = [], [], [], [], []
+    for path, data in extracts:
+        if data is None:
+            blob, file_numbers, file_texts, other_rows = _parquet_lines(engine, path)
+            others: list[tuple[int, bytes]] = []
+        else:
+            blob, other_rows = data, []
+            file_numbers, file_texts, others = _split(data)
+        blobs.append(blob)
+        sources += [str(path)] * len(file_numbers)
+        numbers += file_numbers
+        texts += file_texts
+        rests.append((file_numbers, others, other_rows))
+    _lookups(engine, blobs)
+    engine.register(
+        "lines",
+        pa.table(
+            {
+                "source": pa.array(sources, pa.string()),
+                "line": pa.array(numbers, pa.int64()),
+                "text": pa.array(texts, pa.string()),
+            }
+        ),
+    )
+    out = engine.run("billing_extract_lines", _params(ingested_at, limits))
+    out = out.filter(out["plain"])
+    for (path, data), (file_numbers, others, other_rows) in zip(extracts, rests, strict=True):
+        plain = out.filter(pc.equal(out["source"], str(path))) if len(extracts) > 1 else out
+        taken = set(plain["line"].to_pylist())
+        left = [n for n in file_numbers if n not in taken]
+        table = plain.select(BILLING_SCHEMA.names).cast(BILLING_SCHEMA)
+        if data is None:
+            yield path, table, _parquet_records(path, sorted(left + other_rows))
+        else:
+            lines = without_bom(data).split(b"\n") if left else []
+            rest = sorted([(n, lines[n - 1]) for n in left] + others)
+            yield path, table, _records(rest)
+
+
+def _records(lines: list[tuple[int, bytes]]) -> Iterator[tuple[int, Any, str]]:
+    """collectors/files.py's iter_ndjson for the lines given (decoded as it decodes them)."""
+    for number, raw in lines:
+        text = raw.decode("utf-8", errors="surrogateescape").strip()
+        if not text:
+            continue
+        invalid = _invalid_utf8(text)
+        if invalid:
+            yield number, Unreadable(invalid), kept_bytes(text)
+            continue
+        yield number, _parse_json(text), text
+
+
+def in_line_order(tables: list[pa.Table]) -> pa.Table:
+    """One table of the file's rows, in line order (insert_new keeps the first of a key)."""
+    table = pa.concat_tables(tables)
+    return table.take(pc.sort_indices(table["source_line"]))

@@ -1,0 +1,54 @@
+-- @query: Macros billing_extract_lines.sql uses, defined once per in-memory session.
+-- A JSON number token's exact value as a key: sign, significant digits, decimal exponent
+-- ('78.372405', '78.3724050' and '7.8372405e1' have one key). In two stages: the token's
+-- sign, digits and point position, then the key.
+CREATE OR REPLACE TEMP MACRO fl_num_stage(n) AS {
+    's': CASE WHEN starts_with(n, '-') THEN '-' ELSE '' END,
+    'd': replace(split_part(ltrim(lower(n), '-'), 'e', 1), '.', ''),
+    'p': length(split_part(split_part(ltrim(lower(n), '-'), 'e', 1), '.', 1))
+        + coalesce(TRY_CAST(nullif(split_part(lower(n), 'e', 2), '') AS BIGINT), 0)
+};
+CREATE OR REPLACE TEMP MACRO fl_num_key(x) AS
+    CASE WHEN ltrim(x.d, '0') = '' THEN '0'
+    ELSE x.s || rtrim(ltrim(x.d, '0'), '0') || 'e'
+        || CAST(x.p - (length(x.d) - length(ltrim(x.d, '0'))) AS VARCHAR) END;
+-- Every number that is a field's value in a JSON text, in document order (no string holds a
+-- quote: the reader sends no line with a backslash), and their keys.
+CREATE OR REPLACE TEMP MACRO fl_num_tokens(text) AS
+    regexp_extract_all(text, '":(-?[0-9][0-9.eE+-]*)', 1);
+CREATE OR REPLACE TEMP MACRO fl_num_keys(tokens) AS
+    list_transform(tokens, lambda n: fl_num_key(fl_num_stage(n)));
+-- Decimal.normalize() written as fixed point ('78.3724050' -> '78.372405', '-0.0' -> '0'),
+-- of a plain decimal text (no exponent).
+CREATE OR REPLACE TEMP MACRO fl_number_text(t) AS (
+    CASE WHEN (CASE WHEN contains(t, '.') THEN rtrim(rtrim(t, '0'), '.') ELSE t END) = '-0'
+    THEN '0' ELSE (CASE WHEN contains(t, '.') THEN rtrim(rtrim(t, '0'), '.') ELSE t END) END
+);
+-- collectors/money.py's to_usd: amount / rate rounded half to even to 9 places, exactly (in
+-- HUGEINT nanos: the caller keeps |amount| below 1e11 so amount * 1e27 fits).
+CREATE OR REPLACE TEMP MACRO fl_usd_nanos(n, d) AS
+    (abs(n) * CAST(1000000000000000000 AS HUGEINT)) // d
+    + CASE WHEN 2 * ((abs(n) * CAST(1000000000000000000 AS HUGEINT)) % d) > d
+        OR (2 * ((abs(n) * CAST(1000000000000000000 AS HUGEINT)) % d) = d
+            AND ((abs(n) * CAST(1000000000000000000 AS HUGEINT)) // d) % 2 = 1)
+    THEN 1 ELSE 0 END;
+CREATE OR REPLACE TEMP MACRO fl_usd(amount, rate) AS
+    CASE WHEN rate IS NULL OR rate = 1 THEN amount
+    WHEN rate <= 0 OR abs(amount) >= 1e11 THEN NULL  -- the reader sends these rows on
+    ELSE CAST(sign(amount) * fl_usd_nanos(
+        CAST(amount * CAST(1000000000 AS DECIMAL(38, 0)) AS HUGEINT),
+        CAST(rate * CAST(1000000000000000000 AS DECIMAL(38, 0)) AS HUGEINT)
+    ) AS DECIMAL(38, 0)) * CAST(0.000000001 AS DECIMAL(10, 9)) END;
+-- A TIMESTAMP WITH TIME ZONE as a BigQuery extract writes it (the session is in UTC).
+CREATE OR REPLACE TEMP MACRO fl_bq_time(ts) AS
+    CASE WHEN epoch_us(ts) % 1000000 = 0 THEN strftime(ts, '%Y-%m-%d %H:%M:%S UTC')
+    ELSE strftime(ts, '%Y-%m-%d %H:%M:%S.%f UTC') END;
+-- A JSON text without its null and empty-list members: the per-row reader treats a missing
+-- field, a null and an empty list alike (no string holds a quote, so none can match here).
+CREATE OR REPLACE TEMP MACRO fl_no_empty(x) AS regexp_replace(regexp_replace(regexp_replace(
+    x, '"[A-Za-z_]+":(null|\[\]),', '', 'g'),
+    ',"[A-Za-z_]+":(null|\[\])\}', '}', 'g'),
+    '\{"[A-Za-z_]+":(null|\[\])\}', '{}', 'g');
+-- A JSON text without whitespace around its punctuation (json.dumps writes ', ' and ': ').
+CREATE OR REPLACE TEMP MACRO fl_compact(x) AS
+    regexp_replace(regexp_replace(x, '([,:\[{])\s+', '\1', 'g'), '\s+([,:\]}])', '\1', 'g');
