@@ -1,5 +1,5 @@
 -- @table: What the allocation reports rather than hides: billing rows labelled with a run id that names no known run (they stay in the pool), resource-hours whose claims exceeded what was paid (clipped pro rata), placements without a project on a resource name that several projects bill (not allocated: which one is unknown), and resources whose usage got committed-use credits in hours where no commitment fee matched them (the fee is not in the warehouse: their runs look cheaper than they were).
--- @depends: billing_hourly, resource_hour_pool, job_placements, billing_line_items, commitment_allocation
+-- @depends: billing_hourly, resource_hour_pool, job_placements, billing_line_items, focus_line_items, commitment_allocation
 -- @col kind: unknown_run_label, clipped_claim, ambiguous_placement or unmatched_commitment_credit.
 -- @col project_id: Project.
 -- @col resource_name: Resource (null for rows without one).
@@ -35,7 +35,17 @@ SELECT
     format('run {} holds {}, billed in projects {}', p.run_id, p.resource_name, string_agg(DISTINCT b.project_id, ', ' ORDER BY b.project_id)) AS detail,
     CAST(NULL AS DECIMAL(38, 9)) AS effective_cost
 FROM job_placements AS p
-JOIN billing_line_items AS b ON b.resource_name = p.resource_name
+JOIN (
+    SELECT project_id, resource_name AS match_name FROM billing_line_items WHERE resource_name IS NOT NULL
+    UNION
+    -- Another cloud's resource, by the names run_held_hours matches it by (its account is its project).
+    SELECT coalesce(sub_account_id, billing_account_id), unnest([
+        resource_id,
+        CASE WHEN resource_id LIKE 'arn:%' THEN nullif(regexp_extract(resource_id, '[/:]([^/:]+)$', 1), '') END,
+        resource_name])
+    FROM focus_line_items
+    WHERE resource_id IS NOT NULL
+) AS b ON b.match_name = p.resource_name
 WHERE p.project_id IS NULL
 GROUP BY p.run_id, p.resource_name, p.start_at
 HAVING count(DISTINCT b.project_id) > 1

@@ -27,9 +27,14 @@ r2 holds 4 GPUs of i-0bbb 10:00-10:15 (placed by its node name, the ResourceName
 - i-0aaa 11:00: E 38.40, r1 holds 8 x 1,800 = 14,400 -> r1 19.20, unallocated idle 19.20.
 - i-0bbb 10:00: E 19.20 + 27.52 = 46.72, paid (0.5 + 0.5) h x 8 = 28,800 GPU-s, r2 holds
   4 x 900 = 3,600 -> r2 46.72 / 8 = 5.84, unallocated idle 40.88.
+Two linked accounts (210987654321 and 310987654321) both bill an instance named i-0eee, 10.00
+each in hour 10:00. r4's placement names i-0eee and no account: which one is unknown, so it is
+not allocated (both rows stay unallocated idle) and allocation_issues reports it.
+
 r1 = 57.60, r2 = 5.84; unallocated accelerator idle 19.20 + 40.88 = 60.08; the volume 2.40
 (pooled, no run); unused commitment 19.20. 57.60 + 5.84 + 60.08 + 2.40 + 19.20 = 145.12; with
-the daily GPU row, 145.12 + 660.48 = 805.60 (r3 165.12 + its idle 495.36).
+the daily GPU row, 145.12 + 660.48 = 805.60 (r3 165.12 + its idle 495.36); with both i-0eee
+rows, 825.60.
 """
 
 from __future__ import annotations
@@ -83,11 +88,14 @@ TIMES = {
 }
 
 
+EEE = "Usage,Usage-Based,Standard,T10,T11,10,10,10,10,i-0eee,,USD 55.04 per On Demand Linux p5.48xlarge Instance Hour,1,Hrs,,,"
+
+
 def _aws_file(folder: Path) -> Path:
     lines = [HEADER]
-    for row in ROWS:
+    for account, row in [("210987654321", r) for r in [*ROWS, EEE]] + [("310987654321", EEE)]:
         cells = [TIMES.get(c, c) for c in row.split(",")]
-        lines.append(",".join(["AWS", "109876543210", "210987654321", "USD", "us-east-1", *cells]))
+        lines.append(",".join(["AWS", "109876543210", account, "USD", "us-east-1", *cells]))
     path = folder / "aws-focus.csv"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -106,7 +114,9 @@ def _runs():
     ]
     r3 = run("r3", "2026-10-01T00:00:00Z", "2026-10-01T06:00:00Z", resource="i-0ddd")
     r3["placements"][0]["project_id"] = None
-    return [r1, r2, r3]
+    r4 = run("r4", "2026-10-01T10:00:00Z", "2026-10-01T11:00:00Z", resource="i-0eee")
+    r4["placements"][0]["project_id"] = None
+    return [r1, r2, r3, r4]
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +124,7 @@ def aws(tmp_path_factory) -> Books:
     """The example's FOCUS rows beside one GCP GPU hour of 80.00 that no run held, built once."""
     books = Books(tmp_path_factory.mktemp("focus-allocation"))
     read = read_focus_files([_aws_file(books.root)])
-    assert read.quarantined == [] and read.table.num_rows == len(ROWS)
+    assert read.quarantined == [] and read.table.num_rows == len(ROWS) + 2
     books.warehouse.ensure_schema()
     books.warehouse.replace_all("focus_line_items", read.table)
     return books.build([gpu("2026-10-01 10", 80)], _runs())
@@ -169,14 +179,22 @@ def test_a_daily_gpu_row_is_spread_over_its_day(aws):
 
 def test_the_aws_books_close_on_their_own(aws):
     checks = {r["check_name"].split(":")[0]: r for r in aws.rows("SELECT * FROM books")}
-    # AWS: 145.12 + 660.48 = 805.60 (module docstring); gcp: one GPU hour, 80.
-    assert checks["AWS"]["expected"] == D("805.60") == checks["AWS"]["actual"]
+    # AWS: 145.12 + 660.48 + 2 x 10 = 825.60 (module docstring); gcp: one GPU hour, 80.
+    assert checks["AWS"]["expected"] == D("825.60") == checks["AWS"]["actual"]
     assert checks["gcp"]["expected"] == D("80") == checks["gcp"]["actual"]
     assert all(r["difference"] == 0 for r in checks.values()), checks
-    assert checks["spread rows add up to the export"]["expected"] == D("885.60")
-    # Chargeback splits both providers' bills: 805.60 + 80 = 885.60.
+    assert checks["spread rows add up to the export"]["expected"] == D("905.60")
+    # Chargeback splits both providers' bills: 825.60 + 80 = 905.60.
     charged = aws.rows(query_sql("chargeback_difference"))[0]
-    assert (charged["charged"], charged["difference"]) == (D("885.60"), 0)
+    assert (charged["charged"], charged["difference"]) == (D("905.60"), 0)
+
+
+def test_a_placement_two_accounts_could_mean_is_reported_not_guessed(aws):
+    assert aws.run_cost("r4") == 0
+    issues = aws.rows("SELECT detail FROM allocation_issues WHERE kind = 'ambiguous_placement'")
+    assert issues == [
+        {"detail": "run r4 holds i-0eee, billed in projects 210987654321, 310987654321"}
+    ]
 
 
 def test_the_public_sample_closes_its_books_per_provider(books):
