@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -325,6 +326,8 @@ def focus_row(
         row["sku_id"],
         *extras.values(),
     )
+    if gpu is not None:
+        _check_accelerator_seconds(row, gpu.accelerator_count, limits)
     row |= {
         "instance_type": gpu and gpu.instance_type,
         "accelerator_type": gpu and gpu.accelerator_type,
@@ -338,6 +341,26 @@ def focus_row(
         "source_line": line,
     }
     return row
+
+
+_HOURS = re.compile(r"(?i)hrs?|hours?")
+
+
+def _check_accelerator_seconds(row: dict[str, Any], accelerators: int, limits: Limits) -> None:
+    """A GPU instance row's accelerator-seconds (billing_hourly's paid: accelerators x
+    ConsumedQuantity x 3,600 when ConsumedUnit is hours, else x the charge period) within
+    limits.max_accelerator_seconds, as for Google's rows: past it, the row is refused."""
+    quantity, unit = row["consumed_quantity"], row["consumed_unit"] or ""
+    if quantity is not None and _HOURS.fullmatch(unit):
+        seconds = quantity * 3600
+    else:
+        seconds = Decimal((row["charge_period_end"] - row["charge_period_start"]).total_seconds())
+    try:
+        limits.accelerator_seconds(
+            "accelerator-seconds", (accelerators * seconds).to_integral_value()
+        )
+    except OutOfBounds as exc:
+        raise Refused(str(exc)) from None
 
 
 def read_focus_files(

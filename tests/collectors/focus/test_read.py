@@ -246,3 +246,23 @@ def test_gpu_instance_rows_carry_accelerator_type_and_count(tmp_path):
         ("p5.48xlarge", "H100-80GB", 8),
         (None, None, None),
     ]
+
+
+def test_a_gpu_row_past_the_accelerator_seconds_bound_is_quarantined(tmp_path):
+    """8 GPUs x 1e11 h x 3,600 s = 2.88e15 accelerator-seconds, past limits'
+    1e12 (the bound that keeps billing_hourly's nano-second arithmetic from overflowing);
+    8 x 1 h x 3,600 = 28,800 is far inside it."""
+    path = tmp_path / "huge.csv"
+    path.write_text(
+        "ProviderName,ChargeCategory,ChargePeriodStart,ChargePeriodEnd,BilledCost,BillingCurrency,"
+        "ChargeDescription,ConsumedQuantity,ConsumedUnit,ResourceId\n"
+        "AWS,Usage,2026-03-01T00:00:00Z,2026-03-01T01:00:00Z,1,USD,"
+        "p5.48xlarge Instance Hour,100000000000,Hrs,i-0abc\n"
+        "AWS,Usage,2026-03-01T00:00:00Z,2026-03-01T01:00:00Z,1,USD,"
+        "p5.48xlarge Instance Hour,1,Hrs,i-0def\n"
+    )
+    read = read_focus_files([path])
+    assert [r["resource_id"] for r in read.table.to_pylist()] == ["i-0def"]
+    assert [q.reason for q in read.quarantined] == [
+        "accelerator-seconds: 2880000000000000 is beyond limits.max_accelerator_seconds (1e+12)"
+    ]
