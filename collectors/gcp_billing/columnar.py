@@ -111,20 +111,24 @@ def is_export_parquet(path: Path) -> bool:
 
 
 def _parquet_lines(
-    engine: ArrowEngine, path: Path
-) -> tuple[bytes, list[int], list[str], list[int]]:
-    """A Parquet extract's rows as NDJSON lines: (all text, numbers and texts DuckDB may
-    read, numbers of the other rows)."""
-    table = engine.run("billing_parquet_lines", {"path": str(path)})
-    numbers, texts, others = [], [], []
+    engine: ArrowEngine, paths: list[Path]
+) -> dict[str, tuple[list[int], list[str], list[int]]]:
+    """Parquet extracts' rows as NDJSON lines, by file: (numbers and texts DuckDB may read,
+    numbers of the other rows). One statement for all the files."""
+    found: dict[str, tuple[list[int], list[str], list[int]]] = {str(p): ([], [], []) for p in paths}
+    if not paths:
+        return found
+    table = engine.run("billing_parquet_lines", {"paths": [str(p) for p in paths]})
     match = _PLAIN_LINE.fullmatch
-    for number, text in zip(table["line"].to_pylist(), table["text"].to_pylist(), strict=True):
+    columns = (table[name].to_pylist() for name in ("source", "line", "text"))
+    for source, number, text in zip(*columns, strict=True):
+        numbers, texts, others = found[source]
         if text.isascii() and match(text.encode("ascii")):
             numbers.append(number)
             texts.append(text)
         else:
             others.append(number)
-    return "\n".join(texts).encode("ascii"), numbers, texts, others
+    return found
 
 
 def _parquet_records(path: Path, numbers: list[int]) -> Iterator[tuple[int, Any, str]]:
@@ -159,10 +163,12 @@ def plain_rows(
     other row, in line order, for the per-row normaliser. One statement reads all of them
     (planning it costs more than reading a small file)."""
     engine.define("billing_macros")
+    parquet = _parquet_lines(engine, [path for path, data in extracts if data is None])
     sources, numbers, texts, blobs, rests = [], [], [], [], []
     for path, data in extracts:
         if data is None:
-            blob, file_numbers, file_texts, other_rows = _parquet_lines(engine, path)
+            file_numbers, file_texts, other_rows = parquet[str(path)]
+            blob = "\n".join(file_texts).encode("ascii")
             others: list[tuple[int, bytes]] = []
         else:
             blob, other_rows = data, []

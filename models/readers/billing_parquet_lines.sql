@@ -1,19 +1,22 @@
--- @query: One row per row of a Parquet billing extract (collectors/gcp_billing/schema.py's
--- EXPORT_PARQUET_SCHEMA): its 1-based row number and the row as one line of an NDJSON
+-- @query: One row per row of Parquet billing extracts (collectors/gcp_billing/schema.py's
+-- EXPORT_PARQUET_SCHEMA): its file, its 1-based row number and the row as one line of an NDJSON
 -- extract (timestamps as BigQuery writes them, `YYYY-MM-DD hh:mm:ss[.ffffff] UTC`), for
 -- billing_extract_lines.sql to read as it reads NDJSON. A float goes through as the same
 -- double; any row that statement cannot prove plain is read again by the per-row reader.
--- @param path: the Parquet file
+-- @param paths: the Parquet files (a list)
 WITH rows AS (
     SELECT * REPLACE (
         fl_bq_time(usage_start_time) AS usage_start_time,
         fl_bq_time(usage_end_time) AS usage_end_time,
         fl_bq_time(export_time) AS export_time
     )
-    FROM read_parquet($path, file_row_number = true)
+    FROM read_parquet($paths, filename = true, file_row_number = true)
 )
 SELECT
+    filename AS source,
     file_row_number + 1 AS line,
-    regexp_replace(CAST(to_json(rows) AS VARCHAR), ',"file_row_number":[0-9]+}$', '}') AS text
+    regexp_replace(
+        CAST(to_json(rows) AS VARCHAR), ',"file_row_number":[0-9]+,"filename":"[^"]*"}$', '}'
+    ) AS text
 FROM rows
-ORDER BY file_row_number
+ORDER BY filename, file_row_number
