@@ -63,6 +63,38 @@ def _bill(frame) -> None:
         )
 
 
+PROVIDER_MONEY = {
+    "billed_usd": "Billed cost (USD)",
+    "credits_usd": "Credits (USD)",
+    "effective_usd": "Effective cost (USD)",
+    "run_cost_usd": "Cost of runs (USD)",
+    "idle_usd": "Unallocated idle (USD)",
+    "unused_commitment_usd": "Unused commitment (USD)",
+    "unused_reservation_usd": "Unused reservation (USD)",
+    "shared_usd": "Shared cost (USD)",
+}
+
+
+def _by_provider(f: Filters) -> None:
+    """Where each provider's bill went, month by month (only with more than one provider)."""
+    if len(data.providers()) < 2:
+        return
+    st.subheader("By provider")
+    st.caption(
+        f"Each {definition_link('provider')}'s {definition_link('effective_cost')} per month, "
+        f"split as the books split it: {definition_link('run_cost')}, "
+        f"{definition_link('unallocated_idle_cost')}, {definition_link('unused_commitment_cost')}, "
+        f"{definition_link('unused_reservation_cost')} and {definition_link('shared_cost')}. "
+        "The teams above are charged every provider's cost together."
+    )
+    frame = data.query("chargeback_by_provider", start_day=f.start, end_day=f.end)
+    table(
+        frame,
+        "chargeback_by_provider",
+        {"provider": "Provider", **{k: usd_column(v) for k, v in PROVIDER_MONEY.items()}},
+    )
+
+
 def _books() -> None:
     st.subheader("The books")
     if not data.has_table("books"):
@@ -99,4 +131,5 @@ def render(f: Filters) -> None:
     _bill(frame)
     shown = frame.assign(team=frame["team"].map(display_value))
     table(shown, "team_chargeback", {k: usd_column(v) for k, v in MONEY.items()})
+    _by_provider(f)
     _books()

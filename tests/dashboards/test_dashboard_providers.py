@@ -140,3 +140,17 @@ def test_explorer_groups_every_provider(open_page, two_clouds: Path, two: Marts)
     by = series.groupby("Provider")["effective_usd"].sum()
     assert by["AWS"] == AWS_BILL
     assert by.sum() == two.one("SELECT sum(effective_cost) FROM spend_daily")
+
+
+def test_chargeback_splits_each_providers_bill(open_page, two_clouds: Path) -> None:
+    """AWS's month: its instance-hours (48 x 38.40 = 1,843.20) went to runs and unallocated
+    idle, its volume (2 x 10.922666667 = 21.845333334, no accelerator) is shared cost, and the
+    savings plan was used to the cent (no unused commitment)."""
+    at = open_page("chargeback", config=two_clouds)
+    by = _frame(at, "provider").set_index("provider")
+    aws = by.loc["AWS"]
+    assert (aws["billed_usd"], aws["credits_usd"], aws["effective_usd"]) == (AWS_BILL, 0, AWS_BILL)
+    assert aws["shared_usd"] == 2 * D("10.922666667")
+    assert aws["run_cost_usd"] + aws["idle_usd"] == AWS_ACCELERATOR
+    assert aws["unused_commitment_usd"] == aws["unused_reservation_usd"] == 0
+    assert metric(at, "Chargeback (USD)") == money(by["effective_usd"].sum())
