@@ -230,7 +230,7 @@ def _instance_row(
         "SkuId": ec2.sku,
         "SkuMeter": "Compute Instance",
         "SkuPriceId": f"{ec2.sku}.{'SP1YNU' if covered else 'JRTCKXETXF'}.6YS6EN2CT7",
-        "Tags": [("user:team", inst.vm.team or "")],
+        "Tags": [("team", inst.vm.team or "")],  # plain keys, as the public sample's AWS rows
         "x_Operation": "RunInstances",
         "x_ServiceCode": "AmazonEC2",
         "x_UsageType": f"USE1-BoxUsage:{name}",
@@ -290,7 +290,7 @@ def _volume_row(inst: Instance, day_us: int) -> dict[str, Any]:
         "ServiceSubcategory": "Block Storage",
         "ServiceName": "Amazon Elastic Compute Cloud",
         "SkuId": "HY3BZPP2B6K8MSJF",
-        "Tags": [("user:team", inst.vm.team or "")],
+        "Tags": [("team", inst.vm.team or "")],  # plain keys, as the public sample's AWS rows
         "x_Operation": "CreateVolume-Gp3",
         "x_ServiceCode": "AmazonEC2",
         "x_UsageType": "USE1-EBS:VolumeUsage.gp3",
