@@ -240,24 +240,24 @@ def run_query(
     client: bigquery.Client,
     sql: str,
     params: Sequence[Any] | Mapping[str, Any] | None,
-    default_dataset: str,
     max_bytes_billed: int,
 ) -> pa.Table:
-    """One query job (or DML, or script) against `default_dataset`, its rows as Arrow."""
+    """One query job (or DML, or script; tables named in full), its rows as Arrow."""
     if isinstance(params, Mapping):
         bound = [bind(name, value) for name, value in params.items()]
     else:
         bound = [bind(None, value) for value in params or ()]
     config = bigquery.QueryJobConfig(
         query_parameters=bound,
-        default_dataset=default_dataset,
         maximum_bytes_billed=max_bytes_billed,
         labels=JOB_LABELS,
     )
     retry, job_retry = _retries(client)
     try:
         job = client.query(sql, job_config=config, retry=retry, job_retry=job_retry)
-        return job.result(retry=retry).to_arrow(bqstorage_client=_storage_client(client))
+        rows = job.result(retry=retry)
+        storage = _storage_client(client)
+        return rows.to_arrow(bqstorage_client=storage, create_bqstorage_client=False)
     except (GoogleAPIError, OSError) as exc:  # OSError: endpoint unreachable
         raise _fail("BigQuery query failed", exc) from None
 
@@ -293,6 +293,19 @@ def table_exists(client: bigquery.Client, table: str) -> bool:
     except (GoogleAPIError, OSError) as exc:
         raise _fail(f"reading {table} failed", exc) from None
     return True
+
+
+def table_modified(client: bigquery.Client, table: str) -> str | None:
+    """When `table` last changed (its metadata: no query job, nothing billed); None if it does
+    not exist. The ETag is added: it changes with every change, even within a millisecond."""
+    try:
+        found = client.get_table(table, retry=_retries(client)[0])
+    except NotFound:
+        return None
+    except (GoogleAPIError, OSError) as exc:
+        raise _fail(f"reading {table} failed", exc) from None
+    stamp = found.modified.isoformat() if found.modified is not None else ""
+    return f"{stamp}/{found.etag or ''}"
 
 
 def create_table(

@@ -14,6 +14,7 @@ changes; flopledger sends the same SQL to it as to BigQuery.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -38,19 +39,37 @@ def partition_by_export_day() -> None:
 
 
 def exact_bignumeric() -> None:
-    """Two of the emulator's numeric gaps, closed so it computes what BigQuery computes:
+    """Three of the emulator's numeric gaps, closed so it computes what BigQuery computes:
 
     - a BIGNUMERIC column made through the API is DECIMAL(76, 38), which its DuckDB refuses
-      (width 1 to 38): here DECIMAL(38, 18), the widest scale a raw table declares
-      (currency_conversion_rate);
+      (width 1 to 38): here DECIMAL(precision, scale) as the field declares them (38 digits
+      at most; flopledger declares BIGNUMERIC(38, 18) and (38, 0)), else DECIMAL(38, 18);
+    - CAST(x AS NUMERIC(38, 9)) lost its parameters when the emulator re-wrote the query
+      (DuckDB's default DECIMAL(18, 3)): here they are kept;
     - DIV(x, y) becomes DuckDB's `x // y`, which on DECIMAL operands divides exactly (DIV(-7,
       2) is -3.5): here the operands are HUGEINT, so it truncates toward zero as BigQuery's
       DIV does, exactly (the models' nano-unit shares are integers up to 38 digits)."""
     from bqemulator.storage import type_map
     from sqlglot import exp
+    from sqlglot.generators.bigquery import BigQueryGenerator
     from sqlglot.generators.duckdb import DuckDBGenerator
 
     type_map._BQ_TO_DUCKDB["BIGNUMERIC"] = "DECIMAL(38, 18)"
+    columns, to_duckdb = type_map.bq_schema_to_duckdb_columns, type_map.bq_to_duckdb
+
+    def declared(fields):  # noqa: ANN001, ANN202 - REST schema fields (dicts)
+        out = []
+        for f in fields:
+            if str(f.get("type", "")).upper() == "BIGNUMERIC" and f.get("precision"):
+                f = {**f, "type": f"BIGNUMERIC({int(f['precision'])}, {int(f.get('scale') or 0)})"}
+            out.append(f)
+        return columns(out)
+
+    def bq_to_duckdb(kind: str) -> str:
+        match = re.fullmatch(r"BIGNUMERIC\((\d+),\s*(\d+)\)", kind.strip(), re.I)
+        return f"DECIMAL({match[1]}, {match[2]})" if match else to_duckdb(kind)
+
+    type_map.bq_schema_to_duckdb_columns, type_map.bq_to_duckdb = declared, bq_to_duckdb
 
     def int_div(self, e):  # noqa: ANN001, ANN202 - a SQLGlot generator transform
         left = exp.cast(e.this.copy(), "HUGEINT")
@@ -60,6 +79,13 @@ def exact_bignumeric() -> None:
         )
 
     DuckDBGenerator.TRANSFORMS = {**DuckDBGenerator.TRANSFORMS, exp.IntDiv: int_div}
+    # The emulator re-serialises a query as BigQuery SQL before translating it (to qualify
+    # its tables), and SQLGlot's BigQuery generator drops CAST's type parameters on the way:
+    # CAST(x AS NUMERIC(38, 9)) became DuckDB's DECIMAL(18, 3), losing money's digits.
+    BigQueryGenerator.TRANSFORMS = {
+        **BigQueryGenerator.TRANSFORMS,
+        exp.Cast: lambda self, e: self.cast_sql(e),
+    }
 
 
 def main() -> None:

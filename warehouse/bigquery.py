@@ -98,14 +98,14 @@ class BigQueryWarehouse(Warehouse):
             )
 
     def query(self, sql: str, params: Params = None) -> pa.Table:
-        return self._run(to_bigquery(sql), params)
+        return self._run(to_bigquery(sql, self.dataset_id), params)
 
     def execute(self, sql: str, params: Params = None) -> None:
-        self._run(to_bigquery(sql), params)
+        self._run(to_bigquery(sql, self.dataset_id), params)
 
     def _run(self, sql: str, params: Params = None) -> pa.Table:
-        """BigQuery SQL as it is (built here or transpiled), unqualified names in the dataset."""
-        return bq.run_query(self.client, sql, params, self.dataset_id, self.max_bytes_billed)
+        """BigQuery SQL as it is (built here, or transpiled with its tables qualified)."""
+        return bq.run_query(self.client, sql, params, self.max_bytes_billed)
 
     def replace_days(
         self, table: str, day_column: str, days: Sequence[date], data: pa.Table
@@ -156,25 +156,36 @@ class BigQueryWarehouse(Warehouse):
 
     def build_mart(self, name: str) -> int:
         mart = models.model(name)
-        self._run(f"CREATE OR REPLACE TABLE {self._quoted(name)} AS\n{to_bigquery(mart.sql)}")
+        self._run(
+            f"CREATE OR REPLACE TABLE {self._quoted(name)} AS\n"
+            + to_bigquery(mart.sql, self.dataset_id)
+        )
         bq.describe_table(
             self.client, self.table_id(name), mart.table_comment, mart.column_comments
         )
         return self._count(name)
 
     def read_query(self, sql: str, params: Params = None) -> pa.Table:
-        """BigQuery has no snapshot to read: the dataset's tables, each replaced atomically."""
-        return self.query(sql, params)
+        """Through the reader (read-only, published runs only), as DuckDB's: BigQuery has no
+        snapshot to read, the dataset's tables are each replaced atomically."""
+        reader = self.reader()
+        try:
+            return reader.query(sql, params)
+        finally:
+            reader.close()
 
     def reader(self) -> Reader:
         from warehouse.bigquery_reader import BigQueryReader  # the read side (issue 17)
 
-        return BigQueryReader(self)  # type: ignore[call-arg]
+        return BigQueryReader(self)
 
     def publish_snapshot(self) -> str:
         """Nothing to copy: BigQuery readers query the dataset itself, and every table is
-        replaced by one atomic job, so a reader never sees half a table."""
-        return self.dataset_id
+        replaced by one atomic job, so a reader never sees half a table. The run is recorded
+        (the marker table readers key their caches on, warehouse/bigquery_reader.py)."""
+        from warehouse.bigquery_reader import mark_published
+
+        return mark_published(self)
 
     def catalogue(self) -> list[TableInfo]:
         return [
@@ -192,7 +203,7 @@ def _json_maps(data: pa.Table) -> pa.Table:
     for index, column in enumerate(data.schema):
         if pa.types.is_map(column.type):
             text = [
-                None if row is None else json.dumps(dict(row), sort_keys=True)
+                None if row is None else json.dumps(dict(row), separators=(",", ":"))
                 for row in data.column(index).to_pylist()
             ]
             data = data.set_column(index, column.name, pa.array(text, pa.string()))

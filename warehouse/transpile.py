@@ -70,25 +70,111 @@ def _expand(node: exp.Expression) -> exp.Expression:
 
     def put(part: exp.Expression) -> exp.Expression:
         if isinstance(part, exp.Column) and not part.table and part.name.lower() in bound:
-            return exp.Paren(this=bound[part.name.lower()].copy())
+            arg = bound[part.name.lower()].copy()
+            return arg if isinstance(arg, exp.Column | exp.Literal) else exp.Paren(this=arg)
         return part
 
     body = macro.body.copy().transform(put)
     return exp.Paren(this=body.transform(_expand))
 
 
-def _json_path(key: str) -> str:
-    return '$."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
+@cache
+def map_columns() -> frozenset[str]:
+    """The names of the raw tables' MAP columns (labels, system_labels, ...)."""
+    found = set()
+    for table in models.raw_tables():
+        tree = sqlglot.parse_one(without_comments(table.sql), read="duckdb")
+        for definition in tree.find_all(exp.ColumnDef):
+            kind = definition.args.get("kind")
+            if isinstance(kind, exp.DataType) and kind.this == exp.DataType.Type.MAP:
+                found.add(definition.name)
+    return frozenset(found)
 
 
 def _map_access(node: exp.Expression) -> exp.Expression:
-    """`m['key']` (a MAP read by a string key) is JSON_VALUE on the JSON text BigQuery holds."""
+    """`m[key]` on a MAP column reads the JSON object BigQuery keeps there: JSON_VALUE(m[key])
+    (BigQuery's JSON subscript takes any key expression, `k8s-label/team` and column values
+    alike; a missing key is NULL, as in DuckDB)."""
     if not isinstance(node, exp.Bracket) or len(node.expressions) != 1:
         return node
-    key = node.expressions[0]
-    if not (isinstance(key, exp.Literal) and key.is_string):
+    column = node.this
+    if not (isinstance(column, exp.Column) and column.name in map_columns()):
         return node
-    return exp.func("JSON_VALUE", node.this.copy(), exp.Literal.string(_json_path(key.this)))
+    return exp.func("JSON_VALUE", node.copy())
+
+
+def _slices(node: exp.Expression) -> exp.Expression:
+    """`a[:-n]` (DuckDB: every element but the last n - 1) as an ARRAY subquery over the
+    elements' offsets, which BigQuery has and its subscripts do not."""
+    if not isinstance(node, exp.Bracket) or len(node.expressions) != 1:
+        return node
+    part = node.expressions[0]
+    if not isinstance(part, exp.Slice) or part.this is not None:
+        return node
+    end = part.args.get("expression")
+    if not (isinstance(end, exp.Neg) and isinstance(end.this, exp.Literal)):
+        return node
+    drop = int(end.this.name) - 1
+    template = sqlglot.parse_one(
+        "ARRAY(SELECT e FROM UNNEST(__array) AS e WITH OFFSET AS o "
+        f"WHERE o < ARRAY_LENGTH(__array) - {drop} ORDER BY o)",
+        read="bigquery",
+    )
+    return template.transform(
+        lambda n: node.this.copy() if isinstance(n, exp.Column) and n.name == "__array" else n
+    )
+
+
+def _map_functions(node: exp.Expression) -> exp.Expression:
+    """cardinality(m) and to_json(m) of a MAP column, on BigQuery's JSON object."""
+    if not isinstance(node, exp.Func) or not node.expressions and node.this is None:
+        return node
+    name = (
+        node.sql_name().lower() if not isinstance(node, exp.Anonymous) else str(node.this).lower()
+    )
+    arg = node.this if not isinstance(node, exp.Anonymous) else seq_first(node.expressions)
+    if not (isinstance(arg, exp.Column) and arg.name in map_columns()):
+        return node
+    if name in ("cardinality", "array_size", "map_size"):
+        return exp.func("ARRAY_LENGTH", exp.func("JSON_KEYS", arg.copy()))
+    if name in ("to_json", "json_format"):
+        return exp.func("TO_JSON_STRING", arg.copy())
+    if name == "map_keys":
+        return exp.func("JSON_KEYS", arg.copy())
+    return node
+
+
+def _overlaps(node: exp.Expression) -> exp.Expression:
+    """list_has_any(a, b) (SQLGlot writes BigQuery's missing `a && b`): an element of a in b."""
+    if not isinstance(node, exp.ArrayOverlaps):
+        return node
+    test = sqlglot.parse_one(
+        "EXISTS(SELECT 1 FROM UNNEST(__a) AS __e WHERE __e IN UNNEST(__b))", read="bigquery"
+    )
+    sides = {"__a": node.this, "__b": node.expression}
+    return test.transform(
+        lambda n: sides[n.name].copy() if isinstance(n, exp.Column) and n.name in sides else n
+    )
+
+
+def _json_text(node: exp.Expression) -> exp.Expression:
+    """`CAST(to_json(x) AS VARCHAR)` (DuckDB: x as JSON text) is TO_JSON_STRING(x): a
+    BigQuery CAST of JSON to STRING reads a JSON string's value, without its quotes."""
+    if not (
+        isinstance(node, exp.Cast)
+        and node.to.this in (exp.DataType.Type.TEXT, exp.DataType.Type.VARCHAR)
+    ):
+        return node
+    inner = node.this
+    if isinstance(inner, exp.Anonymous) and str(inner.this).lower() == "to_json":
+        return exp.func("TO_JSON_STRING", *(a.copy() for a in inner.expressions))
+    if isinstance(inner, exp.Anonymous) and str(inner.this).upper() == "TO_JSON_STRING":
+        return inner.copy()
+    return node
+
+
+def seq_first(items: list[exp.Expression]) -> exp.Expression | None:
+    return items[0] if items else None
 
 
 def _types(node: exp.Expression) -> exp.Expression:
@@ -152,7 +238,7 @@ def bigquery_type(kind: exp.DataType) -> exp.DataType:
         params = [int(p.name) for p in kind.expressions] or [18, 3]
         precision, scale = (params + [0])[:2]
         if scale <= 9 and precision - scale <= 29:
-            return exp.DataType.build("NUMERIC", dialect="bigquery")
+            return _declared(f"NUMERIC({precision}, {scale})")
         return _declared(f"BIGNUMERIC({precision}, {scale})")
     if t in _TIMESTAMPS:
         return exp.DataType.build("TIMESTAMP", dialect="bigquery")
@@ -161,14 +247,33 @@ def bigquery_type(kind: exp.DataType) -> exp.DataType:
     return kind
 
 
-def to_bigquery(sql: str) -> str:
-    """One DuckDB statement (a model or a named query) as BigQuery SQL."""
+def _qualify(tree: exp.Expression, dataset: str) -> exp.Expression:
+    """Every table named without a dataset (not a CTE's name) read from `project.dataset`.
+
+    Done here rather than by the job's default dataset: bqemulator 1.4.0 re-serialises a
+    query it gives a default dataset, and that drops NUMERIC's precision (2224.449648 comes
+    back 2224.45); qualified names reach it, and BigQuery, as they are."""
+    project, name = dataset.split(".")
+    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+    for table in tree.find_all(exp.Table):
+        if table.args.get("db") is None and table.name and table.name not in ctes:
+            table.set("db", exp.to_identifier(name))
+            table.set("catalog", exp.to_identifier(project, quoted=True))
+    return tree
+
+
+def to_bigquery(sql: str, dataset: str | None = None) -> str:
+    """One DuckDB statement (a model or a named query) as BigQuery SQL; with `dataset`
+    (`project.dataset`), its unqualified tables are that dataset's."""
     try:
         tree = sqlglot.parse_one(without_comments(sql), read="duckdb")
     except sqlglot.errors.ParseError as exc:
         raise TranspileError(f"not parsed as DuckDB SQL: {str(exc).splitlines()[0]}") from None
-    tree = tree.transform(_expand).transform(_map_access).transform(_types)
-    tree = tree.transform(_functions)
+    tree = tree.transform(_expand).transform(_slices).transform(_map_functions)
+    tree = tree.transform(_json_text).transform(_map_access).transform(_types)
+    tree = tree.transform(_functions).transform(_overlaps)
+    if dataset is not None:
+        tree = _qualify(tree, dataset)
     tree = tree.transform(_window_order)
     return tree.sql(dialect="bigquery")
 
@@ -219,9 +324,9 @@ def _column(name: str, kind: exp.DataType, mode: str, description: str = "") -> 
     if kind.this == exp.DataType.Type.INT128:
         return Column(name, "BIGNUMERIC", mode, description, precision=38, scale=0)
     if kind.this == exp.DataType.Type.DECIMAL:
-        if bigquery_type(kind).this == exp.DataType.Type.DECIMAL:
-            return Column(name, "NUMERIC", mode, description)
         precision, scale = (int(p.name) for p in kind.expressions)
+        if scale <= 9 and precision - scale <= 29:
+            return Column(name, "NUMERIC", mode, description)
         return Column(name, "BIGNUMERIC", mode, description, precision=precision, scale=scale)
     raise TranspileError(
         f"column {name}: type {kind.sql(dialect='duckdb')} has no BigQuery form here"

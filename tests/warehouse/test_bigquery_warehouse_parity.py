@@ -1,0 +1,172 @@
+"""The BigQuery warehouse (warehouse.kind: bigquery) against DuckDB, on one small simulated
+fleet: the real pipeline builds the DuckDB warehouse; its raw tables are loaded into the
+BigQuery warehouse on bqemulator (tests/bigquery_emulator.py; the real google-cloud-bigquery
+client) by the warehouse's own Parquet loads; every mart is then built on both engines from
+the same models/marts/*.sql (transpiled for BigQuery) and compared row by row.
+
+Money compares exactly, as Decimal. Floats (utilisation, percentiles, hours) are compared to
+12 significant digits: the engines may add them in another order. A timestamp is compared as
+UTC (BigQuery's carry their zone, DuckDB's are naive UTC), a map as its key-value pairs
+(DuckDB's MAP, BigQuery's JSON object), JSON text as the object it holds (BigQuery's JSON
+type keeps an object's keys in its own order: focus_costs.tags).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+import models
+from pipelines.runner import run_pipeline
+from settings import load_config
+from simulator import simulate
+from tests.bigquery_emulator import PROJECT, running_bigquery_emulator
+from warehouse.bigquery import PARTITIONS, BigQueryWarehouse
+from warehouse.duckdb import DuckDBWarehouse
+
+# The smallest fleet whose pipeline fills the raw tables every mart reads: GPUs and TPU
+# slices with telemetry, runs, commitments, managed inference; two days.
+FLEET = {"gpus": 8, "tpu_chips": 4, "days": 2, "start": date(2026, 3, 2), "telemetry": True}
+
+
+class Engines:
+    def __init__(self, duck: DuckDBWarehouse, bq: BigQueryWarehouse) -> None:
+        self.duck, self.bq = duck, bq
+        self.built: dict[str, tuple[int, int]] = {}
+
+
+@pytest.fixture(scope="module")
+def engines(tmp_path_factory: pytest.TempPathFactory):
+    result = simulate(tmp_path_factory.mktemp("fleet"), **FLEET)  # type: ignore[arg-type]
+    outcome = run_pipeline(load_config(result.config_path), result.config_path)
+    assert outcome.succeeded, outcome.failures
+    duck = DuckDBWarehouse(Path(result.config_path).parent / "warehouse.duckdb")
+    with running_bigquery_emulator(tmp_path_factory.mktemp("bqemulator")) as emulator:
+        bq = BigQueryWarehouse(PROJECT, "flopledger", endpoint=emulator.endpoint)
+        assert not bq.exists()
+        bq.ensure_schema()
+        for raw in models.raw_tables():
+            _load(duck, bq, raw.name)
+        found = Engines(duck, bq)
+        for mart in models.marts():
+            found.built[mart.name] = (duck.build_mart(mart.name), bq.build_mart(mart.name))
+        yield found
+
+
+def _load(duck: DuckDBWarehouse, bq: BigQueryWarehouse, table: str) -> None:
+    """A raw table as the pipeline would load it: by day where it is partitioned."""
+    rows = duck.query(f"SELECT * FROM {table}")
+    day_column = PARTITIONS.get(table)
+    if day_column is None:
+        assert bq.replace_all(table, rows) == rows.num_rows
+        return
+    days = sorted(set(pc.cast(rows[day_column], pa.date32()).to_pylist()))
+    assert bq.replace_days(table, day_column, days, rows) == rows.num_rows
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-9)
+    return a == b
+
+
+def _value(value: Any) -> Any:
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        return value.astimezone(UTC).replace(tzinfo=None)
+    if isinstance(value, list) and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+        return dict(value)  # DuckDB's MAP
+    if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
+        try:
+            return json.loads(value)  # BigQuery's JSON object (a map), or JSON text
+        except ValueError:
+            return value
+    return value
+
+
+def _rows(table: pa.Table) -> list[dict[str, Any]]:
+    rows = [{k: _value(v) for k, v in row.items()} for row in table.to_pylist()]
+    return sorted(
+        rows, key=lambda r: [json.dumps(v, sort_keys=True, default=str) for v in r.values()]
+    )
+
+
+def _money_columns(table: pa.Table) -> list[str]:
+    return [f.name for f in table.schema if pa.types.is_decimal(f.type)]
+
+
+def test_bigquery_warehouse_marts_match_duckdb(engines):
+    differ = {}
+    for mart in models.marts():
+        duck_rows = engines.duck.query(f"SELECT * FROM {mart.name}")
+        bq_rows = engines.bq.query(f"SELECT * FROM {mart.name}")
+        assert duck_rows.column_names == bq_rows.column_names, mart.name
+        a, b = _rows(duck_rows), _rows(bq_rows)
+        wrong = [
+            {k: (x[k], y[k]) for k in x if not _same(x[k], y[k])}
+            for x, y in zip(a, b, strict=False)
+        ]
+        wrong = [w for w in wrong if w]
+        if len(a) != len(b) or wrong:
+            differ[mart.name] = (len(a), len(b), len(wrong), wrong[:2])
+    assert differ == {}
+    # Every mart has rows on this fleet but the ones the fleet has no input for.
+    empty = {name for name, (rows, _) in engines.built.items() if rows == 0}
+    assert empty <= {"egress_daily", "run_direct_costs"}, empty
+
+
+def test_bigquery_warehouse_money_is_exact_decimal(engines):
+    # Money crosses from BigQuery as NUMERIC (Decimal, 9 places), never as a float.
+    rows = engines.bq.query("SELECT * FROM cost_per_run")
+    assert "effective_cost" in _money_columns(rows)
+    total = sum(r["effective_cost"] for r in rows.to_pylist() if r["effective_cost"] is not None)
+    assert isinstance(total, Decimal)
+    duck_total = engines.duck.query("SELECT sum(effective_cost) AS t FROM cost_per_run")
+    assert total == duck_total["t"][0].as_py()
+
+
+def test_bigquery_warehouse_books_close_on_both_engines(engines):
+    # books: one row per check, difference = actual - expected; zero when the books close.
+    for warehouse in (engines.duck, engines.bq):
+        rows = warehouse.query("SELECT check_name, difference FROM books").to_pylist()
+        assert rows and all(r["difference"] == 0 for r in rows), rows
+
+
+def test_bigquery_warehouse_partition_rerun_changes_nothing(engines):
+    bq, day = engines.bq, FLEET["start"]
+    the_day = "SELECT * FROM gpu_samples WHERE CAST(minute AS DATE) = $day"
+    before = _rows(bq.query(the_day, {"day": day}))
+    count = bq.query("SELECT count(*) AS n FROM gpu_samples")["n"][0].as_py()
+    one_day = engines.duck.query(the_day, {"day": day})
+    assert one_day.num_rows == len(before) > 0
+    assert bq.replace_days("gpu_samples", "minute", [day], one_day) == one_day.num_rows
+    assert _rows(bq.query(the_day, {"day": day})) == before
+    assert bq.query("SELECT count(*) AS n FROM gpu_samples")["n"][0].as_py() == count
+    # A billing batch read twice: insert_new takes none of it the second time.
+    billing = engines.duck.query("SELECT * FROM billing_line_items")
+    assert bq.insert_new("billing_line_items", billing, "row_id") == 0
+    assert bq.query("SELECT count(*) AS n FROM billing_line_items")["n"][0].as_py() == (
+        billing.num_rows
+    )
+
+
+def test_bigquery_warehouse_catalogue_carries_the_comments(engines):
+    tables = {t.table: t for t in engines.bq.catalogue()}
+    billing = tables["billing_line_items"]
+    assert billing.comment == models.model("billing_line_items").table_comment
+    columns = {c.column: c for c in billing.columns}
+    assert columns["usage_day"].comment.startswith("UTC day of usage_start")
+    mart = tables["cost_per_run"]
+    assert mart.comment == models.model("cost_per_run").table_comment
+    assert all(
+        c.comment for c in mart.columns if c.column in models.model("cost_per_run").column_comments
+    )
+    # No staging table is left behind by the loads.
+    assert not [name for name in tables if "__incoming_" in name]
