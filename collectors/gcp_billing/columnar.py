@@ -33,6 +33,7 @@ from collectors.gcp_billing.schema import BILLING_SCHEMA, EXPORT_PARQUET_SCHEMA
 from collectors.limits import Limits
 
 BOM = b"\xef\xbb\xbf"
+BATCH_LINES = 4096
 # Lines DuckDB may read: printable ASCII, no backslash (so no string needs JSON escaping).
 _PLAIN_LINE = re.compile(rb"\{[ -\[\]-~]*")
 # The SKU descriptions an extract names (only to build the lookup; a row whose description is
@@ -179,16 +180,15 @@ def plain_rows(
         texts += file_texts
         rests.append((file_numbers, others, other_rows))
     _lookups(engine, blobs)
-    engine.register(
-        "lines",
-        pa.table(
-            {
-                "source": pa.array(sources, pa.string()),
-                "line": pa.array(numbers, pa.int64()),
-                "text": pa.array(texts, pa.string()),
-            }
-        ),
+    lines = pa.table(
+        {
+            "source": pa.array(sources, pa.string()),
+            "line": pa.array(numbers, pa.int64()),
+            "text": pa.array(texts, pa.string()),
+        }
     )
+    # In batches, so that DuckDB's threads share the scan (one batch is one thread's).
+    engine.register("lines", pa.Table.from_batches(lines.to_batches(max_chunksize=BATCH_LINES)))
     out = engine.run("billing_extract_lines", _params(ingested_at, limits))
     out = out.filter(out["plain"])
     for (path, data), (file_numbers, others, other_rows) in zip(extracts, rests, strict=True):
