@@ -1,0 +1,88 @@
+"""The models' DuckDB SQL as BigQuery's (warehouse/transpile.py), without an engine: what each
+rewrite produces, and that every model transpiles. The parity tests
+(test_bigquery_warehouse_parity.py) run the result on bqemulator."""
+
+from __future__ import annotations
+
+import pytest
+import sqlglot
+
+import models
+from settings import WarehouseConfig
+from warehouse import open_warehouse
+from warehouse.bigquery import BigQueryWarehouse
+from warehouse.transpile import columns, to_bigquery
+
+
+def test_bigquery_warehouse_every_model_and_query_transpiles_and_parses():
+    for model in models.marts():
+        sqlglot.parse_one(to_bigquery(model.sql, "p-roject.ds"), read="bigquery")
+    for name in models.query_names():
+        sqlglot.parse_one(to_bigquery(models.query_sql(name)), read="bigquery")
+
+
+def test_bigquery_warehouse_macros_are_inlined():
+    # floor_div(a, b) = DIV(a, b) - 1 when the remainder is non-zero and the signs differ:
+    # floor_div(-7, 2) = DIV(-7, 2) - 1 = -3 - 1 = -4 (BigQuery's DIV truncates toward zero).
+    sql = to_bigquery("SELECT floor_div(a, b) AS q FROM t")
+    assert "floor_div" not in sql.lower()
+    assert "DIV(a, b)" in sql and "(MOD(a, b)) <> 0" in sql and "(a < 0) <> (b < 0)" in sql
+    # from_nanos: integer nano-units to exact money (BIGNUMERIC x NUMERIC, no float).
+    money = to_bigquery("SELECT from_nanos(n) AS cost FROM t")
+    assert "CAST(n AS BIGNUMERIC(38, 0)) * CAST(0.000000001 AS NUMERIC(10, 9))" in money
+
+
+def test_bigquery_warehouse_types_keep_their_precision():
+    sql = to_bigquery(
+        "SELECT CAST(a AS HUGEINT), CAST(b AS DECIMAL(38, 9)), CAST(c AS DECIMAL(38, 12)), "
+        "CAST(d AS TIMESTAMP) FROM t"
+    )
+    assert "CAST(a AS BIGNUMERIC(38, 0))" in sql
+    assert "CAST(b AS NUMERIC(38, 9))" in sql
+    assert "CAST(c AS BIGNUMERIC(38, 12))" in sql
+    assert "CAST(d AS TIMESTAMP)" in sql  # DuckDB's naive UTC TIMESTAMP, not DATETIME
+
+
+def test_bigquery_warehouse_maps_are_json_objects():
+    # Any key expression, a '/' in it included; a missing key is NULL on both engines.
+    sql = to_bigquery("SELECT labels['k8s-label/team'], b.labels[s.key] FROM billing_line_items")
+    assert "JSON_VALUE(labels['k8s-label/team'])" in sql
+    assert "JSON_VALUE(b.labels[s.key])" in sql
+    sizes = to_bigquery("SELECT cardinality(labels), CAST(to_json(labels) AS VARCHAR) FROM x")
+    assert "ARRAY_LENGTH(JSON_KEYS(labels))" in sizes and "TO_JSON_STRING(labels)" in sizes
+
+
+def test_bigquery_warehouse_tables_are_qualified_but_not_ctes():
+    sql = to_bigquery("WITH runs AS (SELECT * FROM jobs) SELECT * FROM runs", "my-proj.flop")
+    assert "FROM `my-proj`.flop.jobs" in sql and "FROM runs" in sql
+
+
+def test_bigquery_warehouse_parameters_are_named():
+    sql = to_bigquery("SELECT * FROM spend_daily WHERE day >= $since AND team = ?")
+    assert "@since" in sql and "?" in sql
+
+
+def test_bigquery_warehouse_raw_columns_carry_types_and_comments():
+    found = {c.name: c for c in columns(models.model("billing_line_items"))}
+    assert (found["usage_day"].type, found["usage_day"].mode) == ("DATE", "REQUIRED")
+    assert found["cost_usd"].type == "NUMERIC"
+    rate = found["currency_conversion_rate"]  # DECIMAL(38, 18): NUMERIC has 9 places
+    assert (rate.type, rate.precision, rate.scale) == ("BIGNUMERIC", 38, 18)
+    assert found["labels"].type == "JSON"
+    assert found["credits"].mode == "REPEATED" and found["credits"].type == "RECORD"
+    assert [f.name for f in found["credits"].fields][:2] == ["name", "amount"]
+    assert found["usage_start"].description.startswith("Start of the usage window")
+
+
+def test_bigquery_warehouse_is_chosen_by_config_without_connecting():
+    config = WarehouseConfig(kind="bigquery", project="my-project", dataset="flopledger")
+    warehouse = open_warehouse(config)
+    assert isinstance(warehouse, BigQueryWarehouse)
+    assert warehouse.dataset_id == "my-project.flopledger"
+    assert "client" not in vars(warehouse)  # made on first use, not here
+
+
+def test_bigquery_warehouse_refuses_a_table_name_that_is_not_an_identifier():
+    warehouse = BigQueryWarehouse("my-project", "flopledger")
+    with pytest.raises(ValueError, match="not a plain identifier"):
+        warehouse.table_id("jobs; DROP TABLE jobs")
