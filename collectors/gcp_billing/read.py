@@ -95,8 +95,8 @@ def _columnar_input(path: Path) -> bytes | None | bool:
     suffix = path.suffix.lower()
     if suffix == ".parquet":
         return None if is_export_parquet(path) else False
-    if suffix not in JSON_SUFFIXES:
-        return False
+    if suffix not in JSON_SUFFIXES or path.stat().st_size > GROUP_BYTES:
+        return False  # a huge extract is streamed a line at a time: memory stays bounded
     data = path.read_bytes()
     return False if b"\r" in data else data
 

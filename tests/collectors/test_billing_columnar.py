@@ -201,3 +201,16 @@ def test_hand_worked_values_of_columnar_rows(both):
     # 0.123456789|500 is a tie; half to even: 9 is odd, so up to ...790
     assert rows[first + 3]["cost"] == Decimal("0.123456790")
     assert dict(rows[first + 8]["labels"]) == {"team": "b"}
+
+
+def test_a_huge_extract_is_streamed_row_by_row_with_the_same_result(both, monkeypatch):
+    """An extract past GROUP_BYTES is not held in memory whole: the per-row reader streams it."""
+    import collectors.gcp_billing.read as read
+
+    (a, stats_a), _, _, main = both
+    monkeypatch.setattr(read, "GROUP_BYTES", 100)  # every test extract is "huge" now
+    with ArrowSQL() as engine:
+        table, stats = read_billing_files([main], ingested_at=NOW, engine=engine)
+    mine = [r for r in a.to_pylist() if r["source"] == str(main)]
+    assert table.to_pylist() == mine
+    assert stats.quarantined == [q for q in stats_a.quarantined if q.file == str(main)]
