@@ -21,6 +21,7 @@ class ArrowSQL:
     def __init__(self, threads: int | None = None) -> None:
         self._con = duckdb.connect(":memory:")
         self._con.execute("SET TimeZone = 'UTC'")
+        self._con.execute("SET enable_progress_bar = false")  # the run prints its own progress
         if threads is not None:
             self._con.execute(f"SET threads = {int(threads)}")
 
