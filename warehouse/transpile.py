@@ -157,6 +157,93 @@ def _overlaps(node: exp.Expression) -> exp.Expression:
     )
 
 
+def _lambda(node: exp.Expression | None) -> tuple[str, exp.Expression] | None:
+    """(variable, body) of a one-argument DuckDB lambda, or None."""
+    if isinstance(node, exp.Lambda) and len(node.expressions) == 1:
+        return node.expressions[0].name, node.this
+    return None
+
+
+def _put(template: str, **parts: exp.Expression) -> exp.Expression:
+    """A BigQuery template with `__name` columns replaced by the given expressions."""
+    tree = sqlglot.parse_one(template, read="bigquery")
+    return tree.transform(
+        lambda n: (
+            parts[n.name[2:]].copy()
+            if isinstance(n, exp.Column) and n.name.startswith("__") and n.name[2:] in parts
+            else n
+        )
+    )
+
+
+def _list_lambdas(node: exp.Expression) -> exp.Expression:
+    """DuckDB's list lambdas, which BigQuery has not, as subqueries over UNNEST (the lambda's
+    variable is the element's alias):
+
+    - list_sum(list_transform([list_filter(x, lambda c: p)], lambda c: e))
+      -> (SELECT SUM(e) FROM UNNEST(x) AS c [WHERE p]);
+    - list_sort(list_distinct(list_transform(x, lambda c: e)))
+      -> ARRAY(SELECT DISTINCT v FROM (SELECT e AS v FROM UNNEST(x) AS c) WHERE v IS NOT NULL
+      ORDER BY v) (list_distinct drops NULLs; a BigQuery array cannot hold one)."""
+    if isinstance(node, exp.Anonymous) and str(node.this).lower() == "list_sum":
+        inner = node.expressions[0] if len(node.expressions) == 1 else None
+        mapped = _lambda(inner.args.get("expression")) if isinstance(inner, exp.Transform) else None
+        if mapped is None:
+            return node
+        source, where = inner.this, exp.true()
+        filtered = (
+            _lambda(source.args.get("expression")) if isinstance(source, exp.ArrayFilter) else None
+        )
+        if filtered is not None and filtered[0] == mapped[0]:
+            source, where = source.this, filtered[1]
+        template = f"(SELECT SUM(__e) FROM UNNEST(__x) AS {mapped[0]} WHERE __p)"
+        return _put(template, e=mapped[1], x=source, p=where)
+    if isinstance(node, exp.ArraySort) and isinstance(node.this, exp.ArrayDistinct):
+        inner = node.this.this
+        mapped = _lambda(inner.args.get("expression")) if isinstance(inner, exp.Transform) else None
+        if mapped is None:
+            return node
+        template = (
+            "ARRAY(SELECT DISTINCT v FROM (SELECT __e AS v FROM UNNEST(__x) AS "
+            f"{mapped[0]}) WHERE v IS NOT NULL ORDER BY v)"
+        )
+        return _put(template, e=mapped[1], x=inner.this)
+    return node
+
+
+def _has_entries(node: exp.Expression) -> exp.Expression:
+    """list_has_all(map_entries(m), map_entries(map(keys, values))) (the map column holds
+    every key with its value) on BigQuery's JSON object: no key whose value differs."""
+    if not (isinstance(node, exp.Anonymous) and str(node.this).lower() == "list_has_all"):
+        return node
+    have, want = (node.expressions + [None, None])[:2]
+    if not all(
+        isinstance(e, exp.Anonymous) and str(e.this).lower() == "map_entries" for e in (have, want)
+    ):
+        return node
+    column, wanted = have.expressions[0], want.expressions[0]
+    if not (isinstance(column, exp.Column) and column.name in map_columns()):
+        return node
+    if not isinstance(wanted, exp.Map):
+        return node
+    template = (
+        "NOT EXISTS(SELECT 1 FROM UNNEST(__k) AS label_key WITH OFFSET AS key_at "
+        "JOIN UNNEST(__v) AS label_value WITH OFFSET AS value_at ON key_at = value_at "
+        "WHERE __m[label_key] IS DISTINCT FROM label_value)"
+    )
+    return _put(template, k=wanted.args["keys"], v=wanted.args["values"], m=column)
+
+
+def _format(node: exp.Expression) -> exp.Expression:
+    """DuckDB's format('{} of {}', ...) is BigQuery's FORMAT('%t of %t', ...)."""
+    if not isinstance(node, exp.Format) or not isinstance(node.this, exp.Literal):
+        return node
+    text = node.this.this.replace("%", "%%").replace("{}", "%t")
+    return exp.Format(
+        this=exp.Literal.string(text), expressions=[e.copy() for e in node.expressions]
+    )
+
+
 def _json_text(node: exp.Expression) -> exp.Expression:
     """`CAST(to_json(x) AS VARCHAR)` (DuckDB: x as JSON text) is TO_JSON_STRING(x): a
     BigQuery CAST of JSON to STRING reads a JSON string's value, without its quotes."""
@@ -191,9 +278,10 @@ _TIMESTAMPS = (
 
 
 def _window_order(node: exp.Expression) -> exp.Expression:
-    """A window's ORDER BY takes BigQuery's null order (BigQuery has no NULLS FIRST/LAST
-    there): the models order windows by keys that are never null (hours, ids, ranks)."""
-    if isinstance(node, exp.Ordered) and node.find_ancestor(exp.Window) is not None:
+    """A window's or an aggregate's ORDER BY takes BigQuery's null order (BigQuery has no
+    NULLS FIRST/LAST there): the models order them by keys that are never null (hours, ids,
+    ranks, coalesced names)."""
+    if isinstance(node, exp.Ordered) and node.find_ancestor(exp.Window, exp.AggFunc) is not None:
         node.set("nulls_first", not node.args.get("desc"))
     return node
 
@@ -270,6 +358,7 @@ def to_bigquery(sql: str, dataset: str | None = None) -> str:
     except sqlglot.errors.ParseError as exc:
         raise TranspileError(f"not parsed as DuckDB SQL: {str(exc).splitlines()[0]}") from None
     tree = tree.transform(_expand).transform(_slices).transform(_map_functions)
+    tree = tree.transform(_list_lambdas).transform(_format).transform(_has_entries)
     tree = tree.transform(_json_text).transform(_map_access).transform(_types)
     tree = tree.transform(_functions).transform(_overlaps)
     if dataset is not None:

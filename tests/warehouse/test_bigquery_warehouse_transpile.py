@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 import sqlglot
+from sqlglot import exp
 
 import models
 from settings import WarehouseConfig
@@ -86,3 +87,34 @@ def test_bigquery_warehouse_refuses_a_table_name_that_is_not_an_identifier():
     warehouse = BigQueryWarehouse("my-project", "flopledger")
     with pytest.raises(ValueError, match="not a plain identifier"):
         warehouse.table_id("jobs; DROP TABLE jobs")
+
+
+def test_bigquery_warehouse_sql_has_no_duckdb_only_construct():
+    # bqemulator runs BigQuery SQL by translating it back to DuckDB, so a DuckDB-only
+    # construct left in the output would pass there and fail on Google: none may remain.
+    duckdb_only = (exp.Lambda, exp.Transform, exp.ArrayFilter, exp.ArraySort, exp.ArrayDistinct)
+    found = []
+    texts = [(m.name, m.sql) for m in models.marts()]
+    texts += [(name, models.query_sql(name)) for name in models.query_names()]
+    for name, sql in texts:
+        tree = sqlglot.parse_one(to_bigquery(sql), read="bigquery")
+        found += [f"{name}: {n.sql('bigquery')[:60]}" for n in tree.find_all(*duckdb_only)]
+        found += [
+            f"{name}: {n.this}"
+            for n in tree.find_all(exp.Anonymous)
+            if str(n.this).lower().startswith(("list_", "epoch", "floor_div", "to_nanos"))
+        ]
+    assert found == []
+
+
+def test_bigquery_warehouse_list_lambdas_become_subqueries():
+    sql = to_bigquery(
+        "SELECT list_sum(list_transform(list_filter(credits, lambda c: c.type = 'X'), "
+        "lambda c: c.amount)), list_sort(list_distinct(list_transform(credits, lambda c: c.type)))"
+        " FROM billing_line_items"
+    )
+    assert "(SELECT SUM(c.amount) FROM UNNEST(credits) AS c WHERE c.type = 'X')" in sql
+    assert "ARRAY(SELECT DISTINCT v FROM (SELECT c.type AS v FROM UNNEST(credits) AS c)" in sql
+    assert "FORMAT('run %t holds %t', a, b)" in to_bigquery(
+        "SELECT format('run {} holds {}', a, b)"
+    )
