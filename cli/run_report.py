@@ -27,7 +27,7 @@ def render(outcome: RunOutcome) -> str:
     if outcome.failures:
         lines += ["", "FAILED:"] + [f"  {f}" for f in outcome.failures]
     lines.append("")
-    lines.append(f"warehouse: {outcome.config.warehouse.path}")
+    lines.append(f"warehouse: {warehouse.where()}")
     if outcome.snapshot:
         lines.append(f"snapshot for readers: {outcome.snapshot}")
     else:

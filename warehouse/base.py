@@ -82,6 +82,10 @@ class Reader(ABC):
 class Warehouse(ABC):
     """Tables in one schema; raw tables from `models/raw`, marts from `models/marts`."""
 
+    def where(self) -> str:
+        """Where the tables are, for a person to read (a file's path, a dataset)."""
+        return type(self).__name__
+
     @abstractmethod
     def exists(self) -> bool:
         """Whether the warehouse has been created."""

@@ -55,6 +55,9 @@ class DuckDBWarehouse(Warehouse):
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
 
+    def where(self) -> str:
+        return str(self.path)
+
     @property
     def snapshot_path(self) -> Path:
         return self.path.with_name(self.path.stem + ".snapshot" + self.path.suffix)

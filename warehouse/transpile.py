@@ -343,8 +343,14 @@ def _qualify(tree: exp.Expression, dataset: str) -> exp.Expression:
     back 2224.45); qualified names reach it, and BigQuery, as they are."""
     project, name = dataset.split(".")
     ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
-    for table in tree.find_all(exp.Table):
-        if table.args.get("db") is None and table.name and table.name not in ctes:
+    for table in list(tree.find_all(exp.Table)):
+        if table.db.lower() == "information_schema" and not table.catalog:
+            # DuckDB's catalogue (`information_schema.tables`): the dataset's own.
+            path = f"{project}.{name}.INFORMATION_SCHEMA.{table.name.upper()}"
+            read = exp.Table(this=exp.to_identifier(path, quoted=True))
+            read.set("alias", exp.TableAlias(this=exp.to_identifier(table.alias or table.name)))
+            table.replace(read)
+        elif table.args.get("db") is None and table.name and table.name not in ctes:
             table.set("db", exp.to_identifier(name))
             table.set("catalog", exp.to_identifier(project, quoted=True))
     return tree
