@@ -108,15 +108,12 @@ def _by_provider(f: Filters) -> None:
         f"accelerator resource cost and {definition_link('unallocated_idle_cost')} are of its "
         "accelerator resource-hours. Empty where a provider has none."
     )
-    left, right = st.columns([2, 3])
-    with left:
-        st.altair_chart(
-            charts.cost_bars(frame.dropna(subset=["effective_usd"]), "provider", "Provider",
-                             "Spend by provider"),
-            width="stretch",
-        )  # fmt: skip
-    with right:
-        table(frame, "spend_by_provider", PROVIDER_COLUMNS)
+    st.altair_chart(
+        charts.cost_bars(frame.dropna(subset=["effective_usd"]), "provider", "Provider",
+                         "Spend by provider"),
+        width="stretch",
+    )  # fmt: skip
+    table(frame, "spend_by_provider", PROVIDER_COLUMNS)
 
 
 def _top_teams(f: Filters) -> None:
