@@ -188,7 +188,8 @@ def plain_rows(
         }
     )
     # In batches, so that DuckDB's threads share the scan (one batch is one thread's).
-    engine.register("lines", pa.Table.from_batches(lines.to_batches(max_chunksize=BATCH_LINES)))
+    batches = lines.to_batches(max_chunksize=BATCH_LINES)
+    engine.register("lines", pa.Table.from_batches(batches, schema=lines.schema))
     out = engine.run("billing_extract_lines", _params(ingested_at, limits))
     out = out.filter(out["plain"])
     for (path, data), (file_numbers, others, other_rows) in zip(extracts, rests, strict=True):

@@ -214,3 +214,19 @@ def test_a_huge_extract_is_streamed_row_by_row_with_the_same_result(both, monkey
     mine = [r for r in a.to_pylist() if r["source"] == str(main)]
     assert table.to_pylist() == mine
     assert stats.quarantined == [q for q in stats_a.quarantined if q.file == str(main)]
+
+
+def test_empty_and_torn_extracts_read_alike(tmp_path):
+    """An empty extract, one of blank lines, an empty Parquet file and a torn one: no rows,
+    the torn file quarantined whole, both ways (an empty group once crashed the columnar one)."""
+    (tmp_path / "e1.ndjson").write_bytes(b"")
+    (tmp_path / "e2.ndjson").write_bytes(b"\n  \n\n")
+    pq.write_table(EXPORT_PARQUET_SCHEMA.empty_table(), tmp_path / "e3.parquet")
+    (tmp_path / "e4.parquet").write_bytes(b"PAR1 torn")
+    files = sorted(tmp_path.iterdir())
+    table_a, stats_a = read_billing_files(files, ingested_at=NOW)
+    with ArrowSQL() as engine:
+        table_b, stats_b = read_billing_files(files, ingested_at=NOW, engine=engine)
+    assert table_a.num_rows == table_b.num_rows == 0
+    assert stats_b.quarantined == stats_a.quarantined
+    assert [q.file for q in stats_b.quarantined] == [str(tmp_path / "e4.parquet")]
