@@ -174,9 +174,16 @@ def _phases(output: str) -> list[float]:
     return [float(s) for s in re.findall(r"done in ([\d.]+) s", output)]
 
 
-def _run_summary(stage: dict) -> dict:
+def _run_summary(stage: dict, fleet: Path) -> dict:
     out = stage.pop("output")
-    stage |= {"steps": _steps(out), "table": _read_table(out), "phases": _phases(out)}
+    steps = _steps(out)
+    if not steps:  # the step lines went to Dagster's captured compute logs of the newest run
+        runs = sorted(
+            (fleet / "dagster_home" / "storage").glob("*/compute_logs"), key=os.path.getmtime
+        )
+        if runs:
+            steps = _steps("".join(p.read_text() for p in runs[-1].glob("*.err")))
+    stage |= {"steps": steps, "table": _read_table(out), "phases": _phases(out)}
     return stage
 
 
@@ -277,7 +284,7 @@ def main() -> None:
     config = str(fleet / "flopledger.yaml")
     if "run" in wanted:
         run = [*FLOPLEDGER, "run", "--config", config, "--to", str(last)]
-        stages["run"] = _run_summary(run_stage("run", run, logs / "run.log"))
+        stages["run"] = _run_summary(run_stage("run", run, logs / "run.log"), fleet)
     if "floor" in wanted:
         floor = [sys.executable, str(REPO / "benchmarks" / "floor.py"), str(fleet)]
         stages["floor"] = run_stage("floor", floor, logs / "floor.log")
@@ -300,7 +307,9 @@ def main() -> None:
         first = last - timedelta(days=LATE_DAYS - 2)
         day = last + timedelta(days=1)
         inc = [*FLOPLEDGER, "run", "--config", config, "--from", str(first), "--to", str(day)]
-        stages["increment"] = _run_summary(run_stage("increment", inc, logs / "increment.log"))
+        stages["increment"] = _run_summary(
+            run_stage("increment", inc, logs / "increment.log"), fleet
+        )
     result["finished"] = datetime.now(UTC).isoformat(timespec="seconds")
     args.results.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
