@@ -33,8 +33,8 @@ from warehouse.bigquery import PARTITIONS, BigQueryWarehouse
 from warehouse.duckdb import DuckDBWarehouse
 
 # The smallest fleet whose pipeline fills the raw tables every mart reads: GPUs and TPU
-# slices with telemetry, runs, commitments, managed inference; two days.
-FLEET = {"gpus": 8, "tpu_chips": 4, "days": 2, "start": date(2026, 3, 2), "telemetry": True}
+# slices with telemetry, runs, commitments, managed inference; one day.
+FLEET = {"gpus": 8, "tpu_chips": 4, "days": 1, "start": date(2026, 3, 2), "telemetry": True}
 
 
 class Engines:
@@ -56,8 +56,9 @@ def engines(tmp_path_factory: pytest.TempPathFactory):
         for raw in models.raw_tables():
             _load(duck, bq, raw.name)
         found = Engines(duck, bq)
-        for mart in models.marts():
-            found.built[mart.name] = (duck.build_mart(mart.name), bq.build_mart(mart.name))
+        for mart in models.marts():  # the pipeline has built them on DuckDB
+            duck_rows = duck.query(f"SELECT count(*) AS n FROM {mart.name}")["n"][0].as_py()
+            found.built[mart.name] = (duck_rows, bq.build_mart(mart.name))
         yield found
 
 
@@ -170,3 +171,22 @@ def test_bigquery_warehouse_catalogue_carries_the_comments(engines):
     )
     # No staging table is left behind by the loads.
     assert not [name for name in tables if "__incoming_" in name]
+
+
+def test_bigquery_warehouse_hostile_loads_are_refused_in_one_line(engines):
+    bq = engines.bq
+    jobs = bq.query("SELECT count(*) AS n FROM jobs")["n"][0].as_py()
+    stray = pa.table({"run_id": ["r"], "colour": ["blue"]})
+    with pytest.raises(ValueError, match="^jobs: no column colour$"):
+        bq.replace_all("jobs", stray)
+    wrong_type = pa.table({"run_id": ["r"], "attempt": ["first"]})  # attempt is INT64
+    with pytest.raises(Exception) as refused:
+        bq.replace_all("jobs", wrong_type)
+    assert "\n" not in str(refused.value)
+    # Nothing to replace and nothing to insert change nothing.
+    empty = engines.duck.query("SELECT * FROM jobs LIMIT 0")
+    assert bq.replace_days("jobs", "submitted_day", [], empty) == 0
+    assert bq.insert_new("jobs", empty, "run_id") == 0
+    assert bq.query("SELECT count(*) AS n FROM jobs")["n"][0].as_py() == jobs
+    with pytest.raises(ValueError, match="not a plain identifier"):
+        bq.replace_days("jobs", "submitted_day) OR (TRUE", [FLEET["start"]], empty)
