@@ -268,10 +268,10 @@ def _field(column: Any) -> bigquery.SchemaField:
         column.name,
         column.type,
         mode=column.mode,
-        description=column.description or None,
+        description=column.description or None,  # type: ignore[arg-type]
         fields=[_field(f) for f in column.fields],
-        precision=getattr(column, "precision", None),
-        scale=getattr(column, "scale", None),
+        precision=getattr(column, "precision", None),  # type: ignore[arg-type]
+        scale=getattr(column, "scale", None),  # type: ignore[arg-type]
     )
 
 

@@ -40,7 +40,7 @@ class TranspileError(ValueError):
 @dataclass(frozen=True)
 class Macro:
     params: tuple[str, ...]
-    body: exp.Expression
+    body: exp.Expr
 
 
 @cache
@@ -54,7 +54,7 @@ def macros() -> dict[str, Macro]:
     return found
 
 
-def _expand(node: exp.Expression) -> exp.Expression:
+def _expand(node: exp.Expr) -> exp.Expr:
     """A call to a macro becomes its body (in parentheses) with the arguments put in."""
     if not isinstance(node, exp.Anonymous):
         return node
@@ -68,7 +68,7 @@ def _expand(node: exp.Expression) -> exp.Expression:
         )
     bound = dict(zip(macro.params, args, strict=True))
 
-    def put(part: exp.Expression) -> exp.Expression:
+    def put(part: exp.Expr) -> exp.Expr:
         if isinstance(part, exp.Column) and not part.table and part.name.lower() in bound:
             arg = bound[part.name.lower()].copy()
             return arg if isinstance(arg, exp.Column | exp.Literal) else exp.Paren(this=arg)
@@ -91,7 +91,7 @@ def map_columns() -> frozenset[str]:
     return frozenset(found)
 
 
-def _map_access(node: exp.Expression) -> exp.Expression:
+def _map_access(node: exp.Expr) -> exp.Expr:
     """`m[key]` on a MAP column reads the JSON object BigQuery keeps there: JSON_VALUE(m[key])
     (BigQuery's JSON subscript takes any key expression, `k8s-label/team` and column values
     alike; a missing key is NULL, as in DuckDB)."""
@@ -103,7 +103,7 @@ def _map_access(node: exp.Expression) -> exp.Expression:
     return exp.func("JSON_VALUE", node.copy())
 
 
-def _slices(node: exp.Expression) -> exp.Expression:
+def _slices(node: exp.Expr) -> exp.Expr:
     """`a[:-n]` (DuckDB: every element but the last n - 1) as an ARRAY subquery over the
     elements' offsets, which BigQuery has and its subscripts do not."""
     if not isinstance(node, exp.Bracket) or len(node.expressions) != 1:
@@ -125,7 +125,7 @@ def _slices(node: exp.Expression) -> exp.Expression:
     )
 
 
-def _map_functions(node: exp.Expression) -> exp.Expression:
+def _map_functions(node: exp.Expr) -> exp.Expr:
     """cardinality(m) and to_json(m) of a MAP column, on BigQuery's JSON object."""
     if not isinstance(node, exp.Func) or not node.expressions and node.this is None:
         return node
@@ -144,7 +144,7 @@ def _map_functions(node: exp.Expression) -> exp.Expression:
     return node
 
 
-def _overlaps(node: exp.Expression) -> exp.Expression:
+def _overlaps(node: exp.Expr) -> exp.Expr:
     """list_has_any(a, b) (SQLGlot writes BigQuery's missing `a && b`): an element of a in b."""
     if not isinstance(node, exp.ArrayOverlaps):
         return node
@@ -157,14 +157,14 @@ def _overlaps(node: exp.Expression) -> exp.Expression:
     )
 
 
-def _lambda(node: exp.Expression | None) -> tuple[str, exp.Expression] | None:
+def _lambda(node: exp.Expr | None) -> tuple[str, exp.Expr] | None:
     """(variable, body) of a one-argument DuckDB lambda, or None."""
     if isinstance(node, exp.Lambda) and len(node.expressions) == 1:
         return node.expressions[0].name, node.this
     return None
 
 
-def _put(template: str, **parts: exp.Expression) -> exp.Expression:
+def _put(template: str, **parts: exp.Expr) -> exp.Expr:
     """A BigQuery template with `__name` columns replaced by the given expressions."""
     tree = sqlglot.parse_one(template, read="bigquery")
     return tree.transform(
@@ -176,7 +176,7 @@ def _put(template: str, **parts: exp.Expression) -> exp.Expression:
     )
 
 
-def _list_lambdas(node: exp.Expression) -> exp.Expression:
+def _list_lambdas(node: exp.Expr) -> exp.Expr:
     """DuckDB's list lambdas, which BigQuery has not, as subqueries over UNNEST (the lambda's
     variable is the element's alias):
 
@@ -188,9 +188,10 @@ def _list_lambdas(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Anonymous) and str(node.this).lower() == "list_sum":
         inner = node.expressions[0] if len(node.expressions) == 1 else None
         mapped = _lambda(inner.args.get("expression")) if isinstance(inner, exp.Transform) else None
-        if mapped is None:
+        if mapped is None or inner is None:
             return node
-        source, where = inner.this, exp.true()
+        source: exp.Expr = inner.this
+        where: exp.Expr = exp.true()
         filtered = (
             _lambda(source.args.get("expression")) if isinstance(source, exp.ArrayFilter) else None
         )
@@ -211,7 +212,7 @@ def _list_lambdas(node: exp.Expression) -> exp.Expression:
     return node
 
 
-def _has_entries(node: exp.Expression) -> exp.Expression:
+def _has_entries(node: exp.Expr) -> exp.Expr:
     """list_has_all(map_entries(m), map_entries(map(keys, values))) (the map column holds
     every key with its value) on BigQuery's JSON object: no key whose value differs."""
     if not (isinstance(node, exp.Anonymous) and str(node.this).lower() == "list_has_all"):
@@ -234,7 +235,7 @@ def _has_entries(node: exp.Expression) -> exp.Expression:
     return _put(template, k=wanted.args["keys"], v=wanted.args["values"], m=column)
 
 
-def _format(node: exp.Expression) -> exp.Expression:
+def _format(node: exp.Expr) -> exp.Expr:
     """DuckDB's format('{} of {}', ...) is BigQuery's FORMAT('%t of %t', ...)."""
     if not isinstance(node, exp.Format) or not isinstance(node.this, exp.Literal):
         return node
@@ -244,7 +245,7 @@ def _format(node: exp.Expression) -> exp.Expression:
     )
 
 
-def _json_text(node: exp.Expression) -> exp.Expression:
+def _json_text(node: exp.Expr) -> exp.Expr:
     """`CAST(to_json(x) AS VARCHAR)` (DuckDB: x as JSON text) is TO_JSON_STRING(x): a
     BigQuery CAST of JSON to STRING reads a JSON string's value, without its quotes."""
     if not (
@@ -260,11 +261,11 @@ def _json_text(node: exp.Expression) -> exp.Expression:
     return node
 
 
-def seq_first(items: list[exp.Expression]) -> exp.Expression | None:
+def seq_first(items: list[exp.Expr]) -> exp.Expr | None:
     return items[0] if items else None
 
 
-def _types(node: exp.Expression) -> exp.Expression:
+def _types(node: exp.Expr) -> exp.Expr:
     if not isinstance(node, exp.DataType):
         return node
     return bigquery_type(node)
@@ -277,7 +278,7 @@ _TIMESTAMPS = (
 )
 
 
-def _window_order(node: exp.Expression) -> exp.Expression:
+def _window_order(node: exp.Expr) -> exp.Expr:
     """A window's or an aggregate's ORDER BY takes BigQuery's null order (BigQuery has no
     NULLS FIRST/LAST there): the models order them by keys that are never null (hours, ids,
     ranks, coalesced names)."""
@@ -292,7 +293,7 @@ def _declared(text: str) -> exp.DataType:
     return exp.DataType(this=exp.DataType.Type.USERDEFINED, kind=text)
 
 
-def _functions(node: exp.Expression) -> exp.Expression:
+def _functions(node: exp.Expr) -> exp.Expr:
     """DuckDB functions SQLGlot leaves as they are, or maps for another reading of them:
     the models call epoch_us / epoch_ms / epoch on timestamps (never on numbers), and
     range(a, b, INTERVAL) over timestamps excludes b."""
@@ -335,7 +336,7 @@ def bigquery_type(kind: exp.DataType) -> exp.DataType:
     return kind
 
 
-def _qualify(tree: exp.Expression, dataset: str) -> exp.Expression:
+def _qualify(tree: exp.Expr, dataset: str) -> exp.Expr:
     """Every table named without a dataset (not a CTE's name) read from `project.dataset`.
 
     Done here rather than by the job's default dataset: bqemulator 1.4.0 re-serialises a
