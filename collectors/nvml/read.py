@@ -13,6 +13,7 @@ points it at an emulator).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -62,23 +63,63 @@ def read_spool(
     day: date | None = None,
     stats: SpoolRead | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    carry: SpoolCarry | None = None,
 ) -> tuple[pa.Table, list[Quarantined]]:
     """Every spool file under `paths` as one `gpu_samples` table, plus what was refused.
 
     With `day`, only the rows whose home day is `day` are read and counted: a row's home day
     is its minute's day, or its file's day (from the file's name) when the minute is missing
     or outside the file's two days (such a row is quarantined). Reading a window a day at a
-    time so reads and counts each row and each quarantine once."""
+    time so reads and counts each row and each quarantine once.
+
+    `carry` (days read in order, one `SpoolCarry` for the window): a dated file is opened
+    once, on its own day; the rows it holds of the next day wait in `carry` for that day,
+    so a file is not read again for its second day."""
     stats = stats if stats is not None else SpoolRead()
     tables: list[pa.Table] = []
     quarantined: list[Quarantined] = []
+    scope = _Scope(day, limits)
     for uri, load in _expand(paths, client, quarantined):
-        table = _read_file(uri, load, quarantined, _Scope(day, limits), stats)
+        table = _read_file(uri, load, quarantined, scope, stats, carry)
         if table is not None and table.num_rows:
             tables.append(table)
     deduped = _dedupe(tables)
     stats.duplicates += sum(t.num_rows for t in tables) - deduped.num_rows
     return deduped, quarantined
+
+
+@dataclass
+class SpoolCarry:
+    """What a day's read of dated files leaves for the next day of the same window: per file
+    read on its own day, its conformed rows of the next day and their row numbers in the
+    file (a file refused whole: None). Days are read in order; a day earlier than the last
+    one read starts afresh."""
+
+    files: dict[str, tuple[pa.Table, pa.Array] | None] = dataclasses.field(default_factory=dict)
+    day: date | None = None
+
+    def take(self, uri: str, day: date) -> tuple[pa.Table, pa.Array] | None | bool:
+        """The carried rows of `uri` (None: refused whole), or False when it was not read."""
+        if day != self.day:
+            if self.day is not None and day < self.day:
+                self.files.clear()
+            else:  # a file's rows run at most into its next day
+                yesterday = day - timedelta(days=1)
+                for uri_ in [u for u in self.files if _day_of(u) < yesterday]:
+                    del self.files[uri_]
+            self.day = day
+        return self.files.get(uri, False)
+
+    def left(self, uri: str, day: date, rest: tuple[pa.Table, pa.Array] | None) -> None:
+        """What `uri` holds beyond `day`; kept only when `day` is the file's own day."""
+        if _day_of(uri) == day:  # (an empty rest too: the file need not be read again)
+            self.files[uri] = rest
+        else:
+            self.files.pop(uri, None)
+
+
+def _day_of(uri: str) -> date:
+    return spool_file_day(Path(uri)) or date.min
 
 
 @dataclass(frozen=True)
@@ -144,23 +185,48 @@ def _whole_file(uri: str, reason: str) -> Quarantined:
 
 
 def _read_file(
-    uri: str, load: Loader, quarantined: list[Quarantined], scope: _Scope, stats: SpoolRead
+    uri: str,
+    load: Loader,
+    quarantined: list[Quarantined],
+    scope: _Scope,
+    stats: SpoolRead,
+    carry: SpoolCarry | None = None,
 ) -> pa.Table | None:
-    try:
-        table = pq.read_table(pa.BufferReader(load()))
-        _check_columns(table)
-        table = _conform(table)
-    except Exception as exc:  # noqa: BLE001 - any reader failure refuses the file, with why
-        reason = str(exc) if isinstance(exc, ValueError) else ""
-        if not reason or isinstance(exc, pa.ArrowException):
-            reason = f"unreadable Parquet (torn or not Parquet): {exc}"
-        if scope.owns_file(uri):
-            stats.rows_read += 1
-            quarantined.append(_whole_file(uri, reason))
-        return None
-    table, file_rows = _home_rows(uri, table, scope)
-    stats.rows_read += table.num_rows
-    return _drop_bad_rows(uri, table, quarantined, scope.limits, file_rows)
+    # Only a dated file read for a day is carried (an undated one may hold any day).
+    dated = carry is not None and scope.day is not None and spool_file_day(Path(uri)) is not None
+    carried = carry.take(uri, scope.day) if dated and carry and scope.day else False
+    if carried is None:
+        return None  # refused whole on its own day (counted there)
+    if carried is not False:
+        assert not isinstance(carried, bool)
+        table, rows = carried
+    else:
+        try:
+            table = pq.read_table(pa.BufferReader(load()))
+            _check_columns(table)
+            table = _conform(table)
+        except Exception as exc:  # noqa: BLE001 - any reader failure refuses the file, with why
+            reason = str(exc) if isinstance(exc, ValueError) else ""
+            if not reason or isinstance(exc, pa.ArrowException):
+                reason = f"unreadable Parquet (torn or not Parquet): {exc}"
+            if scope.owns_file(uri):
+                stats.rows_read += 1
+                quarantined.append(_whole_file(uri, reason))
+            if dated and carry and scope.day:
+                carry.left(uri, scope.day, None)
+            return None
+        rows = pa.array(range(table.num_rows), pa.int64())
+    mine = _home_mask(uri, table, scope)
+    if mine is None:
+        home, file_rows = table, None
+    else:
+        home = table.filter(mine)
+        file_rows = pc.filter(rows, mine).to_pylist()
+        if dated and carry and scope.day:
+            others = pc.invert(mine)
+            carry.left(uri, scope.day, (table.filter(others), pc.filter(rows, others)))
+    stats.rows_read += home.num_rows
+    return _drop_bad_rows(uri, home, quarantined, scope.limits, file_rows)
 
 
 def _check_columns(table: pa.Table) -> None:
@@ -197,12 +263,11 @@ def _home_days(uri: str, table: pa.Table) -> pa.ChunkedArray:
     return pc.if_else(pc.fill_null(inside, False), minute_day, first)
 
 
-def _home_rows(uri: str, table: pa.Table, scope: _Scope) -> tuple[pa.Table, list[int] | None]:
-    """The rows whose home day is the scope's, and their row numbers in the file."""
+def _home_mask(uri: str, table: pa.Table, scope: _Scope) -> pa.ChunkedArray | None:
+    """Which rows' home day is the scope's (None: every row, no day given)."""
     if scope.day is None:
-        return table, None
-    mine = pc.fill_null(pc.equal(_home_days(uri, table), pa.scalar(scope.day, pa.date32())), False)
-    return table.filter(mine), pc.indices_nonzero(mine).to_pylist()
+        return None
+    return pc.fill_null(pc.equal(_home_days(uri, table), pa.scalar(scope.day, pa.date32())), False)
 
 
 def _conform(table: pa.Table) -> pa.Table:
@@ -304,11 +369,17 @@ def _dedupe(tables: list[pa.Table]) -> pa.Table:
         return GPU_SAMPLES_SCHEMA.empty_table()
     frame = pl.from_arrow(pa.concat_tables(tables))
     assert isinstance(frame, pl.DataFrame)
-    frame = frame.with_row_index("_order").sort(
-        ["sample_id", "samples", "_order"], descending=[False, True, True]
-    )
-    frame = frame.unique("sample_id", keep="first", maintain_order=True)
-    frame = frame.sort(["minute", "node", "gpu_index"]).drop("_order")
+    # A hash pass finds the ids read more than once (usually none); only those rows are
+    # sorted to pick each id's keeper, not the whole day.
+    twice = frame.select(pl.col("sample_id").is_duplicated()).to_series()
+    if twice.any():
+        frame = frame.with_row_index("_order")
+        again = frame.filter(twice).sort(
+            ["sample_id", "samples", "_order"], descending=[False, True, True]
+        )
+        kept = again.unique("sample_id", keep="first", maintain_order=True)
+        frame = pl.concat([frame.filter(~twice), kept]).drop("_order")
+    frame = frame.sort(["minute", "node", "gpu_index"])
     return frame.to_arrow().cast(GPU_SAMPLES_SCHEMA)
 
 

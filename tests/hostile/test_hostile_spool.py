@@ -125,3 +125,45 @@ def test_each_row_and_refusal_is_counted_once_across_days(tmp_path):
     # row is refused on its own day only (the old reader counted it on both).
     assert totals == {"read": 4, "loaded": 2, "quarantined": 1, "duplicates": 1}
     assert lines == [2]  # the bad row's number in its file (0-based), not in the day's slice
+
+
+def test_a_window_read_with_carry_opens_each_file_once(tmp_path, monkeypatch):
+    # The same two files as above plus a torn one named for 10-01, read for 10-01 and 10-02
+    # with one SpoolCarry (as the asset reads a window): the same counts, each file opened
+    # once (not once per day it may touch), the torn file refused once, on its own day.
+    import collectors.nvml.read as spool_read
+
+    rows = [row("n"), row("n", DAY + timedelta(days=1)),
+            row("n", DAY + timedelta(days=1, minutes=1), util_gpu_pct=-1.0)]  # fmt: skip
+    first = tmp_path / spool_file_name("n", DAY, "aaaa")
+    again = tmp_path / spool_file_name("n", DAY, "bbbb")
+    torn = tmp_path / spool_file_name("n", DAY, "cccc")
+    pq.write_table(rows_to_table(rows), first)
+    pq.write_table(rows_to_table(rows[:1]), again)
+    torn.write_bytes(b"PAR1 half a file")
+    opened: list[str] = []
+    real = spool_read.pq.read_table
+
+    def counted(source, *args, **kwargs):
+        opened.append("file")
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(spool_read.pq, "read_table", counted)
+    carry = spool_read.SpoolCarry()
+    totals = {"read": 0, "loaded": 0, "quarantined": 0, "duplicates": 0}
+    loaded_minutes = []
+    for day in (date(2026, 10, 1), date(2026, 10, 2)):
+        stats = SpoolRead()
+        table, quarantined = read_spool([first, again, torn], day=day, stats=stats, carry=carry)
+        totals["read"] += stats.rows_read
+        totals["loaded"] += table.num_rows
+        totals["quarantined"] += len(quarantined)
+        totals["duplicates"] += stats.duplicates
+        loaded_minutes += table.column("minute").to_pylist()
+    # 4 rows + 1 torn file (one row read) = 2 loaded + 2 quarantined + 1 duplicate.
+    assert totals == {"read": 5, "loaded": 2, "quarantined": 2, "duplicates": 1}
+    assert loaded_minutes == [DAY, DAY + timedelta(days=1)]
+    assert len(opened) == 3  # three files, each opened once for both days
+    # A day read again (out of order) reads its files again: same rows as the first time.
+    table, quarantined = read_spool([first, again, torn], day=date(2026, 10, 1), carry=carry)
+    assert table.column("minute").to_pylist() == [DAY] and len(quarantined) == 1

@@ -4,7 +4,7 @@ from collections import Counter
 
 import dagster as dg
 
-from collectors.nvml.read import SpoolRead, read_spool
+from collectors.nvml.read import SpoolCarry, SpoolRead, read_spool
 from pipelines.inputs import SourceInputs, source_inputs
 from pipelines.loading import counts_metadata, load_minutes, run_limits
 from pipelines.partitions import daily_raw_asset, window_days
@@ -29,11 +29,15 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         # A day at a time, so that memory holds one day of the fleet's minutes, not the window's;
         # the paths are listed once for the run and each object fetched once (pipelines/inputs.py).
         limits = run_limits(config, run_now(context, flopledger))
+        # Each file opened once: its rows of the next day wait in `carry` for that day.
+        carry = SpoolCarry()
         for day in window_days(context):
             inputs = source_inputs(config, "nvml_spool", context.run_id, [day])
             # Only the rows whose home day is `day`: each row and each refusal counted once.
             read = SpoolRead()
-            samples, quarantined = read_spool(inputs.paths, day=day, stats=read, limits=limits)
+            samples, quarantined = read_spool(
+                inputs.paths, day=day, stats=read, limits=limits, carry=carry
+            )
             counts = load_minutes(
                 warehouse,
                 "gpu_samples",
