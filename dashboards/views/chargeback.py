@@ -88,6 +88,7 @@ def _by_provider(f: Filters) -> None:
         "The teams above are charged every provider's cost together."
     )
     frame = data.query("chargeback_by_provider", start_day=f.start, end_day=f.end)
+    frame = frame.assign(provider=frame["provider"].map(display_value))
     table(
         frame,
         "chargeback_by_provider",

@@ -100,6 +100,7 @@ def _headline(f: Filters) -> None:
 def _by_provider(f: Filters) -> None:
     """Spend, accelerator resource cost and unallocated idle per provider (several only)."""
     frame = data.query("provider_totals", f)
+    frame = frame.assign(provider=frame["provider"].map(display_value))
     st.subheader("By provider")
     st.caption(
         f"Each cloud's bill in USD ({definition_link('provider')}): spend is the "
