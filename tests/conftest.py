@@ -169,3 +169,13 @@ sources:
 """,
     )
     return tmp_path
+
+
+@pytest.fixture(scope="session")
+def bigquery_emulator(tmp_path_factory: pytest.TempPathFactory):
+    """One bqemulator per test process (tests/bigquery_emulator.py), for every BigQuery test
+    that can share it: each uses a dataset of its own."""
+    from tests.bigquery_emulator import running_bigquery_emulator
+
+    with running_bigquery_emulator(tmp_path_factory.mktemp("bqemulator")) as running:
+        yield running

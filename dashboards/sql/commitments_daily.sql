@@ -21,6 +21,6 @@ SELECT
 FROM commitment_utilisation AS c
 CROSS JOIN filter_values AS f
 WHERE c.day BETWEEN f.start_day AND f.end_day
-  AND (len(f.projects) = 0 OR list_contains(f.projects, c.project_id))
-  AND (len(f.accelerators) = 0 OR list_contains(f.accelerators, c.resource_kind))
+  AND (array_length(f.projects) = 0 OR list_contains(f.projects, c.project_id))
+  AND (array_length(f.accelerators) = 0 OR list_contains(f.accelerators, c.resource_kind))
 ORDER BY c.day, c.commitment_id

@@ -42,7 +42,7 @@ parts AS (
     -- USD credits on a row that lists no credit (should not happen; kept so the total closes).
     SELECT '(unlisted credits)', to_nanos(credits_total_usd)
     FROM chosen
-    WHERE coalesce(len(credits), 0) = 0 AND credits_total_usd <> 0
+    WHERE coalesce(array_length(credits), 0) = 0 AND credits_total_usd <> 0
 )
 SELECT group_value, from_nanos(sum(nanos)) AS effective_usd
 FROM parts

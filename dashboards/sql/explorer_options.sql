@@ -15,7 +15,7 @@ found AS (
     UNION SELECT DISTINCT 'workload_class', coalesce(workload_class, '(none)') FROM facts
     UNION SELECT DISTINCT 'cost_part', cost_part FROM facts
     UNION SELECT DISTINCT 'credit_type', unnest(credit_types) FROM facts
-    UNION SELECT DISTINCT 'credit_type', '(none)' FROM facts WHERE len(credit_types) = 0
+    UNION SELECT DISTINCT 'credit_type', '(none)' FROM facts WHERE array_length(credit_types) = 0
     UNION SELECT DISTINCT 'label_key', unnest(map_keys(labels)) FROM facts
 )
 SELECT dimension, value FROM found WHERE value IS NOT NULL ORDER BY dimension, value

@@ -18,7 +18,7 @@ SELECT
     provider,
     model,
     requests,
-    CASE WHEN requests > 0 THEN CAST(failed_requests AS DOUBLE) / requests END AS error_rate,
+    CASE WHEN requests > 0 THEN CAST(failed_requests AS DOUBLE) / CAST(requests AS DOUBLE) END AS error_rate,
     CAST(tokens AS DOUBLE) AS tokens,
     cost AS cost_usd,
     CAST(CAST(cost * 1000000000 AS HUGEINT) * 1000000 // nullif(tokens, 0) AS DECIMAL(38, 0))

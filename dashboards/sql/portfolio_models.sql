@@ -15,5 +15,5 @@ SELECT
     m.cheapest
 FROM model_portfolio AS m
 WHERE m.month BETWEEN CAST(date_trunc('month', CAST($start_day AS DATE)) AS DATE) AND CAST($end_day AS DATE)
-  AND (len(CAST($classes AS VARCHAR[])) = 0 OR list_contains(CAST($classes AS VARCHAR[]), m.workload_class))
+  AND (array_length(CAST($classes AS VARCHAR[])) = 0 OR list_contains(CAST($classes AS VARCHAR[]), m.workload_class))
 ORDER BY m.month, m.model, m.workload_class, m.cost_per_million_tokens, m.family

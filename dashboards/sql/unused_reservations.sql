@@ -10,7 +10,7 @@ FROM unused_capacity AS u
 CROSS JOIN filter_values AS f
 WHERE u.idle_kind = 'unused_reservation'
   AND CAST(u.hour AS DATE) BETWEEN f.start_day AND f.end_day
-  AND (len(f.projects) = 0 OR list_contains(f.projects, u.project_id))
-  AND (len(f.accelerators) = 0 OR list_contains(f.accelerators, u.resource_kind))
+  AND (array_length(f.projects) = 0 OR list_contains(f.projects, u.project_id))
+  AND (array_length(f.accelerators) = 0 OR list_contains(f.accelerators, u.resource_kind))
 GROUP BY ALL
 ORDER BY unused_usd DESC, reservation

@@ -5,4 +5,4 @@ SELECT e.*
 FROM accelerator_efficiency AS e
 CROSS JOIN filter_values AS f
 WHERE e.day BETWEEN f.start_day AND f.end_day
-  AND (len(f.accelerators) = 0 OR list_contains(f.accelerators, e.accelerator_type))
+  AND (array_length(f.accelerators) = 0 OR list_contains(f.accelerators, e.accelerator_type))

@@ -5,5 +5,5 @@ SELECT m.*
 FROM managed_inference_daily AS m
 CROSS JOIN filter_values AS f
 WHERE m.day BETWEEN f.start_day AND f.end_day
-  AND (len(f.teams) = 0 OR list_contains(f.teams, m.team))
-  AND (len(f.classes) = 0 OR list_contains(f.classes, m.workload_class))
+  AND (array_length(f.teams) = 0 OR list_contains(f.teams, m.team))
+  AND (array_length(f.classes) = 0 OR list_contains(f.classes, m.workload_class))

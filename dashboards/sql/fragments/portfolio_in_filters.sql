@@ -6,5 +6,5 @@ SELECT p.*
 FROM accelerator_portfolio AS p
 CROSS JOIN filter_values AS f
 WHERE p.month BETWEEN CAST(date_trunc('month', f.start_day) AS DATE) AND f.end_day
-  AND (len(f.classes) = 0 OR list_contains(f.classes, p.workload_class))
-  AND (len(f.accelerators) = 0 OR list_contains(f.accelerators, p.family))
+  AND (array_length(f.classes) = 0 OR list_contains(f.classes, p.workload_class))
+  AND (array_length(f.accelerators) = 0 OR list_contains(f.accelerators, p.family))

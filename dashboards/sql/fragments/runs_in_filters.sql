@@ -5,8 +5,8 @@ SELECT r.*
 FROM cost_per_run AS r
 CROSS JOIN filter_values AS f
 WHERE CAST(coalesce(r.started_at, r.submitted_at) AS DATE) BETWEEN f.start_day AND f.end_day
-  AND (len(f.providers) = 0 OR list_contains(f.providers, r.provider))
-  AND (len(f.teams) = 0 OR list_contains(f.teams, r.team))
-  AND (len(f.projects) = 0 OR list_contains(f.projects, r.project_id))
-  AND (len(f.classes) = 0 OR list_contains(f.classes, r.workload_class))
-  AND (len(f.accelerators) = 0 OR list_contains(f.accelerators, r.accelerator_type))
+  AND (array_length(f.providers) = 0 OR list_contains(f.providers, r.provider))
+  AND (array_length(f.teams) = 0 OR list_contains(f.teams, r.team))
+  AND (array_length(f.projects) = 0 OR list_contains(f.projects, r.project_id))
+  AND (array_length(f.classes) = 0 OR list_contains(f.classes, r.workload_class))
+  AND (array_length(f.accelerators) = 0 OR list_contains(f.accelerators, r.accelerator_type))

@@ -3,6 +3,6 @@
 SELECT s.*
 FROM spend_daily AS s
 CROSS JOIN filter_values AS f
-WHERE (len(f.providers) = 0 OR list_contains(f.providers, s.provider))
-  AND (len(f.teams) = 0 OR list_contains(f.teams, s.team))
-  AND (len(f.projects) = 0 OR list_contains(f.projects, s.project_id))
+WHERE (array_length(f.providers) = 0 OR list_contains(f.providers, s.provider))
+  AND (array_length(f.teams) = 0 OR list_contains(f.teams, s.team))
+  AND (array_length(f.projects) = 0 OR list_contains(f.projects, s.project_id))

@@ -1,0 +1,193 @@
+"""Read-only queries against the BigQuery warehouse: dashboards and `flopledger sql`.
+
+The same `Reader` as DuckDB's, over the warehouse's dataset. BigQuery needs no lock and no
+snapshot: every table is replaced by one atomic job, so a query never sees half a table.
+
+- SQL. Callers write DuckDB's dialect (dashboards/sql, docs/queries.md, `flopledger sql`); it
+  is carried to BigQuery's by the models' own transpiler (`warehouse.transpile.to_bigquery`),
+  its tables read from the warehouse's dataset. DuckDB's catalogue (`information_schema.*`,
+  schema `main`, `current_database()`) reads the dataset's `INFORMATION_SCHEMA`.
+- Read-only. One query statement (SELECT, WITH, UNION, ...) and nothing else: DML, DDL and
+  scripts are refused here, before BigQuery sees them (the dashboard's service account has
+  no write role either: docs/bigquery.md).
+- Parameters are bound (`$name` or `?`) through the one BigQuery door, clients/bigquery.py;
+  every job carries `maximum_bytes_billed`, so BigQuery refuses a query that would bill more.
+- Version. A successful run records itself in the marker table `published_runs`
+  (`mark_published`, called by the warehouse's `publish_snapshot`); the version is that
+  table's last-modified time, read from its metadata (free: no query job), at most every
+  `VERSION_TTL_S` seconds. Before the first publish a query is `NoWarehouse`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import sqlglot
+from sqlglot import exp
+
+from clients import bigquery as bq
+from warehouse.base import NoWarehouse, Params, QueryError, Reader
+from warehouse.transpile import TranspileError, to_bigquery
+
+if TYPE_CHECKING:
+    from warehouse.bigquery import BigQueryWarehouse
+
+# The marker a successful run replaces (one row: when); its modified time is the version.
+MARKER = "published_runs"
+VERSION_TTL_S = 10.0  # dashboards ask for the version before every query
+# DuckDB's name for the default schema: the warehouse's dataset in BigQuery.
+DUCKDB_SCHEMA = "main"
+QUERIES = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Subquery)
+
+
+class BigQueryReader(Reader):
+    """Queries `project.dataset` read-only; one client, shared by threads (Streamlit's)."""
+
+    def __init__(
+        self, warehouse: BigQueryWarehouse, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.warehouse, self.clock = warehouse, clock
+        self._lock = threading.Lock()
+        self._version, self._checked = "", float("-inf")
+
+    @cached_property
+    def client(self) -> bq.Client:
+        """The reader's own client (closed with it), made on first use."""
+        w = self.warehouse
+        return bq.make_client(w.project, w.endpoint, w._credentials, w.location)
+
+    def version(self) -> str:
+        with self._lock:
+            if self.clock() - self._checked < VERSION_TTL_S:
+                return self._version
+        try:
+            modified = bq.table_modified(self.client, self.warehouse.table_id(MARKER))
+        except bq.BigQueryError:
+            modified = None  # unreachable now: the query says why
+        version = "" if modified is None else f"{self.warehouse.dataset_id}:{modified}"
+        with self._lock:
+            self._version, self._checked = version, self.clock()
+        return version
+
+    def query(self, sql: str, params: Params = None) -> pa.Table:
+        text = bigquery_sql(sql, self.warehouse.dataset_id)
+        if not self.version():
+            raise NoWarehouse(
+                f"{self.warehouse.dataset_id}: nothing published yet (a `flopledger run` that "
+                "passes its checks publishes the warehouse)"
+            )
+        try:
+            table = bq.run_query(self.client, text, params, self.warehouse.max_bytes_billed)
+        except bq.BigQueryError as exc:
+            raise QueryError(str(exc).strip().splitlines()[0]) from None
+        return naive_utc(table)
+
+    def close(self) -> None:
+        client = self.__dict__.pop("client", None)  # made only if something was read
+        if client is not None:
+            client.close()
+
+
+def naive_utc(table: pa.Table) -> pa.Table:
+    """BigQuery's TIMESTAMPs (UTC) as the warehouse's naive UTC times, as DuckDB returns them."""
+    for index, field in enumerate(table.schema):
+        if pa.types.is_timestamp(field.type) and field.type.tz is not None:
+            naive = table.column(index).cast(pa.timestamp(field.type.unit))
+            table = table.set_column(index, field.name, naive)
+    return table
+
+
+def mark_published(warehouse: BigQueryWarehouse) -> str:
+    """Record a publish: the marker table replaced (one job, no bytes scanned). Returns its id."""
+    table = warehouse.table_id(MARKER)
+    bq.run_query(
+        warehouse.client,
+        f"CREATE OR REPLACE TABLE `{table}` "
+        "OPTIONS (description = 'One row: when the last run that passed its checks published "
+        "the warehouse. Readers key their caches on its modified time.') "
+        "AS SELECT CURRENT_TIMESTAMP() AS published_at",
+        None,
+        warehouse.max_bytes_billed,
+    )
+    return table
+
+
+@lru_cache(maxsize=512)
+def bigquery_sql(sql: str, dataset: str) -> str:
+    """One read-only DuckDB-dialect query as BigQuery SQL over `project.dataset`, or
+    QueryError (not one query statement, not parsed, no BigQuery form)."""
+    read_only(sql)
+    try:
+        text = to_bigquery(sql, dataset)
+    except TranspileError as exc:
+        raise QueryError(str(exc)) from None
+    if "information_schema" not in text.lower():
+        return text  # not parsed again: SQLGlot would drop the types' declared precision
+    return _catalogue(sqlglot.parse_one(text, read="bigquery"), dataset).sql(dialect="bigquery")
+
+
+def read_only(sql: str) -> None:
+    """Refuse anything but one query statement (DML, DDL, scripts, several statements)."""
+    try:
+        statements = [s for s in sqlglot.parse(sql, read="duckdb") if s is not None]
+    except sqlglot.errors.SqlglotError as exc:
+        raise QueryError(f"not parsed as SQL: {str(exc).strip().splitlines()[0]}") from None
+    if len(statements) != 1:
+        raise QueryError(f"one query at a time ({len(statements)} statements given)")
+    if not isinstance(statements[0], QUERIES):
+        first = sql.split(maxsplit=1)[0].upper()
+        raise QueryError(f"read-only: only a query (SELECT, WITH ...) may run here, not {first}")
+
+
+def _catalogue(tree: exp.Expression, dataset: str) -> exp.Expression:
+    """DuckDB's catalogue read from the dataset's INFORMATION_SCHEMA: `information_schema.x`
+    is `project.dataset.INFORMATION_SCHEMA.X`, its schema `main` is the dataset and
+    `current_database()` the project."""
+    project, name = dataset.split(".")
+    for table in list(tree.find_all(exp.Table)):
+        view = _information_schema_view(table)
+        if view is not None:
+            path = f"{project}.{name}.INFORMATION_SCHEMA.{view.upper()}"
+            read = exp.Table(this=exp.to_identifier(path, quoted=True))
+            read.set("alias", exp.TableAlias(this=exp.to_identifier(table.alias or view)))
+            table.replace(read)
+
+    def rename(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.CurrentDatabase):
+            return exp.Literal.string(project)
+        if isinstance(node, exp.EQ) and _is_schema_main(node):
+            column = node.this if isinstance(node.this, exp.Column) else node.expression
+            return exp.EQ(this=column.copy(), expression=exp.Literal.string(name))
+        return node
+
+    return tree.transform(rename)
+
+
+def _information_schema_view(table: exp.Table) -> str | None:
+    """`tables` of `information_schema.tables` (BigQuery's parser reads it as one name)."""
+    if table.catalog:
+        return None
+    if table.db.lower() == "information_schema":
+        return table.name
+    schema, dot, view = table.name.partition(".")
+    if not table.db and dot and schema.lower() == "information_schema":
+        return view
+    return None
+
+
+def _is_schema_main(node: exp.EQ) -> bool:
+    """`table_schema = 'main'` (either way round): DuckDB's default schema named."""
+    sides = (node.this, node.expression)
+    columns = [s for s in sides if isinstance(s, exp.Column)]
+    literals = [s for s in sides if isinstance(s, exp.Literal) and s.is_string]
+    return (
+        len(columns) == 1
+        and columns[0].name.lower() in ("table_schema", "schema_name")
+        and len(literals) == 1
+        and literals[0].name == DUCKDB_SCHEMA
+    )
