@@ -49,14 +49,18 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
-# The house first (lint, format, types: seconds), then the tests.
-test: setup browser lint
-	.venv/bin/python -m pytest -n 3
+# The house (lint, format, types: a minute of mypy on a clean clone) runs beside the tests, and
+# its output is printed after theirs; either failing fails the command. tests/scheduling.py
+# hands the slowest tests out first and keeps a module's module-scoped fixture on one worker.
+LINT := .venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/python -m mypy
+test: setup browser
+	@log=$$(mktemp); (set -x; $(LINT)) >"$$log" 2>&1 & lint=$$!; \
+	.venv/bin/python -m pytest -n 3 -p tests.scheduling; tests=$$?; \
+	wait $$lint; linted=$$?; echo "--- lint, beside the tests ---"; cat "$$log"; rm -f "$$log"; \
+	[ $$linted -eq 0 ] || echo "make test: lint failed"; [ $$tests -eq 0 ] && [ $$linted -eq 0 ]
 
 lint: setup
-	.venv/bin/ruff check .
-	.venv/bin/ruff format --check .
-	.venv/bin/python -m mypy
+	$(LINT)
 
 # The Dagster UI and daemon on a config's instance (the demo's by default): its runs, checks, schedules.
 dagster: setup
