@@ -179,3 +179,19 @@ def bigquery_emulator(tmp_path_factory: pytest.TempPathFactory):
 
     with running_bigquery_emulator(tmp_path_factory.mktemp("bqemulator")) as running:
         yield running
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`bigquery_live` tests are skipped, with the reason, unless a real project and
+    credentials are there (tests/bigquery_live.py)."""
+    live = [item for item in items if item.get_closest_marker("bigquery_live") is not None]
+    if not live:
+        return
+    import os
+
+    from tests.bigquery_live import skip_reason
+
+    reason = skip_reason(os.environ)
+    if reason is not None:
+        for item in live:
+            item.add_marker(pytest.mark.skip(reason=f"bigquery_live: {reason}"))

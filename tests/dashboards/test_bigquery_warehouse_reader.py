@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import uuid
+from collections.abc import Iterator
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -28,6 +31,7 @@ from clients import bigquery as bq
 from dashboards import queries
 from settings import load_config
 from tests.bigquery_emulator import PROJECT, BigQueryEmulator
+from tests.bigquery_live import LIVE_ENV, LOCATION_ENV
 from tests.dashboards.helpers import APP, START, metric
 from warehouse import NoWarehouse, QueryError, open_warehouse
 from warehouse.bigquery import BigQueryWarehouse
@@ -118,12 +122,33 @@ def _parse_json(warehouse: BigQueryWarehouse, table: str, names: list[str]) -> N
         )
 
 
-@pytest.fixture(scope="module")
-def bigquery_config(fleet_config: Path, bigquery_emulator: BigQueryEmulator) -> Path:
-    """The fleet's config pointed at a BigQuery dataset holding the tables the pages read."""
+@pytest.fixture(
+    scope="module", params=["emulator", pytest.param("live", marks=pytest.mark.bigquery_live)]
+)
+def bigquery_config(request: pytest.FixtureRequest, fleet_config: Path) -> Iterator[Path]:
+    """The fleet's config pointed at a BigQuery dataset holding the tables the pages read: on
+    bqemulator, or (bigquery_live) in a dataset of its own in a real project, deleted after."""
+    if request.param == "live":
+        project, endpoint = os.environ[LIVE_ENV], None
+        dataset, location = (
+            f"flopledger_test_{uuid.uuid4().hex[:12]}",
+            os.environ.get(LOCATION_ENV, "US"),
+        )
+    else:
+        emulator: BigQueryEmulator = request.getfixturevalue("bigquery_emulator")
+        project, endpoint, dataset, location = PROJECT, emulator.endpoint, DATASET, None
+    warehouse = BigQueryWarehouse(project, dataset, location=location, endpoint=endpoint)
+    try:
+        yield _copied(fleet_config, warehouse, request.param)
+    finally:
+        if request.param == "live":
+            bq.drop_dataset(warehouse.client, warehouse.dataset_id)
+
+
+def _copied(fleet_config: Path, warehouse: BigQueryWarehouse, name: str) -> Path:
+    """The tables the dashboards read, copied from the fleet's snapshot; the config beside it."""
     duck = open_warehouse(load_config(fleet_config).warehouse).reader()
-    warehouse = BigQueryWarehouse(PROJECT, DATASET, endpoint=bigquery_emulator.endpoint)
-    bq.ensure_dataset(warehouse.client, warehouse.dataset_id, None)
+    bq.ensure_dataset(warehouse.client, warehouse.dataset_id, warehouse.location)
     have = set(
         duck.query("SELECT table_name FROM information_schema.tables")["table_name"].to_pylist()
     )
@@ -137,13 +162,15 @@ def bigquery_config(fleet_config: Path, bigquery_emulator: BigQueryEmulator) -> 
         _parse_json(warehouse, table, maps)
     duck.close()
     mark_published(warehouse)
+    where = {"project": warehouse.project, "dataset": warehouse.dataset}
+    where |= {"endpoint": warehouse.endpoint} if warehouse.endpoint else {}
+    where |= {"location": warehouse.location} if warehouse.location else {}
     text = fleet_config.read_text().replace(
         "warehouse:\n  kind: duckdb\n  path: warehouse.duckdb\n",
-        f"warehouse:\n  kind: bigquery\n  project: {PROJECT}\n  dataset: {DATASET}\n"
-        f"  endpoint: {bigquery_emulator.endpoint}\n",
+        "warehouse:\n  kind: bigquery\n" + "".join(f"  {k}: {v}\n" for k, v in where.items()),
     )
     assert "kind: bigquery" in text
-    config = fleet_config.parent / "flopledger.bigquery.yaml"  # beside it: its paths hold
+    config = fleet_config.parent / f"flopledger.bigquery-{name}.yaml"  # beside it: paths hold
     config.write_text(text)
     return config
 
@@ -225,10 +252,9 @@ def test_bigquery_warehouse_page_renders(
     assert shown[bigquery_config][0].startswith("$")
 
 
-def test_bigquery_warehouse_reader_is_read_only_and_keys_on_publish(
-    bigquery_config: Path, bigquery_emulator: BigQueryEmulator
-) -> None:
+def test_bigquery_warehouse_reader_is_read_only_and_keys_on_publish(bigquery_config: Path) -> None:
     warehouse = open_warehouse(load_config(bigquery_config).warehouse)
+    assert isinstance(warehouse, BigQueryWarehouse)
     reader = warehouse.reader()
     for statement in (
         "DROP TABLE cost_per_run",
@@ -246,14 +272,15 @@ def test_bigquery_warehouse_reader_is_read_only_and_keys_on_publish(
 
     # The version is the marker's: a new publish changes it (the clock skips the TTL cache).
     now = [0.0]
-    timed = BigQueryReader(warehouse, clock=lambda: now[0])  # type: ignore[arg-type]
+    timed = BigQueryReader(warehouse, clock=lambda: now[0])
     before = timed.version()
-    mark_published(warehouse)  # type: ignore[arg-type]
+    mark_published(warehouse)
     assert timed.version() == before  # cached for VERSION_TTL_S
     now[0] += 60
     assert timed.version() not in ("", before)
 
-    empty = BigQueryWarehouse(PROJECT, "never_published", endpoint=bigquery_emulator.endpoint)
+    never = f"never_published_{uuid.uuid4().hex[:8]}"  # no such dataset: nothing published
+    empty = BigQueryWarehouse(warehouse.project, never, endpoint=warehouse.endpoint)
     assert empty.reader().version() == ""
     with pytest.raises(NoWarehouse):
         empty.reader().query("SELECT 1 AS a")
