@@ -7,6 +7,7 @@
 -- @col resource_kind: Accelerator type, cores or memory (null: other).
 -- @col unused_accelerator_hours: Accelerator-hours committed and not used, or reserved and not consumed (accelerators only).
 -- @col unused_cost: Effective cost of what went unused (USD).
+-- @col provider: Who bills the commitment or the reservation: gcp, or the FOCUS ProviderName (AWS, Microsoft, Oracle ...).
 SELECT
     hour,
     'unused_commitment' AS idle_kind,
@@ -15,7 +16,8 @@ SELECT
     resource_kind,
     CASE WHEN resource_kind NOT IN ('cores', 'memory')
          THEN CAST(greatest(committed_nanos - used_nanos, 0) AS DOUBLE) / 3.6e12 END AS unused_accelerator_hours,
-    from_nanos(unused_nanos) AS unused_cost
+    from_nanos(unused_nanos) AS unused_cost,
+    provider
 FROM commitment_hourly
 UNION ALL
 SELECT
@@ -25,7 +27,8 @@ SELECT
     reservation_name AS name,
     max(resource_kind) AS resource_kind,
     CASE WHEN sum(paid_accelerator_nanos) > 0 THEN CAST(sum(paid_accelerator_nanos) AS DOUBLE) / 3.6e12 END AS unused_accelerator_hours,
-    from_nanos(sum(effective_nanos)) AS unused_cost
+    from_nanos(sum(effective_nanos)) AS unused_cost,
+    max(provider) AS provider
 FROM billing_hourly
 WHERE row_kind = 'unused_reservation'
 GROUP BY hour, reservation_project_id, reservation_name
