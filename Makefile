@@ -5,7 +5,7 @@ PYTHON ?= python3.11
 export UV_PYTHON_DOWNLOADS := never
 export UV_LINK_MODE := copy
 
-.PHONY: setup demo test browser lint dagster gpu-check clean bigquery-emulator
+.PHONY: setup demo test browser lint dagster gpu-check clean bigquery-emulator demo-bigquery
 
 .tools/bin/uv:
 	$(PYTHON) -m venv .tools
@@ -43,6 +43,14 @@ bigquery-emulator: setup
 
 demo: setup
 	.venv/bin/flopledger demo
+
+# The demo with its warehouse in BigQuery (docs/bigquery.md): an emulator on 127.0.0.1:9050 for
+# the run (its log in .tools/demo-bigquery-emulator.log), stopped after; `make demo` stays on DuckDB.
+demo-bigquery: setup
+	.tools/bqemulator/bin/python scripts/run_bqemulator.py --exact-bignumeric start \
+		--rest-host 127.0.0.1 --rest-port 9050 --grpc-port 9060 >.tools/demo-bigquery-emulator.log 2>&1 & \
+	pid=$$!; trap 'kill $$pid' EXIT; \
+	.venv/bin/flopledger demo --out demo-bigquery --warehouse bigquery --endpoint http://127.0.0.1:9050
 
 # The browser test needs Debian's Chromium; installed here when we are root (CI is).
 browser:
