@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from datetime import date, datetime, time
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
@@ -57,6 +59,70 @@ def _parquet_days(path: Path, limits: Limits) -> set[date]:
         return days
     found = pc.unique(pc.cast(column, "date32")).to_pylist()
     return {d for d in found if d is not None and _plausible(datetime.combine(d, time()), limits)}
+
+
+def _ndjson_could_hold(path: Path, days: Collection[date], limits: Limits) -> bool:
+    """Whether a line of the extract may be a row of `days`: one whose start (any
+    `usage_start_time` on the line, a duplicate key too) falls on one of them, or a non-blank
+    line with no plausible start to tell (the reader quarantines it, or reads it slowly)."""
+    with path.open("r", encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            found = False
+            for match in _START.finditer(line):
+                try:
+                    moment = parse_timestamp(match.group(1).strip('"'))
+                except BadTimestamp:
+                    return True
+                if moment is None or not _plausible(moment, limits) or moment.date() in days:
+                    return True
+                found = True
+            if not found:
+                return True
+    return False
+
+
+def _parquet_could_hold(path: Path, days: Collection[date], limits: Limits) -> bool:
+    try:
+        column = pq.read_table(path, columns=["usage_start_time"])["usage_start_time"]
+        if column.null_count or not pa.types.is_timestamp(column.type):
+            return True  # nulls are quarantined by the reader; text starts are rare
+        found = pc.unique(pc.cast(column, "date32")).to_pylist()
+    except Exception:  # noqa: BLE001 - unreadable: the reader quarantines it
+        return True
+    return any(
+        d in days or not _plausible(datetime.combine(d, time()), limits)
+        for d in found
+        if d is not None
+    )
+
+
+def files_for_days(
+    files: list[Path], days: Collection[date], limits: Limits = DEFAULT_LIMITS
+) -> list[Path]:
+    """The extracts a run kept to `days` must read, in their order: every file that may hold
+    a row of those days, or a row whose day cannot be told without reading it (a file of
+    another format, an unreadable one, a row without a plausible start). A file whose every
+    row starts on other days is left out before any row is normalised: its rows would all
+    be counted outside the window and dropped. A late row (an earlier day, exported later)
+    is in a file that holds its day, so it is still read when its day is in `days`."""
+    wanted = set(days)
+    kept = []
+    for path in files:
+        suffix = path.suffix.lower()
+        try:
+            if suffix in JSON_SUFFIXES:
+                holds = _ndjson_could_hold(path, wanted, limits)
+            elif suffix == ".parquet":
+                holds = _parquet_could_hold(path, wanted, limits)
+            else:
+                holds = True
+        except OSError:
+            holds = True  # the reader says what is wrong with it
+        if holds:
+            kept.append(path)
+    return kept
 
 
 def usage_days(files: list[Path], limits: Limits = DEFAULT_LIMITS) -> set[date]:
