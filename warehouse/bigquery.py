@@ -251,7 +251,11 @@ class _Stage:
 
     def __enter__(self) -> tuple[str, str]:
         w = self.warehouse
-        bq.load_parquet(w.client, w.table_id(self.name), self.data, self._columns(), True)
+        try:
+            bq.load_parquet(w.client, w.table_id(self.name), self.data, self._columns(), True)
+        except bq.BigQueryError:
+            bq.drop_table(w.client, w.table_id(self.name))  # a failed load leaves no stage
+            raise
         names = ", ".join(identifier(n) for n in self.data.column_names if n != self.extra)
         return w._quoted(self.name), names
 

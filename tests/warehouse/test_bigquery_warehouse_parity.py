@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 import pytest
 
 import models
+from clients.bigquery import BigQueryError
 from pipelines.runner import run_pipeline
 from settings import load_config
 from simulator import simulate
@@ -180,9 +181,10 @@ def test_bigquery_warehouse_hostile_loads_are_refused_in_one_line(engines):
     with pytest.raises(ValueError, match="^jobs: no column colour$"):
         bq.replace_all("jobs", stray)
     wrong_type = pa.table({"run_id": ["r"], "attempt": ["first"]})  # attempt is INT64
-    with pytest.raises(Exception) as refused:
+    with pytest.raises(BigQueryError) as refused:
         bq.replace_all("jobs", wrong_type)
     assert "\n" not in str(refused.value)
+    assert not [t.table for t in bq.catalogue() if "__incoming_" in t.table]  # no stage left
     # Nothing to replace and nothing to insert change nothing.
     empty = engines.duck.query("SELECT * FROM jobs LIMIT 0")
     assert bq.replace_days("jobs", "submitted_day", [], empty) == 0
