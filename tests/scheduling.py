@@ -34,6 +34,7 @@ SLOW_S = {
     "tests/pipelines/test_snapshot_gate.py": 75,
     "tests/pipelines/test_dagster_cli.py": 68,
     "tests/budgets/test_budget_status.py": 66,
+    "tests/dashboards/test_dashboard_providers.py": 70,
     "tests/cli/test_export_focus.py": 50,
     "tests/pipelines/test_probe_source.py": 47,
     "tests/dashboards/test_dashboard_serving.py": 46,

@@ -15,6 +15,10 @@ by the simulator, so the runs a provider shows are checked against the names, no
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
 from datetime import date
 from decimal import Decimal as D
 from pathlib import Path
@@ -23,10 +27,23 @@ import pytest
 
 from dashboards.filters import Filters, from_url, to_url
 from tests.dashboards.helpers import Marts, metric, money
+from tests.dashboards.test_dashboard_browser import (
+    ARGS,
+    ARTIFACTS,
+    CHROMIUM,
+    REPO,
+    _free_port,
+    _wait_healthy,
+)
 
 AWS_BILL = 48 * D("38.40") + 2 * D("10.922666667")
 AWS_ACCELERATOR = 48 * D("38.40")
 AWS_PAID_HOURS = 48 * 8
+# The browser check shares this module's fleet (one build on one worker: tests/scheduling.py).
+NO_CHROMIUM = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)",
+)
 
 
 @pytest.fixture(scope="module")
@@ -156,3 +173,78 @@ def test_chargeback_splits_each_providers_bill(open_page, two_clouds: Path) -> N
     assert aws["run_cost_usd"] + aws["idle_usd"] == AWS_ACCELERATOR
     assert aws["unused_commitment_usd"] == aws["unused_reservation_usd"] == 0
     assert metric(at, "Chargeback (USD)") == money(by["effective_usd"].sum())
+
+
+METRIC = '[data-testid="stMetric"]'
+GRID = '[data-testid="stDataFrame"]'
+SETTLED = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+
+
+@pytest.fixture
+def served_two(two_clouds: Path) -> Iterator[str]:
+    """`flopledger dashboard` on the two-provider warehouse (read only: no copy needed)."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "dashboard", "--config", str(two_clouds),
+         "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def _cells(page) -> list[str]:
+    """The first table's cells as the grid gives them to screen readers (exact values)."""
+    return page.eval_on_selector(
+        GRID,
+        "grid => Array.from(grid.querySelectorAll('[role=\"gridcell\"]')).map(c => c.innerText)",
+    )
+
+
+@pytest.mark.browser
+@NO_CHROMIUM
+def test_overview_shows_both_providers_in_chromium(served_two: str, two_clouds: Path) -> None:
+    """Chromium: both providers' rows in the breakdown, and choosing a provider in the sidebar
+    writes `?provider=AWS` and shows AWS's bill. The screenshot goes to test-artifacts/
+    dashboards/; with FLOPLEDGER_UPDATE_DOCS_IMG=1 also to docs/img/overview-providers.png
+    (docs/focus.md shows it)."""
+    from playwright.sync_api import sync_playwright
+
+    total = money(Marts(two_clouds).one("SELECT sum(effective_cost) FROM spend_daily"))
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1600, "height": 1000})  # the whole table
+            page.goto(served_two)
+            page.wait_for_selector(METRIC, timeout=30_000)
+            page.wait_for_function(SETTLED, timeout=30_000)
+            page.get_by_text("By provider", exact=True).wait_for(timeout=30_000)
+            assert not page.query_selector('[data-testid="stException"]')
+            assert total in page.locator(METRIC).first.inner_text()
+            page.wait_for_selector(f"{GRID} [role=gridcell]", state="attached", timeout=30_000)
+            cells = _cells(page)  # the by-provider table comes first
+            assert "AWS" in cells and "gcp" in cells, cells
+            assert format(AWS_BILL, "f") in cells  # every digit, as the CSV carries it
+            page.screenshot(path=str(ARTIFACTS / "overview_providers.png"))
+            if os.environ.get("FLOPLEDGER_UPDATE_DOCS_IMG"):
+                page.screenshot(path=str(REPO / "docs" / "img" / "overview-providers.png"))
+
+            box = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Provider")
+            box.locator("input").click()
+            page.get_by_role("option", name="AWS").click()
+            page.wait_for_url("**?provider=AWS", timeout=30_000)
+            page.wait_for_function(SETTLED, timeout=30_000)
+            spend = money(AWS_BILL)
+            page.wait_for_function(
+                f"() => document.querySelector('{METRIC}').innerText.includes('{spend}')",
+                timeout=30_000,
+            )
+        finally:
+            browser.close()
