@@ -76,7 +76,7 @@ class BigQueryReader(Reader):
 
     def query(self, sql: str, params: Params = None) -> pa.Table:
         text = bigquery_sql(sql, self.warehouse.dataset_id)
-        if not self.version():
+        if not self.version() and not self._published():
             raise NoWarehouse(
                 f"{self.warehouse.dataset_id}: nothing published yet (a `flopledger run` that "
                 "passes its checks publishes the warehouse)"
@@ -86,6 +86,15 @@ class BigQueryReader(Reader):
         except bq.BigQueryError as exc:
             raise QueryError(str(exc).strip().splitlines()[0]) from None
         return naive_utc(table)
+
+    def _published(self) -> bool:
+        """Whether the marker is there, asked now: an unreachable endpoint or a refusal is a
+        QueryError saying so, not "nothing published"."""
+        try:
+            marker = bq.table_modified(self.client, self.warehouse.table_id(MARKER))
+        except bq.BigQueryError as exc:
+            raise QueryError(str(exc).strip().splitlines()[0]) from None
+        return marker is not None
 
     def close(self) -> None:
         client = self.__dict__.pop("client", None)  # made only if something was read
@@ -144,7 +153,7 @@ def read_only(sql: str) -> None:
         raise QueryError(f"read-only: only a query (SELECT, WITH ...) may run here, not {first}")
 
 
-def _catalogue(tree: exp.Expression, dataset: str) -> exp.Expression:
+def _catalogue(tree: exp.Expr, dataset: str) -> exp.Expr:
     """DuckDB's catalogue read from the dataset's INFORMATION_SCHEMA: `information_schema.x`
     is `project.dataset.INFORMATION_SCHEMA.X`, its schema `main` is the dataset and
     `current_database()` the project."""
@@ -157,7 +166,7 @@ def _catalogue(tree: exp.Expression, dataset: str) -> exp.Expression:
             read.set("alias", exp.TableAlias(this=exp.to_identifier(table.alias or view)))
             table.replace(read)
 
-    def rename(node: exp.Expression) -> exp.Expression:
+    def rename(node: exp.Expr) -> exp.Expr:
         if isinstance(node, exp.CurrentDatabase):
             return exp.Literal.string(project)
         if isinstance(node, exp.EQ) and _is_schema_main(node):
