@@ -367,20 +367,23 @@ def _dedupe(tables: list[pa.Table]) -> pa.Table:
     """One row per `sample_id`: the one with most samples (ties: the later file)."""
     if not tables:
         return GPU_SAMPLES_SCHEMA.empty_table()
-    frame = pl.from_arrow(pa.concat_tables(tables))
-    assert isinstance(frame, pl.DataFrame)
-    # A hash pass finds the ids read more than once (usually none); only those rows are
-    # sorted to pick each id's keeper, not the whole day.
-    twice = frame.select(pl.col("sample_id").is_duplicated()).to_series()
-    if twice.any():
+    table = pa.concat_tables(tables)
+    # A hash count finds whether any id was read twice (usually none); only then are the
+    # repeated ids' rows sorted to pick each one's keeper, never the whole day.
+    if pc.count_distinct(table.column("sample_id")).as_py() < table.num_rows:
+        frame = pl.from_arrow(table)
+        assert isinstance(frame, pl.DataFrame)
         frame = frame.with_row_index("_order")
+        twice = frame.select(pl.col("sample_id").is_duplicated()).to_series()
         again = frame.filter(twice).sort(
             ["sample_id", "samples", "_order"], descending=[False, True, True]
         )
         kept = again.unique("sample_id", keep="first", maintain_order=True)
-        frame = pl.concat([frame.filter(~twice), kept]).drop("_order")
-    frame = frame.sort(["minute", "node", "gpu_index"])
-    return frame.to_arrow().cast(GPU_SAMPLES_SCHEMA)
+        table = pl.concat([frame.filter(~twice), kept]).drop("_order").to_arrow()
+    order = pc.sort_indices(
+        table, [("minute", "ascending"), ("node", "ascending"), ("gpu_index", "ascending")]
+    )
+    return table.take(order).cast(GPU_SAMPLES_SCHEMA)
 
 
 _FIRST_MINUTE = re.compile(r"_(\d{8})T\d{6}Z_")
