@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 import sqlglot
 from sqlglot import exp
@@ -357,6 +357,7 @@ def _qualify(tree: exp.Expr, dataset: str) -> exp.Expr:
     return tree
 
 
+@lru_cache(maxsize=1024)
 def to_bigquery(sql: str, dataset: str | None = None) -> str:
     """One DuckDB statement (a model or a named query) as BigQuery SQL; with `dataset`
     (`project.dataset`), its unqualified tables are that dataset's."""

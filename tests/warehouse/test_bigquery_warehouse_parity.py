@@ -143,13 +143,18 @@ def test_bigquery_warehouse_books_close_on_both_engines(engines):
 
 def test_bigquery_warehouse_partition_rerun_changes_nothing(engines):
     bq, day = engines.bq, FLEET["start"]
-    the_day = "SELECT * FROM gpu_samples WHERE CAST(minute AS DATE) = $day"
-    before = _rows(bq.query(the_day, {"day": day}))
+    the_day = (
+        "SELECT gpu_uuid, minute, power_w, energy_j, util_gpu_pct FROM gpu_samples "
+        "WHERE CAST(minute AS DATE) = $day ORDER BY gpu_uuid, minute"
+    )
+    before = bq.query(the_day, {"day": day}).to_pylist()
     count = bq.query("SELECT count(*) AS n FROM gpu_samples")["n"][0].as_py()
-    one_day = engines.duck.query(the_day, {"day": day})
+    one_day = engines.duck.query(
+        "SELECT * FROM gpu_samples WHERE CAST(minute AS DATE) = $day", {"day": day}
+    )
     assert one_day.num_rows == len(before) > 0
     assert bq.replace_days("gpu_samples", "minute", [day], one_day) == one_day.num_rows
-    assert _rows(bq.query(the_day, {"day": day})) == before
+    assert bq.query(the_day, {"day": day}).to_pylist() == before
     assert bq.query("SELECT count(*) AS n FROM gpu_samples")["n"][0].as_py() == count
     # A billing batch read twice: insert_new takes none of it the second time.
     billing = engines.duck.query("SELECT * FROM billing_line_items")
