@@ -33,6 +33,11 @@ _MACRO = re.compile(
 )
 
 
+# A macro whose value BigQuery would type otherwise: from_nanos is DECIMAL(38, 9) in DuckDB
+# (DECIMAL(38, 0) x DECIMAL(10, 9)); BigQuery's BIGNUMERIC x NUMERIC would be BIGNUMERIC.
+RESULT_TYPES = {"from_nanos": "DECIMAL(38, 9)"}
+
+
 class TranspileError(ValueError):
     """A construct of a model that has no BigQuery form here (the message names it)."""
 
@@ -74,8 +79,11 @@ def _expand(node: exp.Expr) -> exp.Expr:
             return arg if isinstance(arg, exp.Column | exp.Literal) else exp.Paren(this=arg)
         return part
 
-    body = macro.body.copy().transform(put)
-    return exp.Paren(this=body.transform(_expand))
+    body = macro.body.copy().transform(put).transform(_expand)
+    result = RESULT_TYPES.get(str(node.this).lower())
+    if result is not None:  # the type DuckDB gives the macro's value, kept on BigQuery
+        return exp.cast(body, exp.DataType.build(result, dialect="duckdb"))
+    return exp.Paren(this=body)
 
 
 @cache

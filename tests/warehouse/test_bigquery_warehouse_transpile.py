@@ -21,9 +21,13 @@ def test_bigquery_warehouse_macros_are_inlined():
     sql = to_bigquery("SELECT floor_div(a, b) AS q FROM t")
     assert "floor_div" not in sql.lower()
     assert "DIV(a, b)" in sql and "(MOD(a, b)) <> 0" in sql and "(a < 0) <> (b < 0)" in sql
-    # from_nanos: integer nano-units to exact money (BIGNUMERIC x NUMERIC, no float).
+    # from_nanos: integer nano-units to exact money (BIGNUMERIC x NUMERIC, no float), typed
+    # NUMERIC(38, 9) as DuckDB types it DECIMAL(38, 9).
     money = to_bigquery("SELECT from_nanos(n) AS cost FROM t")
-    assert "CAST(n AS BIGNUMERIC(38, 0)) * CAST(0.000000001 AS NUMERIC(10, 9))" in money
+    assert (
+        "CAST(CAST(n AS BIGNUMERIC(38, 0)) * CAST(0.000000001 AS NUMERIC(10, 9)) AS NUMERIC(38, 9))"
+        in money
+    )
 
 
 def test_bigquery_warehouse_types_keep_their_precision():
