@@ -103,12 +103,33 @@ class BigQueryReader(Reader):
 
 
 def naive_utc(table: pa.Table) -> pa.Table:
-    """BigQuery's TIMESTAMPs (UTC) as the warehouse's naive UTC times, as DuckDB returns them."""
+    """BigQuery's TIMESTAMPs (UTC) as the warehouse's naive UTC times, and its BIGNUMERICs as
+    38-digit decimals wherever their values fit, exactly (as DuckDB returns them: polars and
+    pandas' tools read no 256-bit decimal)."""
     for index, field in enumerate(table.schema):
+        column = table.column(index)
         if pa.types.is_timestamp(field.type) and field.type.tz is not None:
-            naive = table.column(index).cast(pa.timestamp(field.type.unit))
-            table = table.set_column(index, field.name, naive)
+            table = table.set_column(index, field.name, column.cast(pa.timestamp(field.type.unit)))
+        elif pa.types.is_decimal256(field.type):
+            narrower = _decimal128(column)
+            if narrower is not None:
+                table = table.set_column(index, field.name, column.cast(narrower))
     return table
+
+
+def _decimal128(column: pa.ChunkedArray) -> pa.DataType | None:
+    """The 38-digit decimal that holds every value of `column` exactly, if one does."""
+    places, digits = 0, 1
+    for value in column.to_pylist():
+        if value is None or not value.is_finite():
+            continue
+        exponent = value.normalize().as_tuple().exponent
+        assert isinstance(exponent, int)
+        places = max(places, -exponent)
+        digits = max(digits, value.normalize().adjusted() + 1)
+    if digits + places > 38:
+        return None
+    return pa.decimal128(38, places)
 
 
 def mark_published(warehouse: BigQueryWarehouse) -> str:

@@ -27,6 +27,7 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
+from cli.main import main
 from clients import bigquery as bq
 from dashboards import queries
 from settings import load_config
@@ -252,7 +253,9 @@ def test_bigquery_warehouse_page_renders(
     assert shown[bigquery_config][0].startswith("$")
 
 
-def test_bigquery_warehouse_reader_is_read_only_and_keys_on_publish(bigquery_config: Path) -> None:
+def test_bigquery_warehouse_reader_is_read_only_and_keys_on_publish(
+    bigquery_config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     warehouse = open_warehouse(load_config(bigquery_config).warehouse)
     assert isinstance(warehouse, BigQueryWarehouse)
     reader = warehouse.reader()
@@ -267,8 +270,15 @@ def test_bigquery_warehouse_reader_is_read_only_and_keys_on_publish(bigquery_con
     assert reader.query("SELECT count(*) AS n FROM cost_per_run")["n"][0].as_py() > 0
     with pytest.raises(QueryError, match="cost_per_runs"):  # BigQuery's own words, one line
         reader.query("SELECT * FROM cost_per_runs")
-    # `flopledger sql` reads through the same reader
+    # `flopledger sql` reads through the same reader; BIGNUMERIC sums print as exact decimals
     assert warehouse.read_query("SELECT count(*) AS n FROM spend_daily")["n"][0].as_py() > 0
+    sql = "SELECT CAST(sum(effective_cost) AS DECIMAL(38, 20)) AS s FROM spend_daily"
+    total = reader.query(sql)
+    assert total.schema.field("s").type == pa.decimal128(38, 9)
+    assert main(["sql", "--config", str(bigquery_config), "--format", "csv", sql]) == 0
+    assert capsys.readouterr().out == f"s\n{total['s'][0].as_py()}\n"
+    assert main(["sql", "--config", str(bigquery_config), "DROP TABLE spend_daily"]) == 1
+    assert "read-only" in capsys.readouterr().err
 
     # The version is the marker's: a new publish changes it (the clock skips the TTL cache).
     now = [0.0]
