@@ -195,7 +195,10 @@ def _json_text(name: str, value: Any, issues: list[str]) -> str | None:
     try:
         json.loads(text)
     except ValueError:
-        issues.append(f"{name} is not JSON (kept as text)")
+        # Kept as a JSON string holding the text as written: the column stays JSON, so the marts
+        # that read a tag from it (spend_daily's team) find none instead of failing the run.
+        issues.append(f"{name} is not JSON (kept as a JSON string)")
+        return json.dumps(text)
     return text
 
 
