@@ -61,23 +61,30 @@ def _parquet_days(path: Path, limits: Limits) -> set[date]:
     return {d for d in found if d is not None and _plausible(datetime.combine(d, time()), limits)}
 
 
-def _ndjson_could_hold(path: Path, days: Collection[date], limits: Limits) -> bool:
+def _ndjson_could_hold(
+    path: Path, days: Collection[date], limits: Limits, other_day: set[str]
+) -> bool:
     """Whether a line of the extract may be a row of `days`: one whose start (any
     `usage_start_time` on the line, a duplicate key too) falls on one of them, or a non-blank
-    line with no plausible start to tell (the reader quarantines it, or reads it slowly)."""
+    line with no plausible start to tell (the reader quarantines it, or reads it slowly).
+    `other_day`: start texts already found plausible and outside `days` (rows share hours)."""
     with path.open("r", encoding="utf-8", errors="replace") as fh:
         for line in fh:
             if not line.strip():
                 continue
             found = False
             for match in _START.finditer(line):
+                text = match.group(1)
+                found = True
+                if text in other_day:
+                    continue
                 try:
-                    moment = parse_timestamp(match.group(1).strip('"'))
+                    moment = parse_timestamp(text.strip('"'))
                 except BadTimestamp:
                     return True
                 if moment is None or not _plausible(moment, limits) or moment.date() in days:
                     return True
-                found = True
+                other_day.add(text)
             if not found:
                 return True
     return False
@@ -107,13 +114,13 @@ def files_for_days(
     row starts on other days is left out before any row is normalised: its rows would all
     be counted outside the window and dropped. A late row (an earlier day, exported later)
     is in a file that holds its day, so it is still read when its day is in `days`."""
-    wanted = set(days)
+    wanted, other_day = set(days), set[str]()
     kept = []
     for path in files:
         suffix = path.suffix.lower()
         try:
             if suffix in JSON_SUFFIXES:
-                holds = _ndjson_could_hold(path, wanted, limits)
+                holds = _ndjson_could_hold(path, wanted, limits, other_day)
             elif suffix == ".parquet":
                 holds = _parquet_could_hold(path, wanted, limits)
             else:
