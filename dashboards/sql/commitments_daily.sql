@@ -20,7 +20,7 @@ SELECT
     c.sku_description
 FROM commitment_utilisation AS c
 CROSS JOIN filter_values AS f
-WHERE c.day BETWEEN f.start_day AND f.end_day
+WHERE c.day BETWEEN CAST($start_day AS DATE) AND CAST($end_day AS DATE)  -- parameters: BigQuery prunes a partitioned mart by them
   AND (array_length(f.projects) = 0 OR list_contains(f.projects, c.project_id))
   AND (array_length(f.accelerators) = 0 OR list_contains(f.accelerators, c.resource_kind))
 ORDER BY c.day, c.commitment_id

@@ -4,5 +4,5 @@
 SELECT e.*
 FROM accelerator_efficiency AS e
 CROSS JOIN filter_values AS f
-WHERE e.day BETWEEN f.start_day AND f.end_day
+WHERE e.day BETWEEN CAST($start_day AS DATE) AND CAST($end_day AS DATE)  -- parameters: BigQuery prunes a partitioned mart by them
   AND (array_length(f.accelerators) = 0 OR list_contains(f.accelerators, e.accelerator_type))

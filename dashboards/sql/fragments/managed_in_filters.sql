@@ -4,6 +4,6 @@
 SELECT m.*
 FROM managed_inference_daily AS m
 CROSS JOIN filter_values AS f
-WHERE m.day BETWEEN f.start_day AND f.end_day
+WHERE m.day BETWEEN CAST($start_day AS DATE) AND CAST($end_day AS DATE)  -- parameters: BigQuery prunes a partitioned mart by them
   AND (array_length(f.teams) = 0 OR list_contains(f.teams, m.team))
   AND (array_length(f.classes) = 0 OR list_contains(f.classes, m.workload_class))

@@ -2,4 +2,4 @@
 SELECT s.*
 FROM spend_in_scope AS s
 CROSS JOIN filter_values AS f
-WHERE s.day BETWEEN f.start_day AND f.end_day
+WHERE s.day BETWEEN CAST($start_day AS DATE) AND CAST($end_day AS DATE)  -- parameters: BigQuery prunes a partitioned mart by them
