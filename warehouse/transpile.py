@@ -262,8 +262,15 @@ def _json_text(node: exp.Expr) -> exp.Expr:
     ):
         return node
     inner = node.this
+    if isinstance(inner, exp.Cast) and inner.to.this == exp.DataType.Type.DECIMAL:
+        # DuckDB writes a DECIMAL(p, s) with all s places, BigQuery a NUMERIC with as few as
+        # it needs ('-3.24' for -3.240000000): FORMAT keeps DuckDB's text.
+        places = [int(p.name) for p in inner.to.expressions][1:] or [3]
+        return exp.Format(this=exp.Literal.string(f"%.{places[0]}f"), expressions=[inner.copy()])
     if isinstance(inner, exp.Anonymous) and str(inner.this).lower() == "to_json":
-        return exp.func("TO_JSON_STRING", *(a.copy() for a in inner.expressions))
+        return exp.func(
+            "TO_JSON_STRING", *(a.copy().transform(_json_text) for a in inner.expressions)
+        )
     if isinstance(inner, exp.Anonymous) and str(inner.this).upper() == "TO_JSON_STRING":
         return inner.copy()
     return node

@@ -116,3 +116,10 @@ def test_bigquery_warehouse_list_lambdas_become_subqueries():
     assert "FORMAT('run %t holds %t', a, b)" in to_bigquery(
         "SELECT format('run {} holds {}', a, b)"
     )
+
+
+def test_bigquery_warehouse_decimal_text_keeps_every_place():
+    # DuckDB writes CAST(-3.24 AS DECIMAL(38, 9)) as '-3.240000000'; BigQuery's CAST of a
+    # NUMERIC to STRING would write '-3.24': FORMAT('%.9f') keeps DuckDB's text.
+    sql = to_bigquery("SELECT CAST(CAST(x AS DECIMAL(38, 9)) AS VARCHAR) FROM t")
+    assert "FORMAT('%.9f', CAST(x AS NUMERIC(38, 9)))" in sql
