@@ -1,6 +1,7 @@
 """`flopledger run` and `flopledger sql` end to end on hand-written inputs in the real formats."""
 
 import hashlib
+import re
 from datetime import date
 from decimal import Decimal
 
@@ -112,12 +113,18 @@ def test_a_late_row_is_picked_up_by_a_later_run(project_dir):
     ) == Decimal(8)
 
 
-def test_backfill_range_loads_only_those_days(project_dir):
+def test_backfill_range_loads_only_those_days(project_dir, capsys):
     rows = [billing_row(hour=f"2026-10-0{d} 00", cost=d) for d in (1, 2, 3)]
     write_ndjson(project_dir / "billing" / "x.ndjson", rows)
+    # An extract of other days only (10-01 and 10-03) is not read at all (issue 15).
+    others = [billing_row(hour=f"2026-10-0{d} 05", cost=10 * d) for d in (1, 3)]
+    write_ndjson(project_dir / "billing" / "y.ndjson", others)
     config = str(project_dir / "flopledger.yaml")
     assert main(["run", "--config", config, "--from", "2026-10-02", "--to", "2026-10-02"]) == 0
     assert _scalar(project_dir / "w.duckdb", "SELECT sum(cost_usd) FROM billing_line_items") == 2
+    # read 3 (x's rows, not y's 2), loaded 1, duplicate 0, quarantined 0, outside 2 (x's).
+    counts = re.search(r"billing_line_items((?:\s+[\d,]+){5})", capsys.readouterr().out)
+    assert counts is not None and counts.group(1).split() == ["3", "1", "0", "0", "2"]
 
 
 def test_empty_inputs_are_valid(project_dir, capsys):
