@@ -162,9 +162,12 @@ def _read_table(output: str) -> dict[str, dict[str, int]]:
     """The run's `source table  read  loaded  duplicate  quarantined` table."""
     table = {}
     for line in output.splitlines():
-        match = re.fullmatch(r"(\w+)((?:\s+[\d,]+){4,5})\s*", line)
+        match = re.fullmatch(r"(\w+)((?:\s+[\d,]+){3,5})\s*", line)
         if match:
-            numbers = [int(n.replace(",", "")) for n in match.group(2).split()]
+            # Comma-grouped numbers, also when the report's columns run together (8 digits).
+            numbers = [
+                int(n.replace(",", "")) for n in re.findall(r"\d{1,3}(?:,\d{3})*", match.group(2))
+            ]
             keys = ("read", "loaded", "duplicate", "quarantined", "outside_window")
             table[match.group(1)] = dict(zip(keys, numbers, strict=False))
     return table
