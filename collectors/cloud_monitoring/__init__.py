@@ -7,7 +7,7 @@ from the API or from saved ListTimeSeriesResponse JSON pages. See docs/cloud-mon
 
 from collectors.cloud_monitoring.collect import collect_tpu_samples
 from collectors.cloud_monitoring.inventory import Inventory, TpuNode, load_inventory
-from collectors.cloud_monitoring.pages import read_saved_pages, write_pages
+from collectors.cloud_monitoring.pages import PagesByDay, read_saved_pages, write_pages
 from collectors.cloud_monitoring.query import CloudMonitoringError, RetryPolicy
 from collectors.cloud_monitoring.schema import TPU_SAMPLES_SCHEMA
 
@@ -15,6 +15,7 @@ __all__ = [
     "TPU_SAMPLES_SCHEMA",
     "CloudMonitoringError",
     "Inventory",
+    "PagesByDay",
     "RetryPolicy",
     "TpuNode",
     "collect_tpu_samples",

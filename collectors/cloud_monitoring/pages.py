@@ -97,6 +97,49 @@ def read_saved_pages(
     return builder.finish()
 
 
+class PagesByDay:
+    """Saved pages read a day at a time, so that memory holds about a day of the fleet's
+    points, not the window's: `day(d)` for each window day in order, then `rest()`.
+
+    Each file is parsed once, on the first day it holds a point for (a scan of its endTime
+    values: `page_days`); its points of later days wait, compact, in the builder for their
+    day. A file with no readable day, or one that starts before the window, is parsed on the
+    first day. So every point and every refusal is handed out exactly once, whatever the
+    layout (a folder per day, or flat files holding many days), and the rows of a day are
+    those a read of the whole window gives for it."""
+
+    def __init__(
+        self,
+        paths: Iterable[str | Path],
+        *,
+        inventory: Inventory | str | Path | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> None:
+        self._builder = SampleBuilder(as_inventory(inventory), limits)
+        first = [(min(page_days([p], limits), default=None), p) for p in page_paths(paths)]
+        # Undated files first, then by first day; name order within a day (a stable sort).
+        self._queue = sorted(first, key=lambda fp: (fp[0] is not None, fp[0] or date.min))
+
+    def _parse_until(self, day: date | None) -> None:
+        while self._queue and (
+            day is None or self._queue[0][0] is None or self._queue[0][0] <= day
+        ):
+            add_page_file(self._builder, self._queue.pop(0)[1])
+
+    def day(self, day: date) -> tuple[pa.Table, list[Quarantined]]:
+        """The rows of `day`, and what was quarantined while reading for it. Days must be
+        asked in increasing order: points of an earlier day read now are in `rest()`."""
+        self._parse_until(day)
+        return self._builder.take_day(day), self._builder.take_quarantined()
+
+    def rest(self) -> tuple[pa.Table, list[Quarantined], list[str]]:
+        """Everything not handed out by `day` (files of days after the window, points of days
+        outside it), what was quarantined reading it, and every note of the window."""
+        self._parse_until(None)
+        table = self._builder.take_day(None)
+        return table, self._builder.take_quarantined(), self._builder.notes
+
+
 # --- writing -------------------------------------------------------------------------
 
 

@@ -14,10 +14,11 @@ import hashlib
 import json
 from array import array
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from itertools import repeat
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
 
@@ -255,6 +256,36 @@ class SampleBuilder:
         """The rows, the quarantined inputs and the notes gathered so far."""
         return _pivot(self), list(self.quarantined), list(self._notes)
 
+    @property
+    def notes(self) -> list[str]:
+        return list(self._notes)
+
+    def take_quarantined(self) -> list[Quarantined]:
+        """The inputs quarantined since the last call (each handed out once)."""
+        taken, self.quarantined = self.quarantined, []
+        return taken
+
+    def take_day(self, day: date | None) -> pa.Table:
+        """The rows of the points gathered so far whose minute falls on `day` (every point
+        when None); those points are dropped, the others kept for a later day. A chip-minute
+        lies on one day, so a day's rows are those a pivot of everything gives for it."""
+        minutes = np.frombuffer(self._minute_us, dtype=np.int64)
+        if day is None:
+            keep = np.zeros(len(minutes), dtype=bool)
+        else:
+            start = (datetime.combine(day, datetime.min.time()) - _EPOCH) // timedelta(
+                microseconds=1
+            )
+            keep = (minutes < start) | (minutes >= start + 1440 * _MINUTE_US)
+        taken = _pivot(self, None if day is None else ~keep)
+        self._key_idx, self._minute_us, self._column, self._value = (
+            _kept(self._key_idx, "I", keep),
+            _kept(self._minute_us, "q", keep),
+            _kept(self._column, "B", keep),
+            _kept(self._value, "d", keep),
+        )
+        return taken
+
 
 def chip_hash(key: ChipKey) -> str:
     """Stable id of one chip as seen by one monitored resource."""
@@ -262,13 +293,31 @@ def chip_hash(key: ChipKey) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
-def _long_frame(b: SampleBuilder) -> pl.DataFrame:
-    values = pl.Series("value", b._value, dtype=pl.Float64)
+def _kept(values: array, code: str, keep: np.ndarray) -> array:
+    """The entries of `values` where `keep` is true, as an array of the same type code."""
+    out = array(code)
+    if keep.any():
+        out.frombytes(np.frombuffer(values, dtype=_NP[code])[keep].tobytes())
+    return out
+
+
+_NP = {"I": np.uint32, "q": np.int64, "B": np.uint8, "d": np.float64}
+
+
+def _column_of(values: array, code: str, mask: np.ndarray | None) -> np.ndarray:
+    data = np.frombuffer(values, dtype=_NP[code])
+    return data if mask is None else data[mask]
+
+
+def _long_frame(b: SampleBuilder, mask: np.ndarray | None = None) -> pl.DataFrame:
+    values = pl.Series("value", _column_of(b._value, "d", mask), dtype=pl.Float64)
     return pl.DataFrame(
         {
-            "key_idx": pl.Series(b._key_idx, dtype=pl.UInt32),
-            "minute": pl.Series(b._minute_us, dtype=pl.Int64).cast(pl.Datetime("us")),
-            "metric": pl.Series(b._column, dtype=pl.UInt8).replace_strict(
+            "key_idx": pl.Series(_column_of(b._key_idx, "I", mask), dtype=pl.UInt32),
+            "minute": pl.Series(_column_of(b._minute_us, "q", mask), dtype=pl.Int64).cast(
+                pl.Datetime("us")
+            ),
+            "metric": pl.Series(_column_of(b._column, "B", mask), dtype=pl.UInt8).replace_strict(
                 list(range(len(_COLUMNS))), list(_COLUMNS), return_dtype=pl.Utf8
             ),
             "value": values.fill_nan(None),
@@ -285,10 +334,11 @@ def _key_frame(b: SampleBuilder) -> pl.DataFrame:
     )
 
 
-def _pivot(b: SampleBuilder) -> pa.Table:
-    if not len(b._value):
+def _pivot(b: SampleBuilder, mask: np.ndarray | None = None) -> pa.Table:
+    """Rows of the points gathered (those where `mask` is true, when given)."""
+    if not len(b._value) or (mask is not None and not mask.any()):
         return TPU_SAMPLES_SCHEMA.empty_table()
-    wide = _long_frame(b).pivot(
+    wide = _long_frame(b, mask).pivot(
         on="metric", index=["key_idx", "minute"], values="value", aggregate_function="mean"
     )
     missing = [pl.lit(None, pl.Float64).alias(c) for c in _COLUMNS if c not in wide.columns]
