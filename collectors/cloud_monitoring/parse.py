@@ -220,6 +220,14 @@ class SampleBuilder:
     def _add_points(self, points: Any, key: int, column: int, file: str, line: int) -> None:
         if not isinstance(points, list):
             raise BadInput("points is not a list")
+        fast = self._fast_points(points, column)
+        if fast is not None:
+            minutes, values = fast
+            self._key_idx.extend(repeat(key, len(values)))
+            self._column.extend(repeat(column, len(values)))
+            self._minute_us.frombytes(minutes.tobytes())
+            self._value.frombytes(values.tobytes())
+            return
         minutes, values = array("q"), array("d")
         for point in points:
             try:
@@ -234,6 +242,36 @@ class SampleBuilder:
         self._column.extend(repeat(column, len(values)))
         self._minute_us.extend(minutes)
         self._value.extend(values)
+
+    def _fast_points(self, points: list, column: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """A series' points as arrays, checked as a whole, when every point is well formed
+        and passes; None otherwise (the point-by-point path then finds and refuses the bad
+        ones with their reasons). Same values as `read_point` and `_check` give."""
+        try:
+            ends = [p["interval"]["endTime"] for p in points]
+            typed = [p["value"] for p in points]
+            if all("doubleValue" in v for v in typed):
+                values = np.array([float(v["doubleValue"]) for v in typed], dtype=np.float64)
+            elif all("doubleValue" not in v and "int64Value" in v for v in typed):
+                values = np.array([float(int(v["int64Value"])) for v in typed], dtype=np.float64)
+            else:
+                return None
+            cache = self._time_cache
+            minutes = np.array(
+                [cache[e] if e in cache else _minute_us(e, cache) for e in ends], dtype=np.int64
+            )
+        except (TypeError, KeyError, ValueError, OverflowError, BadInput):
+            return None
+        if len(minutes) and (minutes.min() < self._earliest_us or minutes.max() > self._latest_us):
+            return None
+        name, read = _COLUMNS[column], ~np.isnan(values)
+        if name in BYTES_COLUMNS and not np.all((values[read] >= 0) & (values[read] < INT64_MAX)):
+            return None
+        if name.endswith("_pct") and not np.all(
+            (values[read] >= 0.0) & (values[read] <= self.limits.max_pct)
+        ):
+            return None
+        return minutes, values
 
     def _check(self, column: int, minute_us: int, value: float) -> None:
         """A point inside the plausible window with a value its column can hold (NaN is a

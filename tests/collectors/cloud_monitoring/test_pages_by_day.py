@@ -107,3 +107,33 @@ def test_no_pages_and_a_window_with_nothing(tmp_path):
     rows, refused = pages.day(DAY1)
     assert rows.num_rows == 0 and refused == []
     assert pages.rest()[0].num_rows == 0
+
+
+def test_a_series_read_as_arrays_refuses_only_its_bad_point(tmp_path):
+    """Four int64 points of chip 9's HBM bytes: 5, 7, "-1" (refused: not a byte count) and
+    "x" (refused: not a number); the two good ones load as 5 and 7, and an all-good double
+    series (chip 8: 1.5, NaN) loads as read, NaN a missing reading."""
+    hbm = "tpu.googleapis.com/accelerator/memory_used"
+    bad = _series("9")
+    bad["metric"]["type"] = hbm
+    bad["points"] = [
+        {"interval": {"endTime": f"2026-10-01T10:0{n}:00Z"}, "value": {"int64Value": v}}
+        for n, v in ((1, "5"), (2, "7"), (3, "-1"), (4, "x"))
+    ]
+    good = _series("8", ("2026-10-01T10:02:00Z", 1.5), ("2026-10-01T10:01:00Z", "NaN"))
+    (tmp_path / "p.json").write_text(json.dumps({"timeSeries": [bad, good]}))
+    table, refused, _ = read_saved_pages([tmp_path])
+    rows = sorted(
+        zip(
+            table["accelerator_id"].to_pylist(),
+            [m.minute for m in table["minute"].to_pylist()],
+            table["hbm_used_bytes"].to_pylist(),
+            table["duty_cycle_pct"].to_pylist(),
+            strict=True,
+        )
+    )
+    assert rows == [("8", 0, None, None), ("8", 1, None, 1.5), ("9", 0, 5, None), ("9", 1, 7, None)]
+    assert sorted(q.reason for q in refused) == [
+        "point: hbm_used_bytes: -1.0 is not a byte count that fits BIGINT",
+        "point: point.value {'int64Value': 'x'} is not a number",
+    ]
