@@ -88,6 +88,57 @@ def exact_bignumeric() -> None:
     }
 
 
+def ddl_partitions() -> None:
+    """`CREATE TABLE ... PARTITION BY DATE(ts) | TIMESTAMP_TRUNC(ts, DAY) | DATE_TRUNC(d, MONTH)
+    CLUSTER BY a, b AS ...` is recorded as BigQuery records it (time partitioning on the column,
+    by the unit; clustering fields): the emulator ran the statement but recorded only a plain
+    `PARTITION BY column`, and no clustering. It stores no partitions either way (one DuckDB
+    table); only the table's metadata changes, so a test can read it back."""
+    import sqlglot
+    from bqemulator.catalog import ddl_sync, models
+    from bqemulator.jobs import executor
+    from bqemulator.scripting import interpreter
+    from sqlglot import exp
+
+    original = ddl_sync.sync_created_table
+
+    def layout(tree: exp.Create) -> tuple[tuple[str, str] | None, tuple[str, ...]]:
+        partition, cluster = None, ()
+        for prop in (tree.args.get("properties") or exp.Properties()).expressions:
+            if isinstance(prop, exp.PartitionedByProperty):
+                inner = prop.this
+                if isinstance(inner, exp.Identifier | exp.Column):
+                    partition = (inner.name, "DAY")
+                elif isinstance(inner, exp.Func) and isinstance(inner.this, exp.Column):
+                    unit = inner.args.get("unit")
+                    partition = (inner.this.name, unit.name.upper() if unit else "DAY")
+            elif isinstance(prop, exp.Cluster | exp.ClusterProperty):
+                cluster = tuple(e.name for e in prop.expressions)
+        return partition, cluster
+
+    def sync_created_table(bq_sql: str, project_id: str, ctx) -> None:  # noqa: ANN001
+        original(bq_sql, project_id, ctx)
+        target = ddl_sync._detect_plain_create_table(bq_sql)
+        if target is None:
+            return
+        p_id, d_id, t_id = ddl_sync._split_target(target, project_id)
+        meta = ctx.catalog.get_table(p_id, d_id, t_id) if d_id and t_id else None
+        if meta is None:
+            return
+        partition, cluster = layout(sqlglot.parse_one(bq_sql, read="bigquery"))
+        update: dict[str, object] = {}
+        if partition is not None:
+            update["time_partitioning"] = models.TimePartitioning(
+                type=partition[1], field=partition[0]
+            )
+        if cluster:
+            update["clustering"] = models.Clustering(fields=cluster)
+        if update:
+            ctx.catalog.update_table(meta.model_copy(update=update))
+
+    executor.sync_created_table = interpreter.sync_created_table = sync_created_table
+
+
 def main() -> None:
     install_spatial()
     if PARTITION_FLAG in sys.argv:
@@ -96,6 +147,7 @@ def main() -> None:
     if EXACT_FLAG in sys.argv:
         sys.argv.remove(EXACT_FLAG)
         exact_bignumeric()
+        ddl_partitions()
     from bqemulator.cli import main as emulator_main
 
     emulator_main()

@@ -57,6 +57,45 @@ CLUSTERS = {
     "probe_results": ("node",),
     "managed_requests": ("project_id",),
 }
+# Each mart's partitioning, as BigQuery's PARTITION BY takes it: its day (DATE(hour) of an
+# hourly mart's TIMESTAMP, a daily mart's DATE, a monthly mart's month by MONTH), so a dashboard page's day filter reads only its
+# partitions; and the keys pages filter and marts join it on (its clustering, 4 at most; no
+# FLOAT or JSON). A mart not named here (a handful of rows: books, spend_monthly, the run- and
+# job-level summaries but cost_per_run) is built unpartitioned.
+HOURLY, DAILY, MONTHLY = "DATE(hour)", "day", "DATE_TRUNC(month, MONTH)"
+MART_LAYOUT: dict[str, tuple[str, tuple[str, ...]]] = {
+    "billing_hourly": (HOURLY, ("project_id", "resource_name")),
+    "commitment_allocation": (HOURLY, ("commitment_id", "project_id", "resource_name")),
+    "run_held_hours": (HOURLY, ("run_id", "project_id", "resource_name")),
+    "run_allocation": (HOURLY, ("run_id", "project_id", "resource_name")),
+    "run_utilisation": (HOURLY, ("run_id", "project_id", "resource_name")),
+    "resource_hour_pool": (HOURLY, ("project_id", "resource_name")),
+    "resource_hour_busy": (HOURLY, ("project_id", "resource_name")),
+    "resource_hour_utilisation": (HOURLY, ("project_id", "resource_name")),
+    "accelerator_cost_hourly": (HOURLY, ("project_id", "resource_name")),
+    "idle_capacity": (HOURLY, ("provider", "project_id", "resource_name")),
+    "allocation_issues": (HOURLY, ("project_id", "resource_name")),
+    "pod_gpu_hourly": (HOURLY, ("project_id", "resource_name", "node")),
+    "commitment_hourly": (HOURLY, ("commitment_id",)),
+    "commitment_demand_hourly": (HOURLY, ()),
+    "unused_capacity": (HOURLY, ("project_id",)),
+    "accelerator_efficiency": (DAILY, ("node",)),
+    "cost_per_request": (DAILY, ("provider", "team")),
+    "managed_inference_daily": (DAILY, ("provider", "team", "project_id")),
+    "commitment_utilisation": (DAILY, ("commitment_id",)),
+    "cost_explorer_rows": (DAILY, ("provider", "project_id", "run_id")),
+    "cost_per_million_tokens": (DAILY, ("team",)),
+    "egress_daily": (DAILY, ("project_id", "team")),
+    "idle_capacity_daily": (DAILY, ("provider", "project_id")),
+    "inference_comparison": (DAILY, ("provider",)),
+    "spend_daily": (DAILY, ("provider", "project_id", "team")),
+    "storage_growth": (DAILY, ("project_id", "team")),
+    "accelerator_portfolio": (MONTHLY, ()),
+    "model_portfolio": (MONTHLY, ()),
+    "team_chargeback": (MONTHLY, ("team",)),
+    "focus_costs": ("DATE(charge_period_start)", ("billing_account_id", "sub_account_id")),
+    "cost_per_run": ("run_day", ("team", "project_id", "run_id")),
+}
 # insert_new's ordinal of each incoming row: which of two rows with one key is kept.
 INCOMING_ORDER = "__flopledger_incoming_order"
 
@@ -171,7 +210,7 @@ class BigQueryWarehouse(Warehouse):
     def build_mart(self, name: str) -> int:
         mart = models.model(name)
         self._run(
-            f"CREATE OR REPLACE TABLE {self._quoted(name)} AS\n"
+            f"CREATE OR REPLACE TABLE {self._quoted(name)}{mart_layout(name)} AS\n"
             + to_bigquery(mart.sql, self.dataset_id)
         )
         bq.describe_table(
@@ -210,6 +249,15 @@ class BigQueryWarehouse(Warehouse):
             )
             for t in bq.dataset_tables(self.client, self.dataset_id)
         ]
+
+
+def mart_layout(name: str) -> str:
+    """The PARTITION BY / CLUSTER BY clauses of a mart's CREATE TABLE (MART_LAYOUT), or ''."""
+    if name not in MART_LAYOUT:
+        return ""
+    partition, cluster = MART_LAYOUT[name]
+    keys = f"\nCLUSTER BY {', '.join(identifier(c) for c in cluster)}" if cluster else ""
+    return f"\nPARTITION BY {partition}{keys}"
 
 
 def _json_maps(data: pa.Table) -> pa.Table:

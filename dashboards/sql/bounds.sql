@@ -1,6 +1,6 @@
 -- First and last UTC day with data: the default date range. Params: none.
 WITH days AS (
-    SELECT CAST(coalesce(started_at, submitted_at) AS DATE) AS day FROM cost_per_run
+    SELECT run_day AS day FROM cost_per_run
     UNION ALL
     SELECT day FROM spend_daily
     UNION ALL

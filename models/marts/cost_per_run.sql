@@ -38,6 +38,7 @@
 -- @col mfu_spec_pct: Model FLOPs utilisation against the accelerators' spec peak, percent.
 -- @col mfu_measured_pct: Model FLOPs utilisation against the slowest probe-measured peak of its nodes, percent.
 -- @col provider: Who billed the resources it held: gcp, or the FOCUS ProviderName (AWS, Microsoft, Oracle ...); null for a run that held no billed resource-hour (the first by name for a run that held several providers').
+-- @col run_day: UTC day the run started (submitted, if it never started): the day the dashboards' date range picks it by, and its partition on BigQuery.
 WITH allocated AS (
     SELECT
         run_id,
@@ -130,6 +131,7 @@ SELECT
     run_model_flops AS model_flops,
     mfu_spec_pct,
     mfu_measured_pct,
-    provider
+    provider,
+    CAST(coalesce(started_at, submitted_at) AS DATE) AS run_day
 FROM costed
 ORDER BY run_id

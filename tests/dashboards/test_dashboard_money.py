@@ -27,13 +27,13 @@ INSERT INTO cost_per_run BY NAME
 SELECT * FROM (VALUES
     ('run-a', 'job-a', 'tiny', 'proj-tiny', 'pretraining', 'tiny-model', 'H100-80GB', 8,
      'succeeded', TIMESTAMP '2026-10-01 01:00:00', TIMESTAMP '2026-10-01 02:00:00', 8.0,
-     CAST('1234567890.123456789' AS DECIMAL(38, 9)), 1000000, 0),
+     CAST('1234567890.123456789' AS DECIMAL(38, 9)), 1000000, 0, DATE '2026-10-01'),
     ('run-b', 'job-b', 'tiny', 'proj-tiny', 'pretraining', 'tiny-model', 'H100-80GB', 8,
      'succeeded', TIMESTAMP '2026-10-01 03:00:00', TIMESTAMP '2026-10-01 04:00:00', 8.0,
-     CAST('0.000000002' AS DECIMAL(38, 9)), 1500000, 500000)
+     CAST('0.000000002' AS DECIMAL(38, 9)), 1500000, 500000, DATE '2026-10-01')
 ) AS t(run_id, job_id, team, project_id, workload_class, model_name, accelerator_type,
        accelerator_count, status, started_at, ended_at, accelerator_hours, effective_cost,
-       tokens_in, tokens_out)
+       tokens_in, tokens_out, run_day)
 """
 
 

@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import uuid
+from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -25,12 +28,13 @@ import pyarrow.compute as pc
 import pytest
 
 import models
-from clients.bigquery import BigQueryError
+from clients.bigquery import BigQueryError, drop_dataset
 from pipelines.runner import run_pipeline
 from settings import load_config
 from simulator import simulate
-from tests.bigquery_emulator import PROJECT, running_bigquery_emulator
-from warehouse.bigquery import PARTITIONS, BigQueryWarehouse
+from tests.bigquery_emulator import PROJECT
+from tests.bigquery_live import LIVE_ENV, LOCATION_ENV
+from warehouse.bigquery import MART_LAYOUT, PARTITIONS, BigQueryWarehouse
 from warehouse.duckdb import DuckDBWarehouse
 
 # The smallest fleet whose pipeline fills the raw tables every mart reads: GPUs and TPU
@@ -45,13 +49,30 @@ class Engines:
 
 
 @pytest.fixture(scope="module")
-def engines(tmp_path_factory: pytest.TempPathFactory):
+def duck(tmp_path_factory: pytest.TempPathFactory) -> DuckDBWarehouse:
+    """The fleet's DuckDB warehouse, built by the real pipeline (every mart included)."""
     result = simulate(tmp_path_factory.mktemp("fleet"), **FLEET)  # type: ignore[arg-type]
     outcome = run_pipeline(load_config(result.config_path), result.config_path)
     assert outcome.succeeded, outcome.failures
-    duck = DuckDBWarehouse(Path(result.config_path).parent / "warehouse.duckdb")
-    with running_bigquery_emulator(tmp_path_factory.mktemp("bqemulator")) as emulator:
-        bq = BigQueryWarehouse(PROJECT, "flopledger", endpoint=emulator.endpoint)
+    return DuckDBWarehouse(Path(result.config_path).parent / "warehouse.duckdb")
+
+
+@pytest.fixture(
+    scope="module", params=["emulator", pytest.param("live", marks=pytest.mark.bigquery_live)]
+)
+def engines(request: pytest.FixtureRequest, duck: DuckDBWarehouse) -> Iterator[Engines]:
+    """The fleet's raw tables loaded into a BigQuery warehouse and every mart built there: on
+    the session's bqemulator (tests/conftest.py) in a dataset of its own, or (bigquery_live) in
+    a dataset of its own in a real project, deleted after (tests/bigquery_live.py)."""
+    if request.param == "live":
+        project, endpoint = os.environ[LIVE_ENV], None
+        dataset = f"flopledger_test_{uuid.uuid4().hex[:12]}"
+        location: str | None = os.environ.get(LOCATION_ENV, "US")
+    else:
+        emulator = request.getfixturevalue("bigquery_emulator")
+        project, endpoint, dataset, location = PROJECT, emulator.endpoint, "parity", None
+    bq = BigQueryWarehouse(project, dataset, location=location, endpoint=endpoint)
+    try:
         assert not bq.exists()
         bq.ensure_schema()
         for raw in models.raw_tables():
@@ -61,6 +82,9 @@ def engines(tmp_path_factory: pytest.TempPathFactory):
             duck_rows = duck.query(f"SELECT count(*) AS n FROM {mart.name}")["n"][0].as_py()
             found.built[mart.name] = (duck_rows, bq.build_mart(mart.name))
         yield found
+    finally:
+        if request.param == "live":
+            drop_dataset(bq.client, bq.dataset_id)
 
 
 def _load(duck: DuckDBWarehouse, bq: BigQueryWarehouse, table: str) -> None:
@@ -197,3 +221,32 @@ def test_bigquery_warehouse_hostile_loads_are_refused_in_one_line(engines):
     assert bq.query("SELECT count(*) AS n FROM jobs")["n"][0].as_py() == jobs
     with pytest.raises(ValueError, match="not a plain identifier"):
         bq.replace_days("jobs", "submitted_day) OR (TRUE", [FLEET["start"]], empty)
+
+
+def test_bigquery_warehouse_marts_are_partitioned_and_clustered(engines):
+    # As BigQuery records a CREATE TABLE's PARTITION BY / CLUSTER BY (MART_LAYOUT): by the UTC
+    # day of an hourly mart's hour, a daily mart's day, a monthly mart's month by MONTH.
+    client, dataset = engines.bq.client, engines.bq.dataset_id
+    expected = {
+        "billing_hourly": ("hour", "DAY", ["project_id", "resource_name"]),
+        "spend_daily": ("day", "DAY", ["provider", "project_id", "team"]),
+        "team_chargeback": ("month", "MONTH", ["team"]),
+        "cost_per_run": ("run_day", "DAY", ["team", "project_id", "run_id"]),
+        "focus_costs": ("charge_period_start", "DAY", ["billing_account_id", "sub_account_id"]),
+    }
+    for name, (field, unit, cluster) in expected.items():
+        table = client.get_table(f"{dataset}.{name}")
+        assert table.time_partitioning is not None, name
+        assert (table.time_partitioning.field, table.time_partitioning.type_) == (field, unit)
+        assert table.clustering_fields == cluster, name
+    books = client.get_table(f"{dataset}.books")  # five rows: not partitioned
+    assert books.time_partitioning is None and books.clustering_fields is None
+
+
+def test_bigquery_warehouse_mart_layout_names_the_marts_columns():
+    # Every partition and clustering column is one the mart declares (its @col lines).
+    for name, (partition, cluster) in MART_LAYOUT.items():
+        declared = models.model(name).column_comments
+        column = partition.removeprefix("DATE(").removeprefix("DATE_TRUNC(").split(",")[0]
+        assert column.rstrip(")") in declared, (name, partition)
+        assert set(cluster) <= set(declared) and len(cluster) <= 4, (name, cluster)
