@@ -37,9 +37,11 @@ PYTHON312 ?= $(shell for p in $$HOME/.pyenv/versions/3.12*/bin/python3.12 python
 
 setup: .venv/.synced .tools/bqemulator/.installed .tools/focus-validator/.installed
 
-# A local BigQuery on 127.0.0.1:9050 for `flopledger simulate --bigquery http://127.0.0.1:9050`.
+# A local BigQuery on 127.0.0.1:9050 for `flopledger simulate --bigquery http://127.0.0.1:9050`
+# and a BigQuery warehouse (--exact-bignumeric: money's NUMERIC/BIGNUMERIC kept exact).
 bigquery-emulator: setup
-	.tools/bqemulator/bin/python scripts/run_bqemulator.py start --rest-port 9050 --grpc-port 9060
+	.tools/bqemulator/bin/python scripts/run_bqemulator.py --exact-bignumeric start \
+		--rest-port 9050 --grpc-port 9060
 
 demo: setup
 	.venv/bin/flopledger demo
