@@ -222,11 +222,10 @@ class SampleBuilder:
             raise BadInput("points is not a list")
         fast = self._fast_points(points, column)
         if fast is not None:
-            minutes, values = fast
-            self._key_idx.extend(repeat(key, len(values)))
-            self._column.extend(repeat(column, len(values)))
-            self._minute_us.frombytes(minutes.tobytes())
-            self._value.frombytes(values.tobytes())
+            self._key_idx.extend(repeat(key, len(fast[1])))
+            self._column.extend(repeat(column, len(fast[1])))
+            self._minute_us.frombytes(fast[0].tobytes())
+            self._value.frombytes(fast[1].tobytes())
             return
         minutes, values = array("q"), array("d")
         for point in points:
