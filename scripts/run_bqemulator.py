@@ -93,7 +93,9 @@ def ddl_partitions() -> None:
     CLUSTER BY a, b AS ...` is recorded as BigQuery records it (time partitioning on the column,
     by the unit; clustering fields): the emulator ran the statement but recorded only a plain
     `PARTITION BY column`, and no clustering. It stores no partitions either way (one DuckDB
-    table); only the table's metadata changes, so a test can read it back."""
+    table); only the table's metadata changes, so a test can read it back. A JSON column so
+    made (a mart's labels) is recorded as JSON, not STRING (the emulator read the column's type
+    from DuckDB's Arrow export, which writes JSON as text)."""
     import sqlglot
     from bqemulator.catalog import ddl_sync, models
     from bqemulator.jobs import executor
@@ -127,6 +129,14 @@ def ddl_partitions() -> None:
             return
         partition, cluster = layout(sqlglot.parse_one(bq_sql, read="bigquery"))
         update: dict[str, object] = {}
+        ref = ddl_sync.quoted_table_ref(p_id, d_id, t_id)
+        json = {name for name, kind in _kinds(ctx, ref) if kind == "JSON"}
+        if json:
+            fields = tuple(
+                f.model_copy(update={"type": "JSON"}) if f.name in json else f
+                for f in meta.schema_.fields
+            )
+            update["schema_"] = meta.schema_.model_copy(update={"fields": fields})
         if partition is not None:
             update["time_partitioning"] = models.TimePartitioning(
                 type=partition[1], field=partition[0]
@@ -135,6 +145,12 @@ def ddl_partitions() -> None:
             update["clustering"] = models.Clustering(fields=cluster)
         if update:
             ctx.catalog.update_table(meta.model_copy(update=update))
+
+    def _kinds(ctx, ref: str) -> list[tuple[str, str]]:  # noqa: ANN001
+        return [
+            (r[1], str(r[2]).upper())
+            for r in ctx.engine.execute(f"PRAGMA table_info({ref})").fetchall()
+        ]
 
     executor.sync_created_table = interpreter.sync_created_table = sync_created_table
 

@@ -261,14 +261,17 @@ def mart_layout(name: str) -> str:
 
 
 def _json_maps(data: pa.Table) -> pa.Table:
-    """MAP columns as JSON objects (text): how the BigQuery warehouse keeps a map."""
+    """MAP columns as JSON objects: how the BigQuery warehouse keeps a map. The text is
+    Arrow's JSON type, which Parquet writes with its JSON logical type, so BigQuery's Parquet
+    load reads it as JSON into the JSON column (a model's `labels['team']` is a JSON subscript,
+    which a STRING column refuses)."""
     for index, column in enumerate(data.schema):
         if pa.types.is_map(column.type):
             text = [
                 None if row is None else json.dumps(dict(row), separators=(",", ":"))
                 for row in data.column(index).to_pylist()
             ]
-            data = data.set_column(index, column.name, pa.array(text, pa.string()))
+            data = data.set_column(index, column.name, pa.array(text, pa.json_()))
         elif pa.types.is_timestamp(column.type) and column.type.tz is None:
             utc = pc.assume_timezone(data.column(index), "UTC")
             data = data.set_column(index, column.name, utc)

@@ -250,3 +250,24 @@ def test_bigquery_warehouse_mart_layout_names_the_marts_columns():
         column = partition.removeprefix("DATE(").removeprefix("DATE_TRUNC(").split(",")[0]
         assert column.rstrip(")") in declared, (name, partition)
         assert set(cluster) <= set(declared) and len(cluster) <= 4, (name, cluster)
+
+
+def test_bigquery_warehouse_maps_are_json_columns(engines):
+    # A map is a JSON column, raw or in a mart, never JSON text (STRING): BigQuery subscripts
+    # a JSON column by key (labels['team']) and refuses a STRING one.
+    client, dataset = engines.bq.client, engines.bq.dataset_id
+    for table, column in (
+        ("billing_line_items", "labels"),
+        ("billing_line_items", "system_labels"),
+        ("jobs", "labels"),
+        ("cost_explorer_rows", "labels"),
+    ):
+        fields = {f.name: f.field_type for f in client.get_table(f"{dataset}.{table}").schema}
+        assert fields[column] == "JSON", (table, column)
+    team = engines.bq.query(
+        "SELECT count(*) AS n FROM cost_explorer_rows WHERE labels['team'] IS NOT NULL"
+    )
+    duck = engines.duck.query(
+        "SELECT count(*) AS n FROM cost_explorer_rows WHERE labels['team'] IS NOT NULL"
+    )
+    assert team["n"][0].as_py() == duck["n"][0].as_py() > 0

@@ -9,10 +9,11 @@ import sqlglot
 from sqlglot import exp
 
 import models
+from dashboards import queries
 from settings import WarehouseConfig
 from warehouse import open_warehouse
 from warehouse.bigquery import BigQueryWarehouse
-from warehouse.transpile import columns, to_bigquery
+from warehouse.transpile import columns, map_columns, to_bigquery
 
 
 def test_bigquery_warehouse_macros_are_inlined():
@@ -89,7 +90,9 @@ def test_bigquery_warehouse_refuses_a_table_name_that_is_not_an_identifier():
 def test_bigquery_warehouse_sql_parses_as_bigquery_with_no_duckdb_only_construct():
     # Every model and named query transpiles and parses as BigQuery. bqemulator runs BigQuery
     # SQL by translating it back to DuckDB, so a DuckDB-only construct left in the output
-    # would pass there and fail on Google: none may remain.
+    # would pass there and fail on Google: none may remain. Nor may a subscript other than a
+    # map column's read as JSON_VALUE(m[key]): BigQuery subscripts a JSON column by a key, and
+    # refuses a STRING one (JSON text) that the emulator would read.
     duckdb_only = (exp.Lambda, exp.Transform, exp.ArrayFilter, exp.ArraySort, exp.ArrayDistinct)
     found = []
     texts = [(m.name, m.sql) for m in models.marts()]
@@ -97,12 +100,41 @@ def test_bigquery_warehouse_sql_parses_as_bigquery_with_no_duckdb_only_construct
     for name, sql in texts:
         tree = sqlglot.parse_one(to_bigquery(sql), read="bigquery")
         found += [f"{name}: {n.sql('bigquery')[:60]}" for n in tree.find_all(*duckdb_only)]
+        found += [f"{name}: {n.sql('bigquery')[:60]}" for n in _broken_subscripts(tree)]
         found += [
             f"{name}: {n.this}"
             for n in tree.find_all(exp.Anonymous)
             if str(n.this).lower().startswith(("list_", "epoch", "floor_div", "to_nanos"))
         ]
     assert found == []
+    # The dashboards' queries, which the BigQuery reader transpiles the same way.
+    for name in queries.names():
+        tree = sqlglot.parse_one(to_bigquery(queries.text(name)), read="bigquery")
+        found += [f"{name}: {n.sql('bigquery')[:60]}" for n in _broken_subscripts(tree)]
+    assert found == []
+
+
+def _broken_subscripts(tree: exp.Expr) -> list[exp.Bracket]:
+    """Subscripts BigQuery refuses or reads otherwise: one not on a map column (a JSON column
+    in the BigQuery warehouse), or a map's not read as JSON_VALUE (a JSON value, not text)."""
+
+    def fine(b: exp.Bracket) -> bool:
+        on_map = isinstance(b.this, exp.Column) and b.this.name in map_columns()
+        read = b.parent is not None and b.parent.sql("bigquery").startswith("JSON_VALUE(")
+        return on_map and read
+
+    return [b for b in tree.find_all(exp.Bracket) if not fine(b)]
+
+
+def test_bigquery_warehouse_refuses_a_subscript_of_text():
+    # The check above catches the broken forms: a subscript of JSON text (focus tags, VARCHAR)
+    # and a map's subscript left as JSON.
+    text = sqlglot.parse_one("SELECT JSON_VALUE(tags['team']) FROM t", read="bigquery")
+    raw = sqlglot.parse_one("SELECT labels['team'] = 'x' FROM t", read="bigquery")
+    good = sqlglot.parse_one(to_bigquery("SELECT labels['team'] FROM t"), read="bigquery")
+    assert len(_broken_subscripts(text)) == len(_broken_subscripts(raw)) == 1
+    assert _broken_subscripts(good) == []
+    assert "tags" not in map_columns() and {"labels", "system_labels"} <= map_columns()
 
 
 def test_bigquery_warehouse_list_lambdas_become_subqueries():
