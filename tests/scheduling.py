@@ -29,6 +29,7 @@ SLOW_S = {
     "tests/pipelines/test_bigquery_source.py": 525,
     "tests/pipelines/test_run.py": 365,
     "tests/simulator/test_managed.py": 140,
+    "tests/warehouse/test_bigquery_warehouse_parity.py": 135,
     "tests/pipelines/test_remote_inputs.py": 137,
     "tests/reports/test_month_report.py": 110,
     "tests/budgets/test_notifier.py": 104,
