@@ -239,6 +239,14 @@ def test_bigquery_warehouse_marts_are_partitioned_and_clustered(engines):
         assert table.time_partitioning is not None, name
         assert (table.time_partitioning.field, table.time_partitioning.type_) == (field, unit)
         assert table.clustering_fields == cluster, name
+    # BigQuery takes PARTITION BY DATE(x) of a TIMESTAMP, a DATE column itself, DATE_TRUNC of a
+    # DATE (the emulator takes any): every mart's partition column has the type its form needs.
+    for name, (partition, _) in MART_LAYOUT.items():
+        table = client.get_table(f"{dataset}.{name}")
+        kinds = {f.name: f.field_type for f in table.schema}
+        column = table.time_partitioning.field
+        wanted = "TIMESTAMP" if partition.startswith("DATE(") else "DATE"
+        assert kinds[column] == wanted, (name, partition, kinds[column])
     books = client.get_table(f"{dataset}.books")  # five rows: not partitioned
     assert books.time_partitioning is None and books.clustering_fields is None
 
