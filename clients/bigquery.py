@@ -397,6 +397,22 @@ def dataset_tables(client: bigquery.Client, dataset: str) -> list[TableSchema]:
     return sorted(out, key=lambda t: t.name)
 
 
+def table_layout(
+    client: bigquery.Client, table: str
+) -> tuple[str | None, str | None, tuple[str, ...]] | None:
+    """`table`'s (partition column, partition unit, clustering columns), as BigQuery records
+    them; None when the table does not exist."""
+    try:
+        found = client.get_table(table, retry=_retries(client)[0])
+    except NotFound:
+        return None
+    except (GoogleAPIError, OSError) as exc:
+        raise _fail(f"reading {table} failed", exc) from None
+    parts = found.time_partitioning
+    field, unit = (parts.field, parts.type_) if parts is not None else (None, None)
+    return field, unit, tuple(found.clustering_fields or ())
+
+
 def drop_table(client: bigquery.Client, table: str) -> None:
     try:
         client.delete_table(table, not_found_ok=True, retry=_retries(client)[0])

@@ -209,6 +209,12 @@ class BigQueryWarehouse(Warehouse):
 
     def build_mart(self, name: str) -> int:
         mart = models.model(name)
+        have = bq.table_layout(self.client, self.table_id(name))
+        if have is not None and have != mart_layout_spec(name):
+            # BigQuery refuses CREATE OR REPLACE of a table partitioned otherwise ("Cannot
+            # replace a table with a different partitioning spec"): a mart an earlier version
+            # built unpartitioned, or whose MART_LAYOUT changed, is dropped first (once).
+            bq.drop_table(self.client, self.table_id(name))
         self._run(
             f"CREATE OR REPLACE TABLE {self._quoted(name)}{mart_layout(name)} AS\n"
             + to_bigquery(mart.sql, self.dataset_id)
@@ -258,6 +264,18 @@ def mart_layout(name: str) -> str:
     partition, cluster = MART_LAYOUT[name]
     keys = f"\nCLUSTER BY {', '.join(identifier(c) for c in cluster)}" if cluster else ""
     return f"\nPARTITION BY {partition}{keys}"
+
+
+def mart_layout_spec(name: str) -> tuple[str | None, str | None, tuple[str, ...]]:
+    """A mart's (partition column, unit, clustering) as BigQuery records MART_LAYOUT's clauses
+    (clients.bigquery.table_layout's form): DATE(hour) is hour by DAY, DATE_TRUNC(month, MONTH)
+    month by MONTH, a DATE column itself by DAY."""
+    if name not in MART_LAYOUT:
+        return None, None, ()
+    partition, cluster = MART_LAYOUT[name]
+    unit = "MONTH" if partition.startswith("DATE_TRUNC(") else "DAY"
+    column = partition.removeprefix("DATE_TRUNC(").removeprefix("DATE(").split(",")[0]
+    return column.rstrip(")"), unit, tuple(cluster)
 
 
 def _json_maps(data: pa.Table) -> pa.Table:

@@ -28,13 +28,14 @@ import pyarrow.compute as pc
 import pytest
 
 import models
+from clients import bigquery as bq
 from clients.bigquery import BigQueryError, drop_dataset
 from pipelines.runner import run_pipeline
 from settings import load_config
 from simulator import simulate
 from tests.bigquery_emulator import PROJECT
 from tests.bigquery_live import LIVE_ENV, LOCATION_ENV
-from warehouse.bigquery import MART_LAYOUT, PARTITIONS, BigQueryWarehouse
+from warehouse.bigquery import MART_LAYOUT, PARTITIONS, BigQueryWarehouse, mart_layout_spec
 from warehouse.duckdb import DuckDBWarehouse
 
 # The smallest fleet whose pipeline fills the raw tables every mart reads: GPUs and TPU
@@ -247,6 +248,10 @@ def test_bigquery_warehouse_marts_are_partitioned_and_clustered(engines):
         column = table.time_partitioning.field
         wanted = "TIMESTAMP" if partition.startswith("DATE(") else "DATE"
         assert kinds[column] == wanted, (name, partition, kinds[column])
+    # What BigQuery records is what build_mart compares with, so a rerun drops nothing.
+    for mart in models.marts():
+        have = bq.table_layout(client, f"{dataset}.{mart.name}")
+        assert have == mart_layout_spec(mart.name), mart.name
     books = client.get_table(f"{dataset}.books")  # five rows: not partitioned
     assert books.time_partitioning is None and books.clustering_fields is None
 
@@ -279,3 +284,32 @@ def test_bigquery_warehouse_maps_are_json_columns(engines):
         "SELECT count(*) AS n FROM cost_explorer_rows WHERE labels['team'] IS NOT NULL"
     )
     assert team["n"][0].as_py() == duck["n"][0].as_py() > 0
+
+
+def test_bigquery_warehouse_mart_built_unpartitioned_before_is_dropped_first(
+    engines, monkeypatch: pytest.MonkeyPatch
+):
+    # An earlier version built cost_per_run unpartitioned: BigQuery refuses CREATE OR REPLACE
+    # with another partitioning, so build_mart drops it first (through the real client), once;
+    # a rebuild with the same layout drops nothing.
+    w = engines.bq
+    rows = w.query("SELECT count(*) AS n FROM cost_per_run")["n"][0].as_py()
+    bq.drop_table(w.client, w.table_id("cost_per_run"))  # as an earlier version left it:
+    w.execute("CREATE TABLE cost_per_run AS SELECT 'r' AS run_id")  # unpartitioned
+    assert bq.table_layout(w.client, w.table_id("cost_per_run")) == (None, None, ())
+    dropped: list[str] = []
+    real = bq.drop_table
+
+    def drop_table(client, table: str) -> None:  # noqa: ANN001
+        dropped.append(table)
+        real(client, table)
+
+    monkeypatch.setattr(bq, "drop_table", drop_table)
+    assert w.build_mart("cost_per_run") == rows
+    assert w.build_mart("cost_per_run") == rows
+    assert dropped == [w.table_id("cost_per_run")]
+    assert bq.table_layout(w.client, w.table_id("cost_per_run")) == (
+        "run_day",
+        "DAY",
+        ("team", "project_id", "run_id"),
+    )
