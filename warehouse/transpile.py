@@ -333,6 +333,97 @@ def _functions(node: exp.Expr) -> exp.Expr:
     return node
 
 
+def _percentiles(node: exp.Expr) -> exp.Expr:
+    """quantile_cont(x, q) as an aggregate (DuckDB; exact) is BigQuery's PERCENTILE_CONT, which
+    BigQuery has only as an analytic function: the grouped SELECT reads a subquery that adds
+    PERCENTILE_CONT(x, q) OVER (PARTITION BY <the GROUP BY keys>) and takes its MAX per group
+    (every row of a group holds the same value; NULLs skipped on both engines). APPROX_QUANTILES
+    would be approximate."""
+    if not isinstance(node, exp.Select):
+        return node
+    found = [
+        p
+        for p in node.find_all(exp.PercentileCont, exp.PercentileDisc)
+        if p.find_ancestor(exp.Select) is node and not isinstance(p.parent, exp.Window)
+    ]
+    if not found:
+        return node
+    group = node.args.get("group")
+    source = node.args.get("from_") or node.args.get("from")
+    if (group is not None and group.args.get("all")) or node.args.get("joins") or source is None:
+        raise TranspileError(
+            "quantile_cont needs one table and an explicit GROUP BY to transpile for BigQuery"
+        )
+    keys = [k.copy() for k in group.expressions] if group is not None else []
+    table = source.this
+    inner = exp.select("*").from_(table.copy())
+    where = node.args.get("where")
+    if where is not None:
+        inner = inner.where(where.this.copy())
+    for i, percentile in enumerate(found):
+        name = f"__percentile_{i}"
+        window = exp.Window(this=percentile.copy(), partition_by=[k.copy() for k in keys])
+        inner = inner.select(exp.alias_(window, name))
+        percentile.replace(exp.Max(this=exp.column(name, table=table.alias_or_name)))
+    alias = exp.TableAlias(this=exp.to_identifier(table.alias_or_name))
+    node.set(source.arg_key, exp.From(this=exp.Subquery(this=inner, alias=alias)))
+    node.set("where", None)
+    return node
+
+
+_CALENDAR_UNITS = ("MONTH", "QUARTER", "YEAR")
+
+
+def _calendar_intervals(node: exp.Expr) -> exp.Expr:
+    """t +/- INTERVAL n MONTH (QUARTER, YEAR): BigQuery refuses a TIMESTAMP plus an interval with
+    a month part; TIMESTAMP(DATETIME_ADD(DATETIME(t), ...)) keeps DuckDB's value (the time of
+    day kept, a month's end clamped, UTC both sides; a DATE gives a TIMESTAMP as in DuckDB)."""
+    if not isinstance(node, exp.Add | exp.Sub) or not isinstance(node.expression, exp.Interval):
+        return node
+    interval = node.expression
+    unit = interval.args.get("unit")
+    if unit is None or not str(unit.name).upper().startswith(_CALENDAR_UNITS):
+        return node
+    amount = interval.this.copy()
+    if isinstance(amount, exp.Literal) and amount.is_string:
+        amount = exp.Literal.number(amount.name)
+    if isinstance(node, exp.Sub):
+        amount = exp.Neg(this=amount)
+    start = exp.func("DATETIME", node.this.copy().transform(_calendar_intervals))
+    unit_name = str(unit.name).upper().rstrip("S")
+    shifted = exp.DatetimeAdd(this=start, expression=amount, unit=exp.var(unit_name))
+    return exp.func("TIMESTAMP", shifted)
+
+
+def _null_skipping(node: exp.Expr) -> exp.Expr:
+    """greatest/least skip NULLs in DuckDB (NULL only when every argument is); BigQuery's return
+    NULL if any argument is. Each argument becomes COALESCE(it, the others...): a NULL one takes
+    another's value, which changes neither the greatest nor the least, and the types are
+    BigQuery's own supertype as before (no subquery, so it may stand inside an aggregate)."""
+    if not isinstance(node, exp.Greatest | exp.Least):
+        return node
+    args = [a.transform(_null_skipping) for a in [node.this, *node.expressions]]
+    if len(args) < 2:
+        return node
+    terms = [
+        exp.Coalesce(this=args[i].copy(), expressions=[a.copy() for a in args[i + 1 :] + args[:i]])
+        for i in range(len(args))
+    ]
+    return type(node)(this=terms[0], expressions=terms[1:])
+
+
+def _qualify_clause(node: exp.Expr) -> exp.Expr:
+    """BigQuery takes QUALIFY only with a WHERE, GROUP BY or HAVING: WHERE TRUE where none."""
+    clauses = ("where", "group", "having")
+    if (
+        isinstance(node, exp.Select)
+        and node.args.get("qualify") is not None
+        and not any(node.args.get(k) is not None for k in clauses)
+    ):
+        node.set("where", exp.Where(this=exp.true()))
+    return node
+
+
 def bigquery_type(kind: exp.DataType) -> exp.DataType:
     """DuckDB's type as BigQuery's: exact where DuckDB is exact."""
     t = kind.this
@@ -384,6 +475,8 @@ def to_bigquery(sql: str, dataset: str | None = None) -> str:
     tree = tree.transform(_list_lambdas).transform(_format).transform(_has_entries)
     tree = tree.transform(_json_text).transform(_map_access).transform(_types)
     tree = tree.transform(_functions).transform(_overlaps)
+    tree = tree.transform(_percentiles).transform(_calendar_intervals)
+    tree = tree.transform(_null_skipping).transform(_qualify_clause)
     if dataset is not None:
         tree = _qualify(tree, dataset)
     tree = tree.transform(_window_order)

@@ -128,10 +128,9 @@ waiting_hours AS (
         sum(span_us(greatest(w.submitted_at, q.hour), least(w.queue_end, q.hour + INTERVAL 1 HOUR)) * 1000)
             OVER (PARTITION BY w.run_id ORDER BY q.hour ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS through_ns,
         span_us(greatest(w.submitted_at, q.hour), least(w.queue_end, q.hour + INTERVAL 1 HOUR)) * 1000 AS hour_ns
-    FROM waiting AS w,
-        LATERAL (
-            SELECT unnest(generate_series(date_trunc('hour', w.submitted_at), w.queue_end - INTERVAL 1 MICROSECOND, INTERVAL 1 HOUR)) AS hour
-        ) AS q
+    -- a CROSS JOIN of UNNEST (not LATERAL, which BigQuery has not): one row per hour waited
+    FROM waiting AS w
+        CROSS JOIN unnest(generate_series(date_trunc('hour', w.submitted_at), w.queue_end - INTERVAL 1 MICROSECOND, INTERVAL 1 HOUR)) AS q(hour)
 ),
 queued AS (
     SELECT
