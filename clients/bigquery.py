@@ -167,7 +167,7 @@ def create_day_partitioned_table(
 ) -> None:
     """Create `project.dataset.table` (and its dataset) if missing, partitioned by ingestion day,
     as Google creates the billing export."""
-    project, dataset, _ = table.split(".")
+    project, dataset, _ = table.rsplit(".", 2)  # a domain-scoped project has a "."
     try:
         client.create_dataset(f"{project}.{dataset}", exists_ok=True, retry=_retries(client)[0])
         spec = bigquery.Table(table, schema=[_schema_field(f) for f in fields])
@@ -276,13 +276,26 @@ def _field(column: Any) -> bigquery.SchemaField:
 
 
 def ensure_dataset(client: bigquery.Client, dataset: str, location: str | None) -> None:
+    """The dataset, read first and created only if it is not there: the pipeline's documented
+    least-privilege role (BigQuery Data Editor on the dataset alone) may not create datasets,
+    so a run never asks to (docs/bigquery.md: who creates it, once)."""
+    try:
+        client.get_dataset(dataset, retry=_retries(client)[0])
+        return
+    except NotFound:
+        pass
+    except (GoogleAPIError, OSError) as exc:
+        raise _fail(f"reading dataset {dataset} failed", exc) from None
     spec = bigquery.Dataset(dataset)
     if location is not None:
         spec.location = location
     try:
         client.create_dataset(spec, exists_ok=True, retry=_retries(client)[0])
     except (GoogleAPIError, OSError) as exc:
-        raise _fail(f"creating dataset {dataset} failed", exc) from None
+        raise _fail(
+            f"creating dataset {dataset} failed (not there, and this role may not create it: docs/bigquery.md)",
+            exc,
+        ) from None
 
 
 def table_exists(client: bigquery.Client, table: str) -> bool:

@@ -178,7 +178,7 @@ def _catalogue(tree: exp.Expr, dataset: str) -> exp.Expr:
     """DuckDB's catalogue read from the dataset's INFORMATION_SCHEMA: `information_schema.x`
     is `project.dataset.INFORMATION_SCHEMA.X`, its schema `main` is the dataset and
     `current_database()` the project."""
-    project, name = dataset.split(".")
+    project, name = dataset.rsplit(".", 1)  # a domain-scoped project: example.com:analytics
     for table in list(tree.find_all(exp.Table)):
         view = _information_schema_view(table)
         if view is not None:

@@ -448,7 +448,7 @@ def _qualify(tree: exp.Expr, dataset: str) -> exp.Expr:
     Done here rather than by the job's default dataset: bqemulator 1.4.0 re-serialises a
     query it gives a default dataset, and that drops NUMERIC's precision (2224.449648 comes
     back 2224.45); qualified names reach it, and BigQuery, as they are."""
-    project, name = dataset.split(".")
+    project, name = dataset.rsplit(".", 1)  # a domain-scoped project: example.com:analytics
     ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
     for table in list(tree.find_all(exp.Table)):
         if table.db.lower() == "information_schema" and not table.catalog:

@@ -9,7 +9,11 @@ from decimal import Decimal
 
 import duckdb
 import pytest
+from google.api_core.exceptions import Forbidden
 
+from clients import bigquery as bq
+from warehouse.bigquery import BigQueryWarehouse
+from warehouse.bigquery_reader import bigquery_sql
 from warehouse.transpile import to_bigquery
 
 # greatest(NULL, 3.5) = 3.5 and least(2, NULL, 5) = 2 in DuckDB (NULLs skipped), NULL only when
@@ -72,3 +76,42 @@ def test_bigquery_warehouse_greatest_untranslated_would_be_null(bigquery_emulato
     rows = bigquery_emulator.client().query("SELECT GREATEST(37.5, NULL) AS g").result()
     assert [row["g"] for row in rows] == [None]
     assert duckdb.sql("SELECT greatest(37.5, NULL)").fetchall() == [(Decimal("37.5"),)]
+
+
+class _DataEditorOnly:
+    """The real client, as the documented least-privilege role holds it (BigQuery Data Editor
+    on the dataset alone): BigQuery refuses it bigquery.datasets.create."""
+
+    def __init__(self, client: object) -> None:
+        self._client = client
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._client, name)
+
+    def create_dataset(self, *args: object, **kwargs: object) -> None:
+        raise Forbidden("Access Denied: User does not have bigquery.datasets.create permission")
+
+
+def test_bigquery_warehouse_uses_an_existing_dataset_without_creating_it(bigquery_emulator):
+    client = bigquery_emulator.client()
+    dataset = f"{client.project}.l17_existing"
+    bq.ensure_dataset(client, dataset, None)  # not there: created (the set-up's role)
+    assert client.get_dataset(dataset).dataset_id == "l17_existing"
+    bq.ensure_dataset(_DataEditorOnly(client), dataset, None)  # every run after: read only
+    with pytest.raises(bq.BigQueryError, match=r"^creating dataset .*l17_missing failed.*"):
+        bq.ensure_dataset(_DataEditorOnly(client), f"{client.project}.l17_missing", None)
+
+
+def test_bigquery_warehouse_takes_a_domain_scoped_project():
+    # example.com:analytics is a project (its id holds a '.'): the dataset is what follows the
+    # last '.', and the project is quoted whole.
+    sql = to_bigquery("SELECT * FROM jobs", "example.com:analytics.flop")
+    assert sql == "SELECT * FROM `example.com:analytics`.flop.jobs"
+    catalogue = bigquery_sql(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'",
+        "example.com:analytics.flop",
+    )
+    assert "`example.com:analytics.flop.INFORMATION_SCHEMA.TABLES`" in catalogue
+    assert "table_schema = 'flop'" in catalogue
+    warehouse = BigQueryWarehouse("example.com:analytics", "flop")
+    assert warehouse.table_id("jobs") == "example.com:analytics.flop.jobs"
