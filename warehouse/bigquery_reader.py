@@ -23,10 +23,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from decimal import Context
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import sqlglot
 from sqlglot import exp
 
@@ -104,32 +106,42 @@ class BigQueryReader(Reader):
 
 def naive_utc(table: pa.Table) -> pa.Table:
     """BigQuery's TIMESTAMPs (UTC) as the warehouse's naive UTC times, and its BIGNUMERICs as
-    38-digit decimals wherever their values fit, exactly (as DuckDB returns them: polars and
-    pandas' tools read no 256-bit decimal)."""
+    38-digit decimals (as DuckDB returns them: polars and pandas' tools read no 256-bit
+    decimal; polars panics on one)."""
     for index, field in enumerate(table.schema):
         column = table.column(index)
         if pa.types.is_timestamp(field.type) and field.type.tz is not None:
             table = table.set_column(index, field.name, column.cast(pa.timestamp(field.type.unit)))
         elif pa.types.is_decimal256(field.type):
-            narrower = _decimal128(column)
-            if narrower is not None:
-                table = table.set_column(index, field.name, column.cast(narrower))
+            table = table.set_column(index, field.name, _decimal128(column))
     return table
 
 
-def _decimal128(column: pa.ChunkedArray) -> pa.DataType | None:
-    """The 38-digit decimal that holds every value of `column` exactly, if one does."""
+def _decimal128(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """`column` as a 38-digit decimal: exactly where every value fits (money: 9 places);
+    otherwise (a BIGNUMERIC average or quotient, 38 places, where DuckDB gives a DOUBLE) each
+    value rounded half-even to the places 38 digits leave beside the largest integer part, so
+    still closer than a DOUBLE; a value of more than 38 integer digits makes it DOUBLE."""
     places, digits = 0, 1
+    exact = Context(prec=80)  # normalize() in the default context would round to 28 digits
     for value in column.to_pylist():
         if value is None or not value.is_finite():
             continue
-        exponent = value.normalize().as_tuple().exponent
+        normal = value.normalize(exact)
+        exponent = normal.as_tuple().exponent
         assert isinstance(exponent, int)
         places = max(places, -exponent)
-        digits = max(digits, value.normalize().adjusted() + 1)
-    if digits + places > 38:
-        return None
-    return pa.decimal128(38, places)
+        digits = max(digits, normal.adjusted() + 1)
+    if digits + places <= 38:
+        return column.cast(pa.decimal128(38, places))
+    for scale in (38 - digits, 37 - digits):  # rounding up may carry into one more digit
+        if scale < 0:
+            break
+        try:
+            return pc.round(column, ndigits=scale).cast(pa.decimal128(38, scale))
+        except pa.ArrowInvalid:
+            continue
+    return column.cast(pa.float64())
 
 
 def mark_published(warehouse: BigQueryWarehouse) -> str:

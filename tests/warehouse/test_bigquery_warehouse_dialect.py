@@ -8,12 +8,14 @@ import datetime as dt
 from decimal import Decimal
 
 import duckdb
+import polars as pl
+import pyarrow as pa
 import pytest
 from google.api_core.exceptions import Forbidden
 
 from clients import bigquery as bq
 from warehouse.bigquery import BigQueryWarehouse
-from warehouse.bigquery_reader import bigquery_sql
+from warehouse.bigquery_reader import bigquery_sql, naive_utc
 from warehouse.transpile import to_bigquery
 
 # greatest(NULL, 3.5) = 3.5 and least(2, NULL, 5) = 2 in DuckDB (NULLs skipped), NULL only when
@@ -115,3 +117,42 @@ def test_bigquery_warehouse_takes_a_domain_scoped_project():
     assert "table_schema = 'flop'" in catalogue
     warehouse = BigQueryWarehouse("example.com:analytics", "flop")
     assert warehouse.table_id("jobs") == "example.com:analytics.flop.jobs"
+
+
+def test_bigquery_warehouse_reads_38_place_bignumerics_as_decimal128():
+    # 1/3 as BIGNUMERIC (38 places) does not fit 38 digits with its integer digit: rounded
+    # half-even to 37 places, 0.333...3 (37 threes); 2/3 to 0.666...67. Money (9 places) stays
+    # exact at 9 places; 10^40 (41 integer digits) fits no decimal128: DOUBLE 1e40.
+    with_context = Decimal("0." + "3" * 38), Decimal("0." + "6" * 38)
+    table = pa.table(
+        {
+            "share": pa.array([*with_context, None], pa.decimal256(76, 38)),
+            "cost": pa.array([Decimal("2224.449648000"), None, None], pa.decimal256(76, 38)),
+            "huge": pa.array([Decimal(10) ** 40, None, None], pa.decimal256(76, 0)),
+        }
+    )
+    out = naive_utc(table)
+    assert out.schema.field("share").type == pa.decimal128(38, 37)
+    assert out.column("share").to_pylist() == [
+        Decimal("0." + "3" * 37),
+        Decimal("0." + "6" * 36 + "7"),
+        None,
+    ]
+    assert out.schema.field("cost").type == pa.decimal128(38, 6)
+    assert out.column("cost").to_pylist()[0] == Decimal("2224.449648")
+    assert out.schema.field("huge").type == pa.float64()
+    assert out.column("huge").to_pylist()[0] == 1e40
+    assert pl.from_arrow(out).shape == (3, 3)  # polars reads it (it panics on decimal256)
+
+
+def test_bigquery_warehouse_sql_reads_a_bignumeric_quotient(bigquery_emulator):
+    # `flopledger sql` over a BIGNUMERIC quotient (what an average over nanos gives): no
+    # 256-bit decimal reaches polars. 7 / 4 = 1.75 exactly.
+    sql = "SELECT CAST(7 AS BIGNUMERIC) / 4 AS q, CAST(1 AS BIGNUMERIC) / 3 AS third"
+    rows = naive_utc(bq.run_query(bigquery_emulator.client(), sql, None, 10**9))
+    frame = pl.from_arrow(rows)
+    assert isinstance(frame, pl.DataFrame)
+    q, third = frame.row(0)
+    # bqemulator computes the quotient to 9 places, BigQuery to 38 (the test above reads those)
+    assert q == Decimal("1.75") and str(third).startswith("0.333333333")
+    assert all(t.bit_width == 128 for t in rows.schema.types if pa.types.is_decimal(t))
