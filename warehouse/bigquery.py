@@ -3,8 +3,10 @@ resolve to it (the jobs' default dataset), and the models are the DuckDB ones tr
 run time (warehouse/transpile.py). Jobs go through the one BigQuery door, clients/bigquery.py.
 
 Raw tables are loaded as Parquet load jobs, partitioned by UTC day and clustered by the keys
-the marts join on; a day is replaced by truncating exactly its partition. BigQuery needs no
-snapshot: a reader queries the dataset, and each table changes atomically (one job).
+the marts join on; a day is replaced by truncating exactly its partition. Marts are built by
+CREATE OR REPLACE TABLE, partitioned by their day and clustered by their keys (MART_LAYOUT),
+so a page's day filter reads only its partitions. BigQuery needs no snapshot: a reader
+queries the dataset, and each table changes atomically (one job).
 
 The billing export is still copied into billing_line_items, not read in place: what makes a
 row of that table (its row id, a hash of the row's canonical content; USD at the export's
