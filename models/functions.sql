@@ -20,3 +20,11 @@ CREATE OR REPLACE MACRO row_team(labels) AS coalesce(
     labels['team'],
     labels['k8s-label/team'],
     CASE WHEN NOT starts_with(coalesce(labels['k8s-namespace'], 'kube:'), 'kube:') THEN labels['k8s-namespace'] END);
+
+-- One key for one FOCUS resource: AWS bills an EC2 instance under its ARN in some rows and its
+-- bare instance id (i-...) in others, so an instance ARN is folded to the instance id it ends in
+-- (one instance is one resource, whichever way a row names it). Other ids are kept as written.
+CREATE OR REPLACE MACRO focus_resource(resource_id) AS CASE
+    WHEN regexp_matches(resource_id, '^arn:aws[a-z-]*:ec2:[^:]*:[^:]*:instance/i-[0-9a-zA-Z]+$')
+        THEN regexp_extract(resource_id, '/(i-[0-9a-zA-Z]+)$', 1)
+    ELSE resource_id END;

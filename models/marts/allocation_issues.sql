@@ -42,7 +42,7 @@ JOIN (
     SELECT coalesce(sub_account_id, billing_account_id), unnest([
         resource_id,
         CASE WHEN resource_id LIKE 'arn:%' THEN nullif(regexp_extract(resource_id, '[/:]([^/:]+)$', 1), '') END,
-        resource_name])
+        CASE WHEN accelerator_type IS NOT NULL THEN resource_name END])
     FROM focus_line_items
     WHERE resource_id IS NOT NULL
 ) AS b ON b.match_name = p.resource_name

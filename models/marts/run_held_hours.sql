@@ -11,12 +11,14 @@ WITH billed AS (
     FROM billing_line_items
     WHERE resource_name IS NOT NULL
     UNION ALL
-    -- FOCUS rows (billing_hourly's project and resource): a placement names the ResourceId, the
-    -- last part of an ARN ResourceId (an EC2 instance id), or the ResourceName (a node name).
-    SELECT coalesce(sub_account_id, billing_account_id), resource_id, charge_period_end, unnest([
+    -- FOCUS rows (billing_hourly's project and resource: an EC2 instance's ARN and its bare
+    -- instance id are one resource): a placement names the ResourceId, the last part of an ARN
+    -- ResourceId (an EC2 instance id), or the ResourceName (a node name) of an accelerator row
+    -- only (a volume whose ResourceName copies its instance's Name tag is not the instance).
+    SELECT coalesce(sub_account_id, billing_account_id), focus_resource(resource_id), charge_period_end, unnest([
         resource_id,
         CASE WHEN resource_id LIKE 'arn:%' THEN nullif(regexp_extract(resource_id, '[/:]([^/:]+)$', 1), '') END,
-        resource_name])
+        CASE WHEN accelerator_type IS NOT NULL THEN resource_name END])
     FROM focus_line_items
     WHERE resource_id IS NOT NULL
 ),

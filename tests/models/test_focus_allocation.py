@@ -134,7 +134,7 @@ def test_two_aws_instances_a_savings_plan_and_a_daily_row_hand_worked(aws):
     b = aws
     assert b.run_cost("r1") == D("57.60")  # 38.40 + 38.40 x 14,400 / 28,800
     assert b.run_cost("r2") == D("5.84")  # 46.72 x 3,600 / 28,800
-    arn = "arn:aws:ec2:us-east-1:210987654321:instance/i-0aaa"
+    arn = "i-0aaa"  # the instance's ARN ResourceId, folded to its instance id
     first, second = b.idle(arn, "2026-10-01 10:00:00"), b.idle(arn, "2026-10-01 11:00:00")
     assert (first["effective_cost"], first["unallocated_idle_cost"]) == (D("38.40"), D(0))
     assert (second["allocated_cost"], second["unallocated_idle_cost"]) == (D("19.20"), D("19.20"))
@@ -214,3 +214,44 @@ def test_the_public_sample_closes_its_books_per_provider(books):
     for provider in ("AWS", "Microsoft", "Oracle"):
         assert checks[provider]["expected"] == want[provider], provider
     assert all(r["difference"] == 0 for r in checks.values()), checks
+
+
+def test_one_instance_billed_under_its_arn_and_its_id_is_one_resource(books):
+    """Review item 1: AWS names i-0fff by its ARN in a savings-plan row and by its bare id in an
+    on-demand row of the same hour; a gp3 volume's ResourceName copies the instance's Name tag
+    (trainer-1). r5 places 8 GPUs on trainer-1 for the hour.
+
+    One resource i-0fff: paid 8 x (0.5 + 0.5) h = 28,800 GPU-s, effective 19.20 + 27.52 = 46.72;
+    r5 holds 8 x 3,600 = 28,800 GPU-s once (not twice, not on the volume) -> r5 46.72. The
+    volume's 1.00 stays pooled. Books: 46.72 + 1.00 = 47.72."""
+    arn = "arn:aws:ec2:us-east-1:210987654321:instance/i-0fff"
+    rows = [
+        f"Usage,Usage-Based,Committed,T10,T11,0,19.20,27.52,27.52,{arn},trainer-1,USD 38.40 {P5},"
+        f"0.5,Hrs,{PLAN},Used,Spend",
+        "Usage,Usage-Based,Standard,T10,T11,27.52,27.52,27.52,27.52,i-0fff,trainer-1,"
+        "USD 55.04 per On Demand Linux p5.48xlarge Instance Hour,0.5,Hrs,,,",
+        "Usage,Usage-Based,Standard,T10,T11,1.00,1.00,1.00,1.00,vol-0ggg,trainer-1,gp3 storage,"
+        "1,GB-Mo,,,",
+    ]
+    lines = [HEADER] + [
+        ",".join(["AWS", "109876543210", "210987654321", "USD", "us-east-1",
+                  *[TIMES.get(c, c) for c in row.split(",")]])
+        for row in rows
+    ]  # fmt: skip
+    path = books.root / "twice.csv"
+    path.write_text("\n".join(lines) + "\n")
+    read = read_focus_files([path])
+    assert read.quarantined == []
+    books.warehouse.ensure_schema()
+    books.warehouse.replace_all("focus_line_items", read.table)
+    r5 = run("r5", "2026-10-01T10:00:00Z", "2026-10-01T11:00:00Z", resource="trainer-1")
+    r5["placements"][0]["project_id"] = None
+    b = books.build([], [r5])
+    held = b.rows("SELECT resource_name, held_accelerator_nanos FROM run_held_hours")
+    assert held == [{"resource_name": "i-0fff", "held_accelerator_nanos": 28_800 * 10**9}]
+    assert b.run_cost("r5") == D("46.72")
+    pool = b.idle("i-0fff", "2026-10-01 10:00:00")
+    assert (pool["paid_accelerator_hours"], pool["effective_cost"]) == (8.0, D("46.72"))
+    checks = b.rows("SELECT check_name, expected, difference FROM books")
+    assert all(c["difference"] == 0 for c in checks), checks
+    assert {c["check_name"].split(":")[0]: c["expected"] for c in checks}["AWS"] == D("47.72")
