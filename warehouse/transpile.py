@@ -333,6 +333,16 @@ def _functions(node: exp.Expr) -> exp.Expr:
     return node
 
 
+def _medians(node: exp.Expr) -> exp.Expr:
+    """median(x) is DuckDB's quantile_cont(x, 0.5) and quantile(x, q) its quantile_disc(x, q);
+    BigQuery has neither name (then `_percentiles` makes them analytic)."""
+    if isinstance(node, exp.Median):
+        return exp.PercentileCont(this=node.this.copy(), expression=exp.Literal.number("0.5"))
+    if isinstance(node, exp.Quantile):
+        return exp.PercentileDisc(this=node.this.copy(), expression=node.args["quantile"].copy())
+    return node
+
+
 def _percentiles(node: exp.Expr) -> exp.Expr:
     """quantile_cont(x, q) as an aggregate (DuckDB; exact) is BigQuery's PERCENTILE_CONT, which
     BigQuery has only as an analytic function: the grouped SELECT reads a subquery that adds
@@ -475,7 +485,7 @@ def to_bigquery(sql: str, dataset: str | None = None) -> str:
     tree = tree.transform(_list_lambdas).transform(_format).transform(_has_entries)
     tree = tree.transform(_json_text).transform(_map_access).transform(_types)
     tree = tree.transform(_functions).transform(_overlaps)
-    tree = tree.transform(_percentiles).transform(_calendar_intervals)
+    tree = tree.transform(_medians).transform(_percentiles).transform(_calendar_intervals)
     tree = tree.transform(_null_skipping).transform(_qualify_clause)
     if dataset is not None:
         tree = _qualify(tree, dataset)

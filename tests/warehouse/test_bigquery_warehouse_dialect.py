@@ -27,9 +27,12 @@ NULLS = (
     "FROM (SELECT 37.5::DOUBLE AS sm, CAST(NULL AS DOUBLE) AS tensor) AS gpu_samples"
 )
 # Group 1 holds 1, 2, 10: the median is 2; p95 sits at 0.95 * (3 - 1) = 1.9, between the 2nd
-# and 3rd values: 2 + 0.9 * (10 - 2) = 9.2. Group 2 holds 4 and a NULL (skipped): 4 and 4.
+# and 3rd values: 2 + 0.9 * (10 - 2) = 9.2. median is quantile_cont(x, 0.5): 2; quantile_disc
+# at 0.9 is the first value whose cumulative share reaches 0.9 (1/3, 2/3, 1): 10. Group 2 holds
+# 4 and a NULL (skipped): 4 every time.
 PERCENTILES = (
-    "SELECT d, quantile_cont(x, 0.5) AS p50, quantile_cont(x, 0.95) AS p95, count(*) AS n "
+    "SELECT d, quantile_cont(x, 0.5) AS p50, quantile_cont(x, 0.95) AS p95, count(*) AS n, "
+    "median(x) AS med, quantile_disc(x, 0.9) AS d90 "
     "FROM (SELECT * FROM (VALUES (1, 1.0::DOUBLE), (1, 2.0), (1, 10.0), (2, 4.0), "
     "(2, NULL), (3, 99.0)) AS v(d, x)) AS t WHERE d < 3 GROUP BY d ORDER BY d"
 )
@@ -56,7 +59,7 @@ def _naive(value: object) -> object:
     ("sql", "expected"),
     [
         (NULLS, [(37.5, 2, None)]),
-        (PERCENTILES, [(1, 2.0, 9.2, 3), (2, 4.0, 4.0, 2)]),
+        (PERCENTILES, [(1, 2.0, 9.2, 3, 2.0, 10.0), (2, 4.0, 4.0, 2, 4.0, 4.0)]),
         (MONTHS, [(dt.datetime(2024, 2, 29), dt.datetime(2024, 2, 29, 5, 6, 7))]),
         (QUALIFY, [(2,)]),
     ],

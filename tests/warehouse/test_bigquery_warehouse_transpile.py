@@ -188,6 +188,10 @@ def test_bigquery_warehouse_exact_percentiles_are_analytic():
         "(PARTITION BY d) AS __percentile_0 FROM t WHERE y > 1) AS t GROUP BY d"
     )
     assert "APPROX" not in to_bigquery(models.model("managed_inference_daily").sql)
+    # median(x) is quantile_cont(x, 0.5), quantile(x, q) quantile_disc: BigQuery's names.
+    assert to_bigquery("SELECT median(x) OVER (), quantile(x, 0.9) OVER () FROM t") == (
+        "SELECT PERCENTILE_CONT(x, 0.5) OVER (), PERCENTILE_DISC(x, 0.9) OVER () FROM t"
+    )
 
 
 def test_bigquery_warehouse_calendar_intervals_and_null_skipping():
