@@ -18,6 +18,9 @@ def render(outcome: RunOutcome) -> str:
     """The report `flopledger run` prints, from the outcome and the warehouse it wrote."""
     warehouse = open_warehouse(outcome.config.warehouse)
     lines = _source_lines(outcome.materialized) + _input_warning_lines(outcome.materialized)
+    stale = outcome.marts_not_rebuilt
+    if stale:
+        lines += ["", stale]
     if outcome.succeeded or outcome.materialized:
         lines += headline_lines(warehouse, outcome.config.reporting_currency)
     lines += _check_lines(outcome.checks)
@@ -44,13 +47,19 @@ def _source_lines(materialized: dict[str, dict[str, Any]]) -> list[str]:
     if not rows:
         return []
     optional = [c for c in _OPTIONAL if any(m.get(c[0], 0) for _, m in rows)]
-    head = f"{'source table':<22}{'read':>10}{'loaded':>10}{'duplicate':>11}{'quarantined':>13}"
-    lines = ["", head + "".join(f"{title:>{width}}" for _, title, width in optional)]
+    columns = [(k, t, w) for k, (t, w) in zip(_COUNTS, _TITLES, strict=True)] + optional
+    # Each column at least two wider than its longest count, so that counts never run together.
+    widths = [max(w, max(len(f"{m.get(k, 0):,}") for _, m in rows) + 2) for k, _, w in columns]
+    key_width = max(22, max(len(k) for k, _ in rows) + 2)
+    head = f"{'source table':<{key_width}}"
+    lines = ["", head + "".join(f"{t:>{w}}" for (_, t, _), w in zip(columns, widths, strict=True))]
     notes = []
     for key, meta in rows:
         counts = [meta.get(k, 0) for k in _COUNTS]
-        line = f"{key:<22}{counts[0]:>10,}{counts[1]:>10,}{counts[2]:>11,}{counts[3]:>13,}"
-        lines.append(line + "".join(f"{meta.get(name, 0):>{w},}" for name, _, w in optional))
+        cells = zip(columns, widths, strict=True)
+        lines.append(
+            f"{key:<{key_width}}" + "".join(f"{meta.get(k, 0):>{w},}" for (k, _, _), w in cells)
+        )
         unaccounted = (
             counts[0] - sum(counts[1:]) - sum(meta.get(name, 0) for name, _, _ in optional)
         )
@@ -63,6 +72,7 @@ def _source_lines(materialized: dict[str, dict[str, Any]]) -> list[str]:
 
 
 _COUNTS = ("rows_read", "rows_loaded", "rows_duplicate", "rows_quarantined")
+_TITLES = (("read", 10), ("loaded", 10), ("duplicate", 11), ("quarantined", 13))
 # Columns shown only when some source has any: (metadata key, title, width).
 _OPTIONAL = (("rows_skipped", "skipped", 10), ("rows_outside_window", "outside window", 16))
 
