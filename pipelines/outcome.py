@@ -26,10 +26,28 @@ class RunOutcome:
     failures: list[str] = field(default_factory=list)
     checks: list[CheckResult] = field(default_factory=list)
     snapshot: str | None = None
+    # Steps stopped by a failed blocking check, and the steps downstream that did not run: the
+    # marts they build keep the previous run's contents.
+    blocked: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def succeeded(self) -> bool:
         return not self.failures
+
+    @property
+    def marts_not_rebuilt(self) -> str | None:
+        """One line saying the marts were not all rebuilt, or None when they were."""
+        # The snapshot withheld alone is said by its own line (readers keep the last good one).
+        skipped = [s for s in self.skipped if s != "warehouse_snapshot"]
+        if not skipped:
+            return None
+        why = ", ".join(f"{b} (a blocking check)" for b in self.blocked) or "an upstream step"
+        return (
+            f"marts not rebuilt: {why} failed; {len(skipped)} step(s) not run "
+            f"({', '.join(skipped[:5])}{', ...' if len(skipped) > 5 else ''}); "
+            "figures below are from the previous run"
+        )
 
     @property
     def failed_error_checks(self) -> list[CheckResult]:

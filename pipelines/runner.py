@@ -66,6 +66,10 @@ def _metadata_value(value: Any) -> Any:
 
 def collect_events(report: RunOutcome, result: dg.ExecuteInProcessResult) -> None:
     """Fold one in-process run's materialisations, failures and check results into the report."""
+    blocked_before = len(report.blocked)
+    started = {
+        e.step_key for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_START
+    }
     for event in result.all_events:
         if event.event_type == dg.DagsterEventType.ASSET_MATERIALIZATION:
             mat = event.step_materialization_data.materialization
@@ -74,7 +78,10 @@ def collect_events(report: RunOutcome, result: dg.ExecuteInProcessResult) -> Non
         elif event.event_type == dg.DagsterEventType.STEP_FAILURE:
             error = event.step_failure_data.error
             if error is not None and error.cls_name == BLOCKING_CHECK_FAILED:
-                continue  # the check's own result says what failed; the snapshot is withheld
+                # The check's own result says what failed; the snapshot is withheld, and the
+                # steps downstream do not run (their marts keep the previous run's rows).
+                report.blocked.append(event.step_key or "a step")
+                continue
             report.failures.append(f"{event.step_key}: {_root_cause(error)}")
         elif event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
             data = event.asset_check_evaluation_data
@@ -87,6 +94,11 @@ def collect_events(report: RunOutcome, result: dg.ExecuteInProcessResult) -> Non
                     description=data.description or "",
                 )
             )
+
+    if len(report.blocked) > blocked_before:
+        # Steps downstream of a failed blocking check are abandoned (Dagster logs, no event).
+        planned = [n.name for n in result.job_def.nodes_in_topological_order]
+        report.skipped += [name for name in planned if name not in started]
 
 
 def _root_cause(error: Any) -> str:

@@ -37,8 +37,8 @@ def run(args: argparse.Namespace) -> int:
         return _dry_run(config, args.start)
     report = run_pipeline(config, args.config, args.start, args.end)
     print_report(report)
-    if not report.succeeded:
-        return 1
+    if not report.succeeded or report.marts_not_rebuilt:
+        return 1  # a failed step, or marts a failed blocking check kept from the previous run
     if args.strict and report.failed_error_checks:
         return 1
     return 0

@@ -43,4 +43,32 @@ def test_books_out_by_a_cent_publish_nothing(
     assert ("books_close", "ERROR") in failed
     assert outcome.snapshot is None
     assert outcome.succeeded, outcome.failures  # a failed check, not a failed run
+    assert outcome.marts_not_rebuilt is None  # every mart built; only the snapshot withheld
     assert not (project_dir / "w.snapshot.duckdb").exists()  # readers keep the last good one
+
+
+def test_a_failed_blocking_check_mid_graph_says_the_marts_were_not_rebuilt(
+    project_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 18 review item 1: run_held_hours.held_within_placements failing stopped ~35 steps,
+    yet `run` exited 0 and printed the previous run's figures as if current. Now the report says
+    the marts were not rebuilt and `flopledger run` exits 1."""
+    import argparse
+
+    from cli.commands.run import run
+
+    real = checks.query_sql
+    monkeypatch.setattr(
+        checks,
+        "query_sql",
+        lambda name: "SELECT 1 AS n" if name == "runs_above_placements_count" else real(name),
+    )
+    config = _project(project_dir)
+    args = argparse.Namespace(config=str(config), start=None, end=None, strict=False, dry_run=False)
+    assert run(args) == 1
+    out = capsys.readouterr().out
+    assert (
+        "marts not rebuilt: run_held_hours_held_within_placements (a blocking check) failed;" in out
+    )
+    assert "figures below are from the previous run" in out
+    assert " step(s) not run (" in out
