@@ -88,8 +88,10 @@ focus_kinds AS (
             WHEN f.capacity_reservation_id IS NOT NULL AND f.capacity_reservation_status = 'Unused' THEN 'unused_reservation'
             ELSE 'usage'
         END AS row_kind,
-        -- Accelerator-seconds a GPU instance's usage row paid: instances x hours consumed (ConsumedUnit in hours), else the charge period.
+        -- Accelerator-seconds a GPU instance's usage row paid: instances x hours consumed (ConsumedUnit in hours), else the charge
+        -- period; a row with no ConsumedQuantity (a Correction, say) paid no time (its money still counts).
         CASE WHEN f.accelerator_count IS NOT NULL AND f.charge_category = 'Usage' THEN to_nanos(f.accelerator_count * CASE
+            WHEN f.consumed_quantity IS NULL THEN 0
             WHEN regexp_matches(coalesce(f.consumed_unit, ''), '(?i)^(hrs?|hours?)$') AND f.consumed_quantity IS NOT NULL
                 THEN f.consumed_quantity * 3600
             ELSE CAST(span_us(f.charge_period_start, f.charge_period_end) AS DECIMAL(38, 6)) / 1000000

@@ -221,9 +221,11 @@ def test_one_instance_billed_under_its_arn_and_its_id_is_one_resource(books):
     on-demand row of the same hour; a gp3 volume's ResourceName copies the instance's Name tag
     (trainer-1). r5 places 8 GPUs on trainer-1 for the hour.
 
-    One resource i-0fff: paid 8 x (0.5 + 0.5) h = 28,800 GPU-s, effective 19.20 + 27.52 = 46.72;
-    r5 holds 8 x 3,600 = 28,800 GPU-s once (not twice, not on the volume) -> r5 46.72. The
-    volume's 1.00 stays pooled. Books: 46.72 + 1.00 = 47.72."""
+    A Correction row of i-0fff with no ConsumedQuantity adds 0.48 and no paid time.
+
+    One resource i-0fff: paid 8 x (0.5 + 0.5) h = 28,800 GPU-s (the correction adds none),
+    effective 19.20 + 27.52 + 0.48 = 47.20; r5 holds 8 x 3,600 = 28,800 GPU-s once (not twice,
+    not on the volume) -> r5 47.20. The volume's 1.00 stays pooled. Books: 47.20 + 1.00 = 48.20."""
     arn = "arn:aws:ec2:us-east-1:210987654321:instance/i-0fff"
     rows = [
         f"Usage,Usage-Based,Committed,T10,T11,0,19.20,27.52,27.52,{arn},trainer-1,USD 38.40 {P5},"
@@ -232,6 +234,10 @@ def test_one_instance_billed_under_its_arn_and_its_id_is_one_resource(books):
         "USD 55.04 per On Demand Linux p5.48xlarge Instance Hour,0.5,Hrs,,,",
         "Usage,Usage-Based,Standard,T10,T11,1.00,1.00,1.00,1.00,vol-0ggg,trainer-1,gp3 storage,"
         "1,GB-Mo,,,",
+        # Review item 2: a Correction of the on-demand row with no ConsumedQuantity: 0.48 of
+        # money, no paid time (not the charge period's 8 x 3,600 GPU-s again).
+        "Usage,Usage-Based,Standard,T10,T11,0.48,0.48,0.48,0.48,i-0fff,trainer-1,"
+        "USD 55.04 per On Demand Linux p5.48xlarge Instance Hour,,,,,",
     ]
     lines = [HEADER] + [
         ",".join(["AWS", "109876543210", "210987654321", "USD", "us-east-1",
@@ -249,9 +255,9 @@ def test_one_instance_billed_under_its_arn_and_its_id_is_one_resource(books):
     b = books.build([], [r5])
     held = b.rows("SELECT resource_name, held_accelerator_nanos FROM run_held_hours")
     assert held == [{"resource_name": "i-0fff", "held_accelerator_nanos": 28_800 * 10**9}]
-    assert b.run_cost("r5") == D("46.72")
+    assert b.run_cost("r5") == D("47.20")
     pool = b.idle("i-0fff", "2026-10-01 10:00:00")
-    assert (pool["paid_accelerator_hours"], pool["effective_cost"]) == (8.0, D("46.72"))
+    assert (pool["paid_accelerator_hours"], pool["effective_cost"]) == (8.0, D("47.20"))
     checks = b.rows("SELECT check_name, expected, difference FROM books")
     assert all(c["difference"] == 0 for c in checks), checks
-    assert {c["check_name"].split(":")[0]: c["expected"] for c in checks}["AWS"] == D("47.72")
+    assert {c["check_name"].split(":")[0]: c["expected"] for c in checks}["AWS"] == D("48.20")
