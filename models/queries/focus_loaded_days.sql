@@ -1,6 +1,5 @@
--- @query: One row per UTC day of focus_line_items: its rows and billed cost, so a run can tell
---   which days its FOCUS files hold differently (a restated month, late rows).
-SELECT charge_day AS day, count(*) AS n,
-       CAST(coalesce(sum(billed_cost), 0) AS DECIMAL(38, 12)) AS amount
+-- @query: Every loaded focus_line_items row's UTC day and line_item_id (a hash of all its
+--   values), so a run can tell which days its FOCUS files hold differently (a restated month,
+--   late rows, a changed EffectiveCost or tag) and which they no longer hold.
+SELECT charge_day AS day, line_item_id
 FROM focus_line_items
-GROUP BY ALL

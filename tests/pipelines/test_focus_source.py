@@ -72,3 +72,36 @@ def test_config_paths_are_read_and_their_days_found(tmp_path: Path) -> None:
     days = input_days(config)
     # The sample's ChargePeriodStart values fall on each of the 30 days of September 2024.
     assert days == {date(2024, 9, d) for d in range(1, 31)}
+
+
+def test_a_restated_effective_cost_and_a_day_no_longer_held_are_replaced(tmp_path: Path) -> None:
+    """Issue 18 review item 4: 1 March's row restated with the same BilledCost (98.32) but
+    EffectiveCost 90.00 instead of 98.32, and 2 March's row (5.00) gone from the files, both
+    outside the run's window (9 March). After the load: one row, billed 98.32, effective 90."""
+    w = DuckDBWarehouse(tmp_path / "w.duckdb")
+    w.ensure_schema()
+    head = "ProviderName,ChargeCategory,ChargePeriodStart,ChargePeriodEnd,BilledCost,EffectiveCost,BillingCurrency\n"
+    day1 = "AWS,Usage,2026-03-01T00:00:00Z,2026-03-01T01:00:00Z,98.32,{},USD\n"
+    old = tmp_path / "old.csv"
+    old.write_text(
+        head
+        + day1.format("98.32")
+        + "AWS,Usage,2026-03-02T00:00:00Z,2026-03-02T01:00:00Z,5,5,USD\n"
+    )
+    load(w, read_focus_files([old]), [date(2026, 3, 1), date(2026, 3, 2)])
+    assert _totals(w) == [("AWS", Decimal("103.32"), Decimal("103.32"), 2)]
+    new = tmp_path / "new.csv"
+    new.write_text(head + day1.format("90.00"))
+    read = read_focus_files([new])
+    window = [date(2026, 3, 9)]
+    assert days_to_replace(w, read, window) == [
+        date(2026, 3, 1),
+        date(2026, 3, 2),
+        date(2026, 3, 9),
+    ]
+    load(w, read, window)
+    assert _totals(w) == [("AWS", Decimal("98.32"), Decimal("90"), 1)]
+    assert days_to_replace(w, read, window) == window  # a rerun changes nothing more
+    empty = tmp_path / "empty.csv"
+    empty.write_text(head)
+    assert days_to_replace(w, read_focus_files([empty]), window) == window  # nothing removed

@@ -2,10 +2,10 @@
 
 FOCUS files are read whole (a provider restates a month in place), so besides the window's
 days every day the files hold differently from what is loaded is replaced: late rows are never
-lost for falling outside the scheduled window. Days the files no longer hold are left alone."""
+lost for falling outside the scheduled window. Days the files no longer hold are emptied
+(unless the files hold no row at all)."""
 
 from datetime import date, datetime
-from decimal import Decimal
 from typing import Any
 
 import dagster as dg
@@ -32,24 +32,32 @@ def read_all(
 
 
 def days_to_replace(warehouse: Any, read: FocusRead, window: list[date]) -> list[date]:
-    """The window's days and every day whose rows or billed cost differ from what is loaded."""
-    loaded = {
-        row["day"]: (row["n"], row["amount"])
-        for row in warehouse.query(query_sql("focus_loaded_days")).to_pylist()
-    }
-    held: dict[date, tuple[int, Decimal]] = {}
-    for day, cost in zip(
-        read.table["charge_day"].to_pylist(), read.table["billed_cost"].to_pylist(), strict=True
+    """The window's days, every day whose rows differ from what is loaded, and every loaded day
+    the files no longer hold (its rows go). A row's line_item_id hashes every value it carries,
+    so a day's sorted ids change when any of its rows does (EffectiveCost, tags, resource: not
+    only its count or BilledCost). Files that hold no row at all remove nothing (an empty or
+    unreachable listing is not a restatement)."""
+    loaded: dict[date, list[str]] = {}
+    for row in warehouse.query(query_sql("focus_loaded_days")).to_pylist():
+        loaded.setdefault(row["day"], []).append(row["line_item_id"])
+    held: dict[date, list[str]] = {}
+    for day, line_id in zip(
+        read.table["charge_day"].to_pylist(), read.table["line_item_id"].to_pylist(), strict=True
     ):
-        n, total = held.get(day, (0, Decimal(0)))
-        held[day] = (n + 1, total + cost)
-    return sorted(set(window) | {d for d, p in held.items() if loaded.get(d) != p})
+        held.setdefault(day, []).append(line_id)
+    changed = {d for d, ids in held.items() if sorted(loaded.get(d, [])) != sorted(ids)}
+    gone = set(loaded) - set(held) if held else set()
+    return sorted(set(window) | changed | gone)
 
 
 def load(warehouse: Any, read: FocusRead, window: list[date]) -> dict[str, int]:
     """Replace the chosen days, store the quarantined rows; the counts for the run report."""
     days = days_to_replace(warehouse, read, window)
     rows = replace_days(warehouse, TABLE, "charge_day", read.table, days)
+    held = set(read.table["charge_day"].to_pylist())
+    gone = [d for d in days if d not in held]
+    if held and gone:  # days the files no longer hold: their rows go (replace_days keeps them)
+        warehouse.replace_days(TABLE, "charge_day", gone, read.table.slice(0, 0))
     store_quarantine(warehouse, read.quarantined)
     return {
         "rows_read": read.table.num_rows + len(read.quarantined) + read.duplicates,
