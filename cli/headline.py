@@ -29,10 +29,18 @@ def _bill_lines(warehouse: Warehouse, currency: str) -> list[str]:
         "",
         f"bill {totals['first_day']} .. {totals['last_day']} ({totals['rows_']:,} rows)",
         f"  {'billed cost':<28}{_money(totals['billed'], currency):>22}",
-        f"  {'credits':<28}{_money(totals['effective'] - totals['billed'], currency):>22}",
+        f"  {'credits':<28}{_money(totals['credits'], currency):>22}",
+        *_amortisation_line(totals, currency),
         f"  {'effective cost':<28}{_money(totals['effective'], currency):>22}",
         *_provider_lines(warehouse, currency),
     ]
+
+
+def _amortisation_line(totals: dict, currency: str) -> list[str]:
+    """FOCUS commitments: EffectiveCost less BilledCost and credits (a savings plan's purchase
+    billed up front, its amortised share in its covered rows), shown only when not zero."""
+    rest = totals["effective"] - totals["billed"] - totals["credits"]
+    return [f"  {'commitment amortisation':<28}{_money(rest, currency):>22}"] if rest else []
 
 
 def _provider_lines(warehouse: Warehouse, currency: str) -> list[str]:

@@ -261,3 +261,47 @@ def test_one_instance_billed_under_its_arn_and_its_id_is_one_resource(books):
     checks = b.rows("SELECT check_name, expected, difference FROM books")
     assert all(c["difference"] == 0 for c in checks), checks
     assert {c["check_name"].split(":")[0]: c["expected"] for c in checks}["AWS"] == D("48.20")
+
+
+def test_cli_and_overview_count_focus_credits_alike(books):
+    """Review item 5: a savings plan's Purchase (billed 57.60, effective 0), a covered p5 hour
+    (billed 0, effective 38.40), an on-demand hour (27.52) and a Credit row (-5.00).
+    By hand: billed 57.60 + 27.52 = 85.12 (the Credit row is credits, as in spend_daily);
+    credits -5.00; effective 0 + 38.40 + 27.52 - 5.00 = 60.92; commitment amortisation
+    60.92 - 85.12 + 5.00 = -19.20 (the plan's hour not used). The CLI's bill lines and the
+    Overview's spend_daily sums say the same."""
+    from cli.headline import _bill_lines
+
+    rows = [
+        f"Purchase,Recurring,Committed,T10,T11,57.60,0,0,0,{PLAN},,Compute Savings Plan,,,{PLAN},,Spend",
+        f"Usage,Usage-Based,Committed,T10,T11,0,38.40,55.04,55.04,i-0aaa,,USD 38.40 {P5},1,Hrs,{PLAN},Used,Spend",
+        "Usage,Usage-Based,Standard,T10,T11,27.52,27.52,27.52,27.52,i-0bbb,,"
+        "USD 55.04 per On Demand Linux p5.48xlarge Instance Hour,0.5,Hrs,,,",
+        "Credit,None,,T10,T11,-5.00,-5.00,0,0,,,Promotional credit,,,,,",
+    ]
+    lines = [HEADER] + [
+        ",".join(["AWS", "109876543210", "210987654321", "USD", "us-east-1",
+                  *[TIMES.get(c, c) for c in row.split(",")]])
+        for row in rows
+    ]  # fmt: skip
+    path = books.root / "credit.csv"
+    path.write_text("\n".join(lines) + "\n")
+    read = read_focus_files([path])
+    assert read.quarantined == [], read.quarantined
+    books.warehouse.ensure_schema()
+    books.warehouse.replace_all("focus_line_items", read.table)
+    b = books.build([], [])
+    text = "\n".join(_bill_lines(b.warehouse, "USD"))
+    for label, amount in [
+        ("billed cost", "85.12"),
+        ("credits", "-5.00"),
+        ("commitment amortisation", "-19.20"),
+        ("effective cost", "60.92"),
+    ]:
+        assert any(line.split()[: len(label.split())] == label.split() and amount in line
+                   for line in text.splitlines()), (label, text)  # fmt: skip
+    overview = b.rows(
+        "SELECT sum(billed_cost) AS b, sum(credits_total) AS c, sum(effective_cost) AS e"
+        " FROM spend_daily"
+    )[0]
+    assert (overview["b"], overview["c"], overview["e"]) == (D("85.12"), D("-5.00"), D("60.92"))
