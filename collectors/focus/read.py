@@ -22,7 +22,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 from typing import Any
@@ -270,10 +270,47 @@ def _line_item_id(record: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:32]
 
 
+# fx_rates (settings' fx_rates file, as budgets/fx.py reads it): currency -> [(day, units per
+# USD)], sorted by day.
+FxRates = dict[str, list[tuple[date, Decimal]]]
+_BILLING_MONEY = ("BilledCost", "EffectiveCost", "ListCost", "ContractedCost", "ListUnitPrice",
+                  "ContractedUnitPrice")  # fmt: skip
+
+
+def _to_usd(row: dict[str, Any], fx: FxRates, day: date) -> dict[str, str]:
+    """The row's billing-currency money in USD with the latest fx_rates rate on or before its
+    day (USD = amount / rate, 12 places half-even); Refused when no rate covers it. Returns
+    the original currency and amounts (kept in x_columns)."""
+    currency = row["billing_currency"]
+    series = [(d, r) for d, r in fx.get(currency, []) if d <= day]
+    if not series:
+        raise Refused(
+            f"BillingCurrency {currency!r}: no fx_rates rate for {currency} on or before {day}"
+            f" (add a row {day},{currency},<units per USD> to the fx_rates file)"
+        )
+    rate = series[-1][1]
+    original = {"x_original_billing_currency": currency, "x_fx_rate_per_usd": str(rate)}
+    for name in _BILLING_MONEY:
+        amount = row[snake(name)]
+        if amount is not None:
+            original[f"x_original_{snake(name)}"] = str(amount)
+            row[snake(name)] = (amount / rate).quantize(
+                Decimal(1).scaleb(-MONEY_PLACES), ROUND_HALF_EVEN
+            )
+    row["billing_currency"] = REPORTING_CURRENCY
+    return original
+
+
 def focus_row(
-    record: dict[str, Any], version: str, file: str, line: int | None, limits: Limits
+    record: dict[str, Any],
+    version: str,
+    file: str,
+    line: int | None,
+    limits: Limits,
+    fx: FxRates | None = None,
 ) -> dict[str, Any]:
-    """One FOCUS record as a `focus_line_items` row; Refused when its meaning is not clear."""
+    """One FOCUS record as a `focus_line_items` row; Refused when its meaning is not clear.
+    Money in another currency than USD is converted with `fx` (the fx_rates file)."""
     issues: list[str] = []
     record = _canonical_names(record, issues)
     for name in REQUIRED:
@@ -308,11 +345,14 @@ def focus_row(
             issues.append(f"{name} is null (mandatory)")
     if row["billing_currency"] is None:
         raise Refused("BillingCurrency is null (the costs cannot be converted)")
+    converted: dict[str, str] = {}
     if row["billing_currency"] != REPORTING_CURRENCY:
-        raise Refused(
-            f"BillingCurrency {row['billing_currency']!r}: FOCUS carries no rate to USD, the"
-            " reporting currency (quarantined until an FX file is applied)"
-        )
+        if not fx:
+            raise Refused(
+                f"BillingCurrency {row['billing_currency']!r}: FOCUS carries no rate to USD, the"
+                " reporting currency, and no fx_rates file is configured"
+            )
+        converted = _to_usd(row, fx, start.date())
     category = row["charge_category"]
     if (
         category in ("Usage", "Purchase")
@@ -331,6 +371,7 @@ def focus_row(
     )
     if gpu is not None:
         _check_accelerator_seconds(row, gpu.accelerator_count, limits)
+    extras |= converted  # the original currency and amounts of a converted row
     row |= {
         "instance_type": gpu and gpu.instance_type,
         "accelerator_type": gpu and gpu.accelerator_type,
@@ -370,6 +411,7 @@ def read_focus_files(
     paths: Iterable[Path],
     limits: Limits = DEFAULT_LIMITS,
     defaults: dict[str, str] | None = None,
+    fx: FxRates | None = None,
 ) -> FocusRead:
     """Every FOCUS row of `paths` (CSV or Parquet, by suffix): good rows, refused rows, and
     how many rows were the same row again. `defaults` fills columns a file lacks entirely
@@ -392,7 +434,7 @@ def read_focus_files(
             if defaults:
                 record = {k: v for k, v in defaults.items() if k not in record} | record
             try:
-                row = focus_row(record, version, str(path), line, limits)
+                row = focus_row(record, version, str(path), line, limits, fx)
             except Refused as exc:
                 bad.append(Quarantined(SOURCE, str(path), line, str(exc), raw_text(record, raw)))
                 continue

@@ -10,6 +10,7 @@ from typing import Any
 
 import dagster as dg
 
+from budgets.fx import load_fx_rates
 from collectors.focus.read import FocusRead, read_focus_files
 from models import query_sql
 from pipelines.inputs import SourceInputs, source_inputs
@@ -28,7 +29,8 @@ def read_all(
     """The configured FOCUS files (local or gs://, listed once per run under `run_key`), read
     with the bounds of the run's clock."""
     inputs = source_inputs(config, "focus", run_key)
-    return inputs, read_focus_files(inputs.paths, run_limits(config, now))
+    fx = load_fx_rates(config.fx_rates)  # another currency's rows are converted to USD
+    return inputs, read_focus_files(inputs.paths, run_limits(config, now), fx=fx)
 
 
 def days_to_replace(warehouse: Any, read: FocusRead, window: list[date]) -> list[date]:

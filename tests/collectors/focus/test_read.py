@@ -155,7 +155,9 @@ def test_rows_whose_meaning_is_unclear_are_quarantined(tmp_path):
     assert reasons[2].startswith("ChargePeriodEnd")
     assert reasons[3].startswith("BilledCost:")
     assert "plausible window" in reasons[4]
-    assert reasons[5].startswith("BillingCurrency 'EUR': FOCUS carries no rate to USD")
+    assert reasons[5].startswith(
+        "BillingCurrency 'EUR': FOCUS carries no rate to USD"
+    )  # and no fx_rates
     (kept,) = read.table.to_pylist()
     assert kept["charge_category"] == "Usage" and "ChargeCategory 'usage'" in kept["spec_issues"]
 
@@ -266,3 +268,34 @@ def test_a_gpu_row_past_the_accelerator_seconds_bound_is_quarantined(tmp_path):
     assert [q.reason for q in read.quarantined] == [
         "accelerator-seconds: 2880000000000000 is beyond limits.max_accelerator_seconds (1e+12)"
     ]
+
+
+def test_another_currency_is_converted_with_fx_rates(tmp_path):
+    """Review item 6: fx_rates holds EUR 0.92 per USD from 1 March 2026 (0.90 from 3 March).
+    A 1 March EUR row, BilledCost 92.00, EffectiveCost 46.00: 92.00 / 0.92 = 100 USD,
+    46.00 / 0.92 = 50 USD, the originals kept in x_columns. A February EUR row has no rate on or
+    before its day: quarantined, saying so. A GBP row: no GBP rate at all, quarantined."""
+    head = "ProviderName,ChargeCategory,ChargePeriodStart,ChargePeriodEnd,BilledCost,EffectiveCost,BillingCurrency"
+    path = tmp_path / "eur.csv"
+    path.write_text(
+        "\n".join(
+            [
+                head,
+                "Microsoft,Usage,2026-03-01T00:00:00Z,2026-03-01T01:00:00Z,92.00,46.00,EUR",
+                "Microsoft,Usage,2026-02-27T00:00:00Z,2026-02-27T01:00:00Z,92.00,92.00,EUR",
+                "Microsoft,Usage,2026-03-01T00:00:00Z,2026-03-01T01:00:00Z,1.00,1.00,GBP",
+            ]
+        )
+        + "\n"
+    )
+    fx = {"EUR": [(date(2026, 3, 1), Decimal("0.92")), (date(2026, 3, 3), Decimal("0.90"))]}
+    read = read_focus_files([path], fx=fx)
+    (row,) = read.table.to_pylist()
+    assert (row["billed_cost"], row["effective_cost"]) == (Decimal(100), Decimal(50))
+    assert row["billing_currency"] == "USD"
+    original = json.loads(row["x_columns"])
+    assert original["x_original_billing_currency"] == "EUR"
+    assert original["x_original_billed_cost"] == "92.000000000000"
+    assert [q.line for q in read.quarantined] == [3, 4]
+    assert "no fx_rates rate for EUR on or before 2026-02-27" in read.quarantined[0].reason
+    assert "no fx_rates rate for GBP" in read.quarantined[1].reason
