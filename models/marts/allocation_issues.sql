@@ -51,6 +51,26 @@ GROUP BY p.run_id, p.resource_name, p.start_at
 HAVING count(DISTINCT b.project_id) > 1
 UNION ALL
 SELECT
+    'ambiguous_placement' AS kind,
+    b.project_id,
+    p.resource_name,
+    date_trunc('hour', p.start_at) AS hour,
+    format('run {} holds {}, which names resources {} in project {}', p.run_id, p.resource_name, string_agg(DISTINCT b.resource_key, ', ' ORDER BY b.resource_key), b.project_id) AS detail,
+    CAST(NULL AS DECIMAL(38, 9)) AS effective_cost
+FROM job_placements AS p
+JOIN (
+    -- Another cloud's resources one name could mean within one project (run_held_hours holds neither).
+    SELECT coalesce(sub_account_id, billing_account_id) AS project_id, focus_resource(resource_id) AS resource_key, unnest([
+        resource_id,
+        CASE WHEN resource_id LIKE 'arn:%' THEN nullif(regexp_extract(resource_id, '[/:]([^/:]+)$', 1), '') END,
+        CASE WHEN accelerator_type IS NOT NULL THEN resource_name END]) AS match_name
+    FROM focus_line_items
+    WHERE resource_id IS NOT NULL
+) AS b ON b.match_name = p.resource_name AND (p.project_id IS NULL OR p.project_id = b.project_id)
+GROUP BY p.run_id, p.resource_name, p.start_at, b.project_id
+HAVING count(DISTINCT b.resource_key) > 1
+UNION ALL
+SELECT
     'unmatched_commitment_credit' AS kind,
     h.project_id,
     h.resource_name,

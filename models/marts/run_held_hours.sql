@@ -28,7 +28,10 @@ billed_resources AS (
         resource_name,
         match_name,
         max(usage_end) AS last_billed_end,
-        count(*) OVER (PARTITION BY match_name) AS projects_with_name
+        count(*) OVER (PARTITION BY match_name) AS projects_with_name,
+        -- Two resources of one project a placement's name could mean (two GPU instances sharing
+        -- a Name tag): which one is unknown, so neither is held (allocation_issues reports it).
+        count(*) OVER (PARTITION BY match_name, project_id) AS resources_with_name
     FROM billed
     WHERE match_name IS NOT NULL
     GROUP BY project_id, resource_name, match_name
@@ -47,6 +50,7 @@ holds AS (
     JOIN billed_resources AS r
         ON r.match_name = p.resource_name
        AND (p.project_id = r.project_id OR (p.project_id IS NULL AND r.projects_with_name = 1))
+       AND r.resources_with_name = 1
     WHERE p.start_at IS NOT NULL AND p.accelerators > 0 AND coalesce(p.share_numerator, 1) > 0 AND coalesce(p.share_denominator, 1) > 0
 ),
 hours AS (

@@ -305,3 +305,34 @@ def test_cli_and_overview_count_focus_credits_alike(books):
         " FROM spend_daily"
     )[0]
     assert (overview["b"], overview["c"], overview["e"]) == (D("85.12"), D("-5.00"), D("60.92"))
+
+
+def test_two_instances_sharing_a_name_tag_are_reported_not_both_held(books):
+    """Two p5 instances of one account, i-0hhh and i-0iii, both ResourceName twin, 10.00 each
+    in hour 10:00; r6 places 8 GPUs on twin: which instance is unknown, so neither is held (r6
+    costs 0, both 10.00 stay unallocated idle) and allocation_issues reports it."""
+    rows = [
+        f"Usage,Usage-Based,Standard,T10,T11,10,10,10,10,{i},twin,"
+        "USD 55.04 per On Demand Linux p5.48xlarge Instance Hour,1,Hrs,,,"
+        for i in ("i-0hhh", "i-0iii")
+    ]
+    lines = [HEADER] + [
+        ",".join(["AWS", "109876543210", "210987654321", "USD", "us-east-1",
+                  *[TIMES.get(c, c) for c in row.split(",")]])
+        for row in rows
+    ]  # fmt: skip
+    path = books.root / "twin.csv"
+    path.write_text("\n".join(lines) + "\n")
+    books.warehouse.ensure_schema()
+    books.warehouse.replace_all("focus_line_items", read_focus_files([path]).table)
+    r6 = run("r6", "2026-10-01T10:00:00Z", "2026-10-01T11:00:00Z", resource="twin")
+    r6["placements"][0]["project_id"] = "210987654321"
+    b = books.build([], [r6])
+    assert b.run_cost("r6") == 0
+    assert b.one("SELECT count(*) FROM run_held_hours") == 0
+    issues = b.rows("SELECT detail FROM allocation_issues WHERE kind = 'ambiguous_placement'")
+    assert issues == [
+        {
+            "detail": "run r6 holds twin, which names resources i-0hhh, i-0iii in project 210987654321"
+        }
+    ]
