@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -50,15 +50,20 @@ def iter_ndjson(path: Path) -> Iterator[Record]:
     a UTF-8 byte order mark is not part of the first line; a line with invalid UTF-8 is
     Unreadable, its bytes kept as escapes."""
     with path.open("r", encoding="utf-8-sig", errors="surrogateescape") as fh:
-        for number, line in enumerate(fh, start=1):
-            text = line.strip()
-            if not text:
-                continue
-            invalid = _invalid_utf8(text)
-            if invalid:
-                yield number, Unreadable(invalid), kept_bytes(text)
-                continue
-            yield number, _parse_json(text), text
+        yield from ndjson_lines(enumerate(fh, start=1))
+
+
+def ndjson_lines(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, Any, str]]:
+    """Numbered lines (decoded with errors="surrogateescape") as iter_ndjson reads them."""
+    for number, line in lines:
+        text = line.strip()
+        if not text:
+            continue
+        invalid = _invalid_utf8(text)
+        if invalid:
+            yield number, Unreadable(invalid), kept_bytes(text)
+            continue
+        yield number, _parse_json(text), text
 
 
 def iter_parquet(path: Path, batch_rows: int = 20_000) -> Iterator[Record]:

@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 
 from collectors.accelerators import _SECONDS_PER_UNIT as SECONDS_PER_UNIT
 from collectors.accelerators import classify_sku
-from collectors.files import Unreadable, _invalid_utf8, _parse_json, kept_bytes
+from collectors.files import ndjson_lines
 from collectors.gcp_billing.schema import BILLING_SCHEMA, EXPORT_PARQUET_SCHEMA
 from collectors.limits import Limits
 
@@ -207,15 +207,7 @@ def plain_rows(
 
 def _records(lines: list[tuple[int, bytes]]) -> Iterator[tuple[int, Any, str]]:
     """collectors/files.py's iter_ndjson for the lines given (decoded as it decodes them)."""
-    for number, raw in lines:
-        text = raw.decode("utf-8", errors="surrogateescape").strip()
-        if not text:
-            continue
-        invalid = _invalid_utf8(text)
-        if invalid:
-            yield number, Unreadable(invalid), kept_bytes(text)
-            continue
-        yield number, _parse_json(text), text
+    yield from ndjson_lines((n, raw.decode("utf-8", errors="surrogateescape")) for n, raw in lines)
 
 
 def in_line_order(tables: list[pa.Table]) -> pa.Table:
