@@ -298,25 +298,26 @@ def ensure_dataset(client: bigquery.Client, dataset: str, location: str | None) 
         ) from None
 
 
-def table_exists(client: bigquery.Client, table: str) -> bool:
+def _found_table(client: bigquery.Client, table: str) -> bigquery.Table | None:
+    """`table`'s metadata (no query job, nothing billed); None when it does not exist."""
     try:
-        client.get_table(table, retry=_retries(client)[0])
+        return client.get_table(table, retry=_retries(client)[0])
     except NotFound:
-        return False
+        return None
     except (GoogleAPIError, OSError) as exc:
         raise _fail(f"reading {table} failed", exc) from None
-    return True
+
+
+def table_exists(client: bigquery.Client, table: str) -> bool:
+    return _found_table(client, table) is not None
 
 
 def table_modified(client: bigquery.Client, table: str) -> str | None:
     """When `table` last changed (its metadata: no query job, nothing billed); None if it does
     not exist. The ETag is added: it changes with every change, even within a millisecond."""
-    try:
-        found = client.get_table(table, retry=_retries(client)[0])
-    except NotFound:
+    found = _found_table(client, table)
+    if found is None:
         return None
-    except (GoogleAPIError, OSError) as exc:
-        raise _fail(f"reading {table} failed", exc) from None
     stamp = found.modified.isoformat() if found.modified is not None else ""
     return f"{stamp}/{found.etag or ''}"
 
@@ -415,12 +416,9 @@ def table_layout(
 ) -> tuple[str | None, str | None, tuple[str, ...]] | None:
     """`table`'s (partition column, partition unit, clustering columns), as BigQuery records
     them; None when the table does not exist."""
-    try:
-        found = client.get_table(table, retry=_retries(client)[0])
-    except NotFound:
+    found = _found_table(client, table)
+    if found is None:
         return None
-    except (GoogleAPIError, OSError) as exc:
-        raise _fail(f"reading {table} failed", exc) from None
     parts = found.time_partitioning
     field, unit = (parts.field, parts.type_) if parts is not None else (None, None)
     return field, unit, tuple(found.clustering_fields or ())
