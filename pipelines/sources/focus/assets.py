@@ -9,12 +9,14 @@ from datetime import date, datetime
 from typing import Any
 
 import dagster as dg
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from budgets.fx import load_fx_rates
 from collectors.focus.read import FocusRead, read_focus_files
 from models import query_sql
 from pipelines.inputs import SourceInputs, source_inputs
-from pipelines.loading import counts_metadata, replace_days, run_limits, store_quarantine
+from pipelines.loading import counts_metadata, run_limits, store_quarantine
 from pipelines.partitions import window_days
 from pipelines.resources import Flopledger
 from pipelines.run_tags import run_now
@@ -55,11 +57,16 @@ def days_to_replace(warehouse: Any, read: FocusRead, window: list[date]) -> list
 def load(warehouse: Any, read: FocusRead, window: list[date]) -> dict[str, int]:
     """Replace the chosen days, store the quarantined rows; the counts for the run report."""
     days = days_to_replace(warehouse, read, window)
-    rows = replace_days(warehouse, TABLE, "charge_day", read.table, days)
-    held = set(read.table["charge_day"].to_pylist())
-    gone = [d for d in days if d not in held]
-    if held and gone:  # days the files no longer hold: their rows go (replace_days keeps them)
-        warehouse.replace_days(TABLE, "charge_day", gone, read.table.slice(0, 0))
+    if read.table.num_rows:
+        # Every chosen day in one transaction, those the files no longer hold emptied: a FOCUS
+        # file restates its months whole (pipelines.loading.replace_days keeps a day its
+        # inputs no longer hold, as rotated telemetry needs).
+        day_of = pc.cast(read.table["charge_day"], pa.date32())
+        rows = read.table.filter(pc.is_in(day_of, value_set=pa.array(days, pa.date32())))
+        if days:
+            warehouse.replace_days(TABLE, "charge_day", days, rows)
+    else:  # files that hold no row at all remove nothing
+        rows = read.table
     store_quarantine(warehouse, read.quarantined)
     return {
         "rows_read": read.table.num_rows + len(read.quarantined) + read.duplicates,
