@@ -21,7 +21,7 @@ from typing import Any
 from budgets.demo import write_demo_budgets
 from probes.simulated import simulated_probe_rows, write_probe_jsonl
 from simulator.aws import build_aws, write_aws
-from simulator.billing import day_rows
+from simulator.billing import BILLING_DETAILS, day_rows
 from simulator.clock import DAY_US, day_start_us, to_naive
 from simulator.extracts import ExportWriter
 from simulator.fleet import EUR, USD, Fleet, build_fleet
@@ -30,7 +30,7 @@ from simulator.gke import config_lines as gke_config_lines
 from simulator.jobfiles import write_jobs_jsonl, write_sacct
 from simulator.managed import CONFIG_LINES as MANAGED_CONFIG
 from simulator.managed import write_managed
-from simulator.schedule import Run, build_schedule
+from simulator.schedule import MAX_DENSITY, Run, build_schedule
 from simulator.telemetry import index_placements, write_gpu_day, write_tpu_day
 from simulator.truth import Truth
 
@@ -157,24 +157,36 @@ def simulate(
     progress: Callable[[str], None] | None = None,
     gke: bool = False,
     aws_gpus: int = 0,
+    job_density: float = 1.0,
+    billing_detail: str = "standard",
 ) -> SimulationResult:
-    """Simulate `days` UTC days of a fleet from `start` into `out_dir` (its earlier output replaced)."""
+    """Simulate `days` UTC days of a fleet from `start` into `out_dir` (its earlier output replaced).
+
+    `job_density` > 1: jobs and the idle gaps between them that many times shorter, so about that
+    many times as many runs (simulator/schedule.py); `billing_detail` "full": the export's finer
+    rows (simulator/billing.py). The defaults give the output every seeded fleet always had."""
     if days < 1 or gpus < 0 or tpu_chips < 0 or aws_gpus < 0:
         raise ValueError("days must be >= 1, gpus, tpu_chips and aws_gpus >= 0")
+    if not 0 < job_density <= MAX_DENSITY:
+        raise ValueError(f"job density must be above 0 and at most {MAX_DENSITY:g}")
+    if billing_detail not in BILLING_DETAILS:
+        raise ValueError(f"billing detail must be one of: {', '.join(BILLING_DETAILS)}")
     t0 = time.monotonic()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     _clear(out)
     start_us = day_start_us(start)
     fleet = build_fleet(gpus, tpu_chips, start_us, start_us + days * DAY_US, seed)
-    runs = build_schedule(fleet, seed)
+    runs = build_schedule(fleet, seed, job_density)
     segment = build_gke(fleet, seed) if gke else None  # GKE nodes join fleet.vms
     if segment is not None:
         runs = runs + segment.runs
     aws = build_aws(aws_gpus, start_us, start_us + days * DAY_US, seed) if aws_gpus else None
     truth = Truth(runs + (aws.runs if aws else []))
     writer = ExportWriter(out / "billing", truth, [USD.account_id, EUR.account_id])
-    gpu_rows, points = _days(out, fleet, runs, writer, seed, start, days, telemetry, progress)
+    gpu_rows, points = _days(
+        out, fleet, runs, writer, seed, start, days, telemetry, progress, billing_detail
+    )
     writer.flush()
     has_slurm = _write_jobs(out, runs + (aws.runs if aws else []), start, days)
     if aws is not None:
@@ -191,6 +203,8 @@ def simulate(
     args = f"--gpus {gpus} --tpu-chips {tpu_chips} --days {days} --seed {seed} --start {start}"
     args += ("" if telemetry else " --no-telemetry") + (" --gke" if gke else "")
     args += f" --aws-gpus {aws_gpus}" if aws_gpus else ""
+    args += f" --job-density {job_density:g}" if job_density != 1.0 else ""
+    args += f" --billing-detail {billing_detail}" if billing_detail != "standard" else ""
     config = out / "flopledger.yaml"
     config.write_text(config_text(fleet, has_slurm, telemetry, args, gke, aws is not None))
     return SimulationResult(
@@ -217,12 +231,13 @@ def _days(
     days: int,
     telemetry: bool,
     progress: Callable[[str], None] | None,
+    detail: str = "standard",
 ) -> tuple[int, int]:
     held = index_placements(runs, fleet.end_us) if telemetry else {}
     gpu_rows = points = 0
     for d in range(days):
         day = start + timedelta(days=d)
-        rows = day_rows(fleet, runs, d, seed)
+        rows = day_rows(fleet, runs, d, seed, detail)
         writer.add(rows)
         writer.flush(through=day)
         if telemetry:

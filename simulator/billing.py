@@ -34,6 +34,20 @@ SPARE_COMMITTED_GPUS = 4
 RESERVATION_NAME = "res-h200-spare"
 UNUSED_RESERVATION_HOURS = 6
 UNUSED_RESERVATION_GPUS = 8
+# `--billing-detail`: "standard" (every seeded fleet's export until now: GPU, core and RAM per
+# VM-hour, one disk row per VM-day) or "full": every usage window hourly, as a real export's
+# are, and the rest of what a GPU VM is billed for each hour (_vm_hour_detail).
+BILLING_DETAILS = ("standard", "full")
+# Local SSD a machine type comes with (a3-highgpu-8g: 16 x 375 GiB; a3-ultragpu-8g: 32 x 375).
+LOCAL_SSD_GIB = {"a3-highgpu-8g": 6_000, "a3-ultragpu-8g": 12_000}
+# Data disks of every VM under full detail: (name suffix, SKU, GiB, snapshotted). A snapshotted
+# disk has one snapshot (its schedule keeps the latest) of SNAPSHOT_SHARE of its size.
+DATA_DISKS = (
+    ("datasets", "pd_ssd", 4_096, True),
+    ("checkpoints", "pd", 8_192, True),
+    ("scratch", "pd_ssd", 2_048, False),
+)
+SNAPSHOT_SHARE = Decimal("0.6")
 
 
 def export_us(end_us: int, salt: int) -> int:
@@ -45,11 +59,14 @@ def _region(zone: str) -> str:
     return zone.rsplit("-", 1)[0]
 
 
-def _vm_where(vm: Vm, kind: str) -> Where:
+def _vm_where(vm: Vm, kind: str, name: str | None = None) -> Where:
+    """Where a VM's rows are: its instance ("vm") or a disk ("disk", the boot disk unless
+    `name` names a data disk)."""
     project, region = vm.project.project_id, _region(vm.zone)
     country = "NL" if region.startswith("europe") else "US"
     path = "disks" if kind == "disk" else "instances"
-    global_name = f"//compute.googleapis.com/projects/{project}/zones/{vm.zone}/{path}/{vm.name}"
+    name = name or vm.name
+    global_name = f"//compute.googleapis.com/projects/{project}/zones/{vm.zone}/{path}/{name}"
     system = (
         {}
         if kind == "disk"
@@ -62,7 +79,7 @@ def _vm_where(vm: Vm, kind: str) -> Where:
     )
     labels = {**({"team": vm.team} if vm.team else {}), **dict(vm.labels)}
     tags = (("env", "prod"),) if vm.project.account.currency != "USD" else ()
-    return Where((vm.name, global_name), (region, country, region, vm.zone), labels, system, tags)
+    return Where((name, global_name), (region, country, region, vm.zone), labels, system, tags)
 
 
 def _credits_for(vm: Vm, sku_key: str, cost: Decimal) -> tuple[dict[str, Any], ...]:
@@ -169,12 +186,20 @@ def _lifetime_today(created_us: int, deleted_us: int, day_us: int) -> tuple[int,
     return (start, end) if end > start else None
 
 
-def vm_rows(vm: Vm, day_us: int, rng: random.Random) -> list[Row]:
+def vm_rows(vm: Vm, day_us: int, rng: random.Random, detail: str = "standard") -> list[Row]:
     """Hourly GPU, core and RAM rows while the VM exists; one disk row (and egress for serving)
-    spanning its life that day."""
+    spanning its life that day. Full detail: every row hourly, and _vm_hour_detail's rows too."""
     life = _lifetime_today(vm.created_us, vm.deleted_us, day_us)
     if life is None:
         return []
+    if detail == "full":
+        places = _detail_places(vm)
+        return [
+            row
+            for hour_us, overlap_us in hour_overlaps(*life)
+            for row in _vm_hour_rows(vm, hour_us, overlap_us // US)
+            + _vm_hour_detail(vm, places, hour_us, overlap_us // US, rng)
+        ]
     rows: list[Row] = []
     for hour_us, overlap_us in hour_overlaps(*life):
         rows += _vm_hour_rows(vm, hour_us, overlap_us // US)
@@ -191,6 +216,57 @@ def vm_rows(vm: Vm, day_us: int, rng: random.Random) -> list[Row]:
         sent = Decimal(rng.randrange(50, 4_000) * GIB * seconds // 86_400)
         egress = Charge(SKUS["egress"], life[0], life[1], sent, export_us(life[1], vm.index + 13))
         rows.append(make_row(vm.project.account, vm.project, _vm_where(vm, "vm"), egress))
+    return rows
+
+
+def _hourly(vm: Vm, where: Where, sku: str, hour_us: int, usage: int, salt: int) -> Row:
+    """One row of `usage` units of `sku` in the hour (window: the whole hour, as GPU rows)."""
+    export = export_us(hour_us + HOUR_US, vm.index + hour_us // HOUR_US + salt)
+    charge = Charge(SKUS[sku], hour_us, hour_us + HOUR_US, Decimal(usage), export)
+    return make_row(vm.project.account, vm.project, where, charge)
+
+
+def _snapshot_where(vm: Vm, name: str) -> Where:
+    """A disk's snapshot: a global resource, stored multi-regionally in the US."""
+    project = vm.project.project_id
+    global_name = f"//compute.googleapis.com/projects/{project}/global/snapshots/{name}"
+    return Where(
+        (name, global_name), ("us", "US", None, None), {"team": vm.team} if vm.team else {}
+    )
+
+
+def _detail_places(vm: Vm) -> dict[str, Where]:
+    """Where each of a VM's full-detail rows is: its instance, boot disk, data disks, snapshots."""
+    places = {"instance": _vm_where(vm, "vm"), "boot": _vm_where(vm, "disk")}
+    for suffix, _, _, _ in DATA_DISKS:
+        disk = f"{vm.name}-{suffix}"
+        places[suffix] = _vm_where(vm, "disk", disk)
+        places[f"{suffix}-snap"] = _snapshot_where(vm, f"{disk}-snap")
+    return places
+
+
+def _vm_hour_detail(
+    vm: Vm, places: dict[str, Where], hour_us: int, seconds: int, rng: random.Random
+) -> list[Row]:
+    """Full detail: the boot disk, data disks and their snapshots, Local SSD, traffic to other
+    zones (and the internet, for serving), the external IP, for `seconds` of the hour. Data disks
+    and snapshots are resources of their own: no run holds them, so they are unallocated idle."""
+    instance = places["instance"]
+    rows = [_hourly(vm, places["boot"], "pd", hour_us, vm.disk_gib * GIB * seconds, 11)]
+    if vm.machine.name in LOCAL_SSD_GIB:
+        local = LOCAL_SSD_GIB[vm.machine.name] * GIB * seconds
+        rows.append(_hourly(vm, instance, "local_ssd", hour_us, local, 17))
+    for i, (suffix, sku, gib, snapshotted) in enumerate(DATA_DISKS):
+        rows.append(_hourly(vm, places[suffix], sku, hour_us, gib * GIB * seconds, 19 + i))
+        if snapshotted:
+            stored = int(gib * SNAPSHOT_SHARE) * GIB * seconds
+            rows.append(_hourly(vm, places[f"{suffix}-snap"], "snapshot", hour_us, stored, 23 + i))
+    sent = rng.randrange(1, 200) * GIB * seconds // 3_600  # datasets in, checkpoints out
+    rows.append(_hourly(vm, instance, "inter_zone", hour_us, sent, 29))
+    if vm.project.team in ("inference", "eu-llm"):
+        served = rng.randrange(2, 170) * GIB * seconds // 3_600
+        rows.append(_hourly(vm, instance, "egress", hour_us, served, 13))
+    rows.append(_hourly(vm, instance, "external_ip", hour_us, seconds, 37))
     return rows
 
 
@@ -365,14 +441,20 @@ def _late(row: Row, rng: random.Random, min_days: int, max_days: int) -> Row:
     return late
 
 
-def day_rows(fleet: Fleet, runs: list[Run], day_index: int, seed: int) -> list[Row]:
+def day_rows(
+    fleet: Fleet, runs: list[Run], day_index: int, seed: int, detail: str = "standard"
+) -> list[Row]:
     """Every row whose usage falls on day `day_index` of the period (late rows included,
-    with their later export_time)."""
+    with their later export_time), at `detail` (BILLING_DETAILS)."""
+    if detail not in BILLING_DETAILS:
+        raise ValueError(
+            f"billing detail must be one of {', '.join(BILLING_DETAILS)}, got {detail!r}"
+        )
     day_us = fleet.start_us + day_index * DAY_US
     rng = random.Random(f"billing:{seed}:{day_index}")
     rows: list[Row] = []
     for vm in fleet.vms:
-        rows += vm_rows(vm, day_us, rng)
+        rows += vm_rows(vm, day_us, rng, detail)
     for tpu in fleet.slices:
         rows += tpu_rows(tpu, day_us)
     rows += bucket_rows(fleet.buckets, day_us, day_index)

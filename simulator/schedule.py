@@ -113,6 +113,7 @@ class Cell:
     end_us: int
     slurm: bool
     shareable: bool  # one VM: may host two 4-GPU runs at once
+    density: float = 1.0  # jobs and the gaps between them this many times shorter (more runs)
 
 
 def _cells(fleet: Fleet) -> list[Cell]:
@@ -171,8 +172,12 @@ def _accel_type(resource: Vm | TpuSlice) -> str:
     )
 
 
-def _duration_us(rng: random.Random, workload: Workload, whole_seconds: bool) -> int:
+def _duration_us(
+    rng: random.Random, workload: Workload, whole_seconds: bool, density: float = 1.0
+) -> int:
     hours = workload.min_h * (workload.max_h / workload.min_h) ** rng.random()
+    if density != 1.0:
+        hours /= density
     us = int(hours * HOUR_US) + rng.randrange(US)
     return us - us % US if whole_seconds else us
 
@@ -256,7 +261,7 @@ def _attempt(
     period: tuple[int, int],
 ) -> Run:
     whole = cell.slurm
-    planned = _duration_us(rng, WORKLOADS[job.workload], whole)
+    planned = _duration_us(rng, WORKLOADS[job.workload], whole, cell.density)
     status, share = _status(rng)
     end, cut = _end(rng, cell, start, start + max(int(planned * share), MINUTE_US), period[1])
     if cut:
@@ -354,33 +359,45 @@ def _slot(
     return _job(rng, ids, cell, start, devices, 0, period)
 
 
-def _gap_us(rng: random.Random, whole: bool) -> int:
+def _gap_us(rng: random.Random, whole: bool, density: float = 1.0) -> int:
     gap = (
         int(rng.expovariate(1 / (50 * 60)) * US)
         if rng.random() < 0.8
         else rng.randrange(2, 9) * HOUR_US
     )
+    if density != 1.0:
+        gap = int(gap / density)
     return gap - gap % US if whole else gap
 
 
 def _timeline(rng: random.Random, ids: _Ids, cell: Cell, period: tuple[int, int]) -> list[Run]:
     runs: list[Run] = []
-    t = cell.start_us + _gap_us(rng, cell.slurm) + 5 * MINUTE_US
+    t = cell.start_us + _gap_us(rng, cell.slurm, cell.density) + 5 * MINUTE_US
     while t < cell.end_us - 15 * MINUTE_US:
         slot = _slot(rng, ids, cell, t, period)
         runs += slot
         if any(r.ended_us is None for r in slot):
             break
-        t = max(r.ended_us or 0 for r in slot) + _gap_us(rng, cell.slurm)
+        t = max(r.ended_us or 0 for r in slot) + _gap_us(rng, cell.slurm, cell.density)
     return runs
 
 
-def build_schedule(fleet: Fleet, seed: int) -> list[Run]:
-    """Every run of the period, in run_id order."""
+MAX_DENSITY = (
+    50.0  # a month at 50x is ~500,000 runs: far past any benchmark, short of exhausting memory
+)
+
+
+def build_schedule(fleet: Fleet, seed: int, density: float = 1.0) -> list[Run]:
+    """Every run of the period, in run_id order. `density` > 1 makes every job and every idle
+    gap between jobs that many times shorter: about `density` times as many runs, the share of
+    idle time about the same (1: the schedule every seeded fleet has always had)."""
+    if not 0 < density <= MAX_DENSITY:
+        raise ValueError(f"job density must be above 0 and at most {MAX_DENSITY}, got {density}")
     ids = _Ids()
     period = (fleet.start_us, fleet.end_us)
     runs: list[Run] = []
     for cell in _cells(fleet):
+        cell.density = density
         runs += _timeline(random.Random(f"runs:{seed}:{cell.key}"), ids, cell, period)
     return _on_tpu_and_gpu(runs)
 

@@ -7,6 +7,7 @@ import sys
 from datetime import date
 
 from simulator import DEFAULT_START, simulate
+from simulator.billing import BILLING_DETAILS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -49,6 +50,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         "a FOCUS 1.2 Parquet export with a Compute Savings Plan (sources.focus); default 0: none",
     )
     parser.add_argument(
+        "--job-density",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="jobs and the idle gaps between them X times shorter: about X times as many runs, "
+        "the idle share about the same (default 1; 2.2 gives a 1,024-GPU, 256-chip month "
+        "~20,000 runs)",
+    )
+    parser.add_argument(
+        "--billing-detail",
+        choices=BILLING_DETAILS,
+        default="standard",
+        help="standard (default): GPU, core and RAM rows per VM-hour, one disk row per VM-day; "
+        "full: every window hourly plus each VM's boot disk, data disks and their snapshots, "
+        "Local SSD, inter-zone and internet traffic and external IP (~3.6x the rows)",
+    )
+    parser.add_argument(
         "--bigquery",
         metavar="ENDPOINT",
         help="also load the billing export into a BigQuery emulator at ENDPOINT (e.g. "
@@ -74,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
             progress=_progress,
             gke=args.gke,
             aws_gpus=args.aws_gpus,
+            job_density=args.job_density,
+            billing_detail=args.billing_detail,
         )
     except ValueError as exc:
         print(f"flopledger simulate: {exc}", file=sys.stderr)
