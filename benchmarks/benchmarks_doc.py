@@ -73,9 +73,11 @@ def _name(result: dict) -> str:
 
 def _size(result: dict) -> str:
     s = result["size"]
+    knobs = f", job density {s['job_density']:g}" if s.get("job_density", 1.0) != 1.0 else ""
+    knobs += ", billing detail full" if s.get("billing_detail") == "full" else ""
     return (
         f"{s['gpus']:,} GPUs, {s['tpu_chips']:,} TPU chips, {s['days']} days, "
-        f"telemetry {'on' if s['telemetry'] else 'off'}"
+        f"telemetry {'on' if s['telemetry'] else 'off'}{knobs}"
     )
 
 

@@ -64,7 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="standard",
         help="standard (default): GPU, core and RAM rows per VM-hour, one disk row per VM-day; "
         "full: every window hourly plus each VM's boot disk, data disks and their snapshots, "
-        "Local SSD, inter-zone and internet traffic and external IP (~3.6x the rows)",
+        "Local SSD, inter-zone and internet traffic and external IP (~4x the rows of GPU VMs)",
     )
     parser.add_argument(
         "--bigquery",
