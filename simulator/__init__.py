@@ -30,7 +30,7 @@ from simulator.gke import config_lines as gke_config_lines
 from simulator.jobfiles import write_jobs_jsonl, write_sacct
 from simulator.managed import CONFIG_LINES as MANAGED_CONFIG
 from simulator.managed import write_managed
-from simulator.schedule import MAX_DENSITY, Run, build_schedule
+from simulator.schedule import Run, build_schedule, check_density
 from simulator.telemetry import index_placements, write_gpu_day, write_tpu_day
 from simulator.truth import Truth
 
@@ -167,8 +167,7 @@ def simulate(
     rows (simulator/billing.py). The defaults give the output every seeded fleet always had."""
     if days < 1 or gpus < 0 or tpu_chips < 0 or aws_gpus < 0:
         raise ValueError("days must be >= 1, gpus, tpu_chips and aws_gpus >= 0")
-    if not 0 < job_density <= MAX_DENSITY:
-        raise ValueError(f"job density must be above 0 and at most {MAX_DENSITY:g}")
+    check_density(job_density)
     if billing_detail not in BILLING_DETAILS:
         raise ValueError(f"billing detail must be one of: {', '.join(BILLING_DETAILS)}")
     t0 = time.monotonic()

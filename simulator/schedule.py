@@ -382,17 +382,24 @@ def _timeline(rng: random.Random, ids: _Ids, cell: Cell, period: tuple[int, int]
     return runs
 
 
-MAX_DENSITY = (
-    50.0  # a month at 50x is ~500,000 runs: far past any benchmark, short of exhausting memory
-)
+# Job density's range: at 50 a 1,024-GPU month has ~500,000 runs (far past any benchmark, short
+# of exhausting memory); at 0.1 a job can run for 600 hours.
+MIN_DENSITY, MAX_DENSITY = 0.1, 50.0
+
+
+def check_density(density: float) -> None:
+    """A clear error for a job density outside [MIN_DENSITY, MAX_DENSITY] (NaN included)."""
+    if not MIN_DENSITY <= density <= MAX_DENSITY:
+        raise ValueError(
+            f"job density must be between {MIN_DENSITY:g} and {MAX_DENSITY:g}, got {density:g}"
+        )
 
 
 def build_schedule(fleet: Fleet, seed: int, density: float = 1.0) -> list[Run]:
     """Every run of the period, in run_id order. `density` > 1 makes every job and every idle
     gap between jobs that many times shorter: about `density` times as many runs, the share of
     idle time about the same (1: the schedule every seeded fleet has always had)."""
-    if not 0 < density <= MAX_DENSITY:
-        raise ValueError(f"job density must be above 0 and at most {MAX_DENSITY}, got {density}")
+    check_density(density)
     ids = _Ids()
     period = (fleet.start_us, fleet.end_us)
     runs: list[Run] = []

@@ -264,9 +264,10 @@ def _csv(path: Path) -> list[dict[str, str]]:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--job-density", "0"], "job density must be above 0"),
-        (["--job-density", "nan"], "job density must be above 0"),
-        (["--job-density", "1e9"], "at most 50"),
+        (["--job-density", "0"], "job density must be between 0.1 and 50, got 0"),
+        (["--job-density", "nan"], "job density must be between 0.1 and 50, got nan"),
+        (["--job-density=-inf"], "job density must be between 0.1 and 50, got -inf"),
+        (["--job-density", "1e9"], "job density must be between 0.1 and 50, got 1e+09"),
     ],
 )
 def test_bad_density_is_one_clear_line(tmp_path: Path, capsys, args, message) -> None:
