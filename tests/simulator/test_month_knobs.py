@@ -10,6 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from benchmarks.pandas_peer import run_costs
 
 from cli.main import main
 from pipelines.runner import run_pipeline
@@ -192,7 +193,7 @@ def test_density_scales_runs_and_keeps_the_schedule_sound() -> None:
 def test_the_books_close_and_every_run_costs_what_the_truth_says(tmp_path: Path) -> None:
     """Both knobs on a tiny fleet, through the whole pipeline: the warehouse's totals, each run's
     cost and each resource-hour's unallocated idle equal the simulator's truth, and every
-    reconciliation check of the books is zero."""
+    reconciliation check of the books is zero; the benchmark's pandas peer agrees run by run."""
     result = simulate(
         tmp_path / "sim",
         gpus=16,
@@ -224,6 +225,9 @@ def test_the_books_close_and_every_run_costs_what_the_truth_says(tmp_path: Path)
     assert len(truth_runs) == result.runs > 20
     for run in truth_runs:
         assert costs[run["run_id"]] == Decimal(run["effective_cost_usd"]), run["run_id"]
+    # The benchmark's pandas peer reads the finer export to the same costs, run by run.
+    peer = run_costs(result.out_dir, None)
+    assert {run: Decimal(int(nanos)).scaleb(-9) for run, nanos in peer.items()} == costs
     idle = {
         (r["resource_name"], str(r["hour"])): r["unallocated_idle_cost"]
         for r in warehouse.query(
