@@ -15,6 +15,7 @@ differently) and Parquet extracts are read by the per-row reader as before.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from datetime import datetime
@@ -119,11 +120,14 @@ def _parquet_lines(
     found: dict[str, tuple[list[int], list[str], list[int]]] = {str(p): ([], [], []) for p in paths}
     if not paths:
         return found
-    table = engine.run("billing_parquet_lines", {"paths": [str(p) for p in paths]})
+    # DuckDB opens the local file (a downloaded object's copy: os.fspath); rows are named by
+    # the path as the per-row reader names them (str: its gs:// URI).
+    named = {os.fspath(p): str(p) for p in paths}
+    table = engine.run("billing_parquet_lines", {"paths": list(named)})
     match = _PLAIN_LINE.fullmatch
     columns = (table[name].to_pylist() for name in ("source", "line", "text"))
     for source, number, text in zip(*columns, strict=True):
-        numbers, texts, others = found[source]
+        numbers, texts, others = found[named[source]]
         if text.isascii() and match(text.encode("ascii")):
             numbers.append(number)
             texts.append(text)

@@ -8,7 +8,18 @@ WITH rows AS (
     SELECT * REPLACE (
         fl_bq_time(usage_start_time) AS usage_start_time,
         fl_bq_time(usage_end_time) AS usage_end_time,
-        fl_bq_time(export_time) AS export_time
+        fl_bq_time(export_time) AS export_time,
+        -- NUMERIC prices as their decimal text (an NDJSON extract's form): DuckDB reads a
+        -- JSON number as a double, which would print 0.000000000 back as 0.0
+        CASE WHEN price IS NOT NULL THEN {
+            'effective_price': CAST(price.effective_price AS VARCHAR),
+            'tier_start_amount': CAST(price.tier_start_amount AS VARCHAR),
+            'unit': price.unit,
+            'pricing_unit_quantity': CAST(price.pricing_unit_quantity AS VARCHAR),
+            'list_price': CAST(price.list_price AS VARCHAR),
+            'effective_price_default': CAST(price.effective_price_default AS VARCHAR),
+            'list_price_consumption_model': CAST(price.list_price_consumption_model AS VARCHAR)
+        } END AS price
     )
     FROM read_parquet($paths, filename = true, file_row_number = true)
 )
