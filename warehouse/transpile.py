@@ -220,6 +220,81 @@ def _list_lambdas(node: exp.Expr) -> exp.Expr:
     return node
 
 
+def _element_rows(source: exp.Expr, ordered: bool) -> tuple[str, exp.Expr]:
+    """(FROM clause text, array): an array's elements in order. `coalesce(x, [])` is x (a
+    BigQuery array is never NULL; UNNEST of none is no row). Without `ordered` the OFFSET is
+    left out: bqemulator 1.4.0 refuses WITH OFFSET on an array of STRUCTs, and keeps UNNEST's
+    order without it (BigQuery does in practice, but promises it only with the OFFSET)."""
+    if isinstance(source, exp.Coalesce) and all(
+        isinstance(e, exp.Array) and not e.expressions for e in source.expressions
+    ):
+        source = source.this
+    return ("WITH OFFSET AS __o" if ordered else ""), source
+
+
+def _ordered_by(ordered: bool) -> str:
+    return " ORDER BY __o" if ordered else ""
+
+
+def _element_lambdas(node: exp.Expr, ordered: bool = True) -> exp.Expr:
+    """The list lambdas of the in-place billing model (models/readers/
+    billing_export_normalised.sql) as subqueries over UNNEST, the elements in their order:
+
+    - array_to_string(list_transform(x, lambda c: e), sep)
+      -> (SELECT STRING_AGG(e, sep ORDER BY offset) FROM UNNEST(x) AS c WITH OFFSET);
+    - map_from_entries(list_transform(x, lambda c: {'key': k, 'value': v})) -> the JSON object
+      BigQuery keeps a MAP as, its members written by TO_JSON_STRING (escaped as JSON);
+    - list_transform(x, lambda c: e) elsewhere -> ARRAY(SELECT e FROM UNNEST(x) AS c ...)."""
+    if isinstance(node, exp.ArrayToString) and isinstance(node.this, exp.Transform):
+        mapped = _lambda(node.this.args.get("expression"))
+        if mapped is None:
+            return node
+        offset, source = _element_rows(node.this.this, ordered)
+        template = (
+            f"(SELECT STRING_AGG(__e, __sep{_ordered_by(ordered)}) "
+            f"FROM UNNEST(__x) AS {mapped[0]} {offset})"
+        )
+        return _put(template, e=mapped[1], sep=node.expression, x=source)
+    if isinstance(node, exp.MapFromEntries):
+        inner = node.this
+        mapped = _lambda(inner.args.get("expression")) if isinstance(inner, exp.Transform) else None
+        if mapped is None or inner is None or not isinstance(mapped[1], exp.Struct):
+            return node
+        fields = {
+            f.name: f.expression for f in mapped[1].expressions if isinstance(f, exp.PropertyEQ)
+        }
+        if set(fields) != {"key", "value"}:
+            return node
+        offset, source = _element_rows(inner.this, ordered)
+        template = (
+            "PARSE_JSON(CONCAT('{', COALESCE((SELECT STRING_AGG(TO_JSON_STRING(__k) || ':' || "
+            f"TO_JSON_STRING(__v), ','{_ordered_by(ordered)}) FROM UNNEST(__x) AS {mapped[0]} "
+            f"{offset}), ''), '}}'))"
+        )
+        return _put(template, k=fields["key"], v=fields["value"], x=source)
+    if isinstance(node, exp.Transform) and not isinstance(node.parent, exp.ArrayToString):
+        mapped = _lambda(node.args.get("expression"))
+        if mapped is None:
+            return node
+        offset, source = _element_rows(node.this, ordered)
+        template = (
+            f"ARRAY(SELECT __e FROM UNNEST(__x) AS {mapped[0]} {offset}{_ordered_by(ordered)})"
+        )
+        return _put(template, e=mapped[1], x=source)
+    return node
+
+
+def _text_functions(node: exp.Expr) -> exp.Expr:
+    """sha256(x) is DuckDB's hex digest (BigQuery's SHA256 gives bytes), and strftime(t, f)
+    formats a TIMESTAMP (SQLGlot writes FORMAT_DATE, which BigQuery refuses a TIMESTAMP)."""
+    if isinstance(node, exp.SHA2) and str(node.args.get("length", "256")) == "256":
+        # lower-case as DuckDB writes it (BigQuery's TO_HEX is; bqemulator's is not)
+        return exp.func("LOWER", exp.func("TO_HEX", exp.func("SHA256", node.this.copy())))
+    if isinstance(node, exp.TimeToStr) and isinstance(node.args.get("format"), exp.Literal):
+        return exp.func("FORMAT_TIMESTAMP", node.args["format"].copy(), node.this.copy())
+    return node
+
+
 def _has_entries(node: exp.Expr) -> exp.Expr:
     """list_has_all(map_entries(m), map_entries(map(keys, values))) (the map column holds
     every key with its value) on BigQuery's JSON object: no key whose value differs."""
@@ -473,20 +548,60 @@ def _qualify(tree: exp.Expr, dataset: str) -> exp.Expr:
     return tree
 
 
+def _from_sources(tree: exp.Expr, sources: dict[str, str]) -> exp.Expr:
+    """Each unqualified table named in `sources` read from elsewhere: a table id
+    (`project.dataset.table`), or a BigQuery `SELECT * FROM table WHERE ...`, whose table is
+    read in its place and whose WHERE joins the reading SELECT's (not a subquery: bqemulator
+    1.4.0 cannot bind a subquery's row in correlated UNNEST subqueries, and the filter stays
+    next to the scan, where BigQuery prunes partitions by it)."""
+    for table in list(tree.find_all(exp.Table)):
+        if table.args.get("db") is not None or table.name not in sources:
+            continue
+        alias = exp.TableAlias(this=exp.to_identifier(table.alias or table.name))
+        source, where = sources[table.name], None
+        if source.lstrip().upper().startswith("SELECT"):
+            query = sqlglot.parse_one(source, read="bigquery")
+            found = query.args.get("from_") or query.args.get("from")
+            if not isinstance(query, exp.Select) or found is None or query.args.get("joins"):
+                raise TranspileError(f"{table.name}: the source must be SELECT * FROM t WHERE ...")
+            read = found.this.copy()
+            read.set("alias", alias)
+            where = query.args.get("where")
+        else:
+            read = exp.Table(this=exp.to_identifier(source, quoted=True), alias=alias)
+        select = table.find_ancestor(exp.Select)
+        table.replace(read)
+        if where is not None and select is not None:
+            select.where(where.this.copy(), copy=False)
+    return tree
+
+
 @lru_cache(maxsize=1024)
-def to_bigquery(sql: str, dataset: str | None = None) -> str:
+def to_bigquery(
+    sql: str,
+    dataset: str | None = None,
+    ordered_unnest: bool = True,
+    sources: tuple[tuple[str, str], ...] = (),
+) -> str:
     """One DuckDB statement (a model or a named query) as BigQuery SQL; with `dataset`
-    (`project.dataset`), its unqualified tables are that dataset's."""
+    (`project.dataset`), its unqualified tables are that dataset's. `ordered_unnest` False
+    leaves WITH OFFSET out of the element subqueries (`_element_rows`: bqemulator's limit).
+    `sources` reads a table the statement names from elsewhere: (name, a table id
+    `project.dataset.table`, or a BigQuery SELECT put in as a subquery)."""
     try:
         tree = sqlglot.parse_one(without_comments(sql), read="duckdb")
     except sqlglot.errors.ParseError as exc:
         raise TranspileError(f"not parsed as DuckDB SQL: {str(exc).splitlines()[0]}") from None
     tree = tree.transform(_expand).transform(_slices).transform(_map_functions)
     tree = tree.transform(_list_lambdas).transform(_format).transform(_has_entries)
+    tree = tree.transform(lambda n: _element_lambdas(n, ordered_unnest))
+    tree = tree.transform(_text_functions)
     tree = tree.transform(_json_text).transform(_map_access).transform(_types)
     tree = tree.transform(_functions).transform(_overlaps)
     tree = tree.transform(_medians).transform(_percentiles).transform(_calendar_intervals)
     tree = tree.transform(_null_skipping).transform(_qualify_clause)
+    if sources:
+        tree = _from_sources(tree, dict(sources))
     if dataset is not None:
         tree = _qualify(tree, dataset)
     tree = tree.transform(_window_order)
