@@ -312,6 +312,29 @@ def table_exists(client: bigquery.Client, table: str) -> bool:
     return _found_table(client, table) is not None
 
 
+# BigQuery reports a legacy type name or its standard one, by how the table was made.
+_TYPE_NAMES = {"FLOAT64": "FLOAT", "BOOL": "BOOLEAN", "INT64": "INTEGER", "STRUCT": "RECORD"}
+
+
+def _fields(fields: Sequence[Any]) -> tuple[tuple[str, str, str, tuple], ...]:
+    return tuple(
+        (
+            f.name,
+            _TYPE_NAMES.get(f.field_type.upper(), f.field_type.upper()),
+            (f.mode or "NULLABLE").upper(),
+            _fields(f.fields or ()),
+        )
+        for f in fields
+    )
+
+
+def table_fields(client: bigquery.Client, table: str) -> tuple[tuple[str, str, str, tuple], ...]:
+    """`table`'s schema as (name, type, mode, subfields) (metadata: nothing billed); () when
+    the table does not exist."""
+    found = _found_table(client, table)
+    return () if found is None else _fields(found.schema)
+
+
 def table_modified(client: bigquery.Client, table: str) -> str | None:
     """When `table` last changed (its metadata: no query job, nothing billed); None if it does
     not exist. The ETag is added: it changes with every change, even within a millisecond."""

@@ -203,6 +203,54 @@ class BigQueryWarehouse(Warehouse):
             )
         return self._count(table) - before
 
+    def query_reading(
+        self, sql: str, sources: dict[str, str], params: Params = None, max_bytes: int | None = None
+    ) -> pa.Table:
+        """A DuckDB statement run here, the tables named in `sources` read from elsewhere (a
+        table id, or a `SELECT * FROM table WHERE ...` whose filter joins the scan: the billing
+        export read in place, warehouse/transpile.py's `_from_sources`)."""
+        ordered = not bq.is_emulated(self.client)  # bqemulator refuses WITH OFFSET on STRUCTs
+        text = to_bigquery(sql, self.dataset_id, ordered, tuple(sorted(sources.items())))
+        return bq.run_query(self.client, text, params, max_bytes or self.max_bytes_billed)
+
+    def create_scratch(self, prefix: str) -> str:
+        """A fresh table id beside the warehouse's tables (nothing created): the caller makes
+        it and drops it (drop_scratch)."""
+        return self.table_id(f"{identifier(prefix)}__scratch_{uuid.uuid4().hex[:12]}")
+
+    def scratch_from_query(
+        self,
+        table_id: str,
+        sql: str,
+        sources: dict[str, str],
+        params: Params = None,
+        max_bytes: int | None = None,
+    ) -> None:
+        """CREATE TABLE `table_id` AS a DuckDB statement (its sources as query_reading's)."""
+        ordered = not bq.is_emulated(self.client)
+        text = to_bigquery(sql, self.dataset_id, ordered, tuple(sorted(sources.items())))
+        bq.run_query(
+            self.client,
+            f"CREATE TABLE `{table_id}` AS\n{text}",
+            params,
+            max_bytes or self.max_bytes_billed,
+        )
+
+    def scratch_from_arrow(self, table_id: str, data: pa.Table) -> None:
+        """A small Arrow table (strings and decimals) loaded as `table_id`."""
+        kinds = []
+        for column in data.schema:
+            if pa.types.is_decimal(column.type):
+                kinds.append(Column(column.name, "NUMERIC", "NULLABLE"))
+            elif pa.types.is_string(column.type):
+                kinds.append(Column(column.name, "STRING", "NULLABLE"))
+            else:
+                raise ValueError(f"{column.name}: {column.type} is not a scratch column type")
+        bq.load_parquet(self.client, table_id, data, kinds, True)
+
+    def drop_scratch(self, table_id: str) -> None:
+        bq.drop_table(self.client, table_id)
+
     def _count(self, table: str) -> int:
         return int(self._run(f"SELECT COUNT(*) AS n FROM {self._quoted(table)}")["n"][0].as_py())
 

@@ -568,7 +568,13 @@ def _from_sources(tree: exp.Expr, sources: dict[str, str]) -> exp.Expr:
             read.set("alias", alias)
             where = query.args.get("where")
         else:
-            read = exp.Table(this=exp.to_identifier(source, quoted=True), alias=alias)
+            project, dataset, name = source.rsplit(".", 2)
+            read = exp.Table(
+                this=exp.to_identifier(name),
+                db=exp.to_identifier(dataset),
+                catalog=exp.to_identifier(project, quoted=True),
+                alias=alias,
+            )
         select = table.find_ancestor(exp.Select)
         table.replace(read)
         if where is not None and select is not None:

@@ -17,7 +17,7 @@ next plain run's, which takes them and materialises their days.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -113,16 +113,30 @@ def iter_export_batches(
 ) -> Iterator[pa.Table]:
     """Batches of `billing_line_items` rows from the export table (usage days in `days`, all
     when None); counts and quarantined rows go to `stats`, as for extract files."""
+    batches = query_batches(client, read.rows_sql, read.params(), read.max_bytes_billed)
+    records = (record for batch in batches for record in batch.to_pylist())
+    return iter_record_batches(records, read.table, stats, days, ingested_at, batch_rows, limits)
+
+
+def iter_record_batches(
+    records: Iterable[dict],
+    table: str,
+    stats: BillingRead,
+    days: Collection[date] | None = None,
+    ingested_at: datetime | None = None,
+    batch_rows: int = 50_000,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Iterator[pa.Table]:
+    """Export table rows (as the client returns them) through the per-row normaliser, as
+    `billing_line_items` batches: the table's rows read out, or those an in-place read hands
+    over (pipelines/sources/gcp_billing/in_place.py)."""
     ingested_at = ingested_at or NEVER
-    source = source_name(read.table)
+    source = source_name(table)
 
     def rows() -> Iterator[dict | None]:
-        number = 0
-        for batch in query_batches(client, read.rows_sql, read.params(), read.max_bytes_billed):
-            for record in batch.to_pylist():
-                number += 1
-                stats.rows_read += 1
-                yield _row(record, source, number, (ingested_at, limits), stats)
+        for number, record in enumerate(records, start=1):
+            stats.rows_read += 1
+            yield _row(record, source, number, (ingested_at, limits), stats)
 
     return window_batches(rows(), stats, days, batch_rows)
 

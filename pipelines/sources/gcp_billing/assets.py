@@ -9,7 +9,7 @@ from pipelines.loading import counts_metadata, run_limits, store_quarantine
 from pipelines.partitions import daily_raw_asset, window_days
 from pipelines.resources import Flopledger
 from pipelines.run_tags import run_now, window_only
-from pipelines.sources.gcp_billing.export import export_batches, taken_through
+from pipelines.sources.gcp_billing.export import take_export, taken_through
 from warehouse.arrow_sql import ArrowSQL
 
 REREAD = "already taken (the export table's trailing window, read again)"
@@ -53,11 +53,14 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         # The export table itself, when sources.gcp_billing.bigquery names it. Each read goes
         # back over the trailing window on purpose: a row read again is already taken, not a
         # duplicate, so a run with nothing new reports nothing new.
+        # On a BigQuery warehouse beside the table, the rows are normalised and taken in place
+        # (pipelines/sources/gcp_billing/in_place.py).
         from_files = len(stats.quarantined)
-        for batch in export_batches(config, warehouse, stats, now, days, limits):
-            inserted = warehouse.insert_new("billing_line_items", batch, "row_id")
-            new += inserted
-            reread += batch.num_rows - inserted
+        taken, taken_before = take_export(
+            config, warehouse, stats, now, days, limits, context.log.info
+        )
+        new += taken
+        reread += taken_before
         store_quarantine(warehouse, stats.quarantined[:from_files])
         # A bad table row read again is already in quarantine: already taken, not new.
         table_bad = len(stats.quarantined) - from_files

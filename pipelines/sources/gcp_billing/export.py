@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date, datetime
 
 import pyarrow as pa
@@ -21,9 +21,12 @@ from collectors.gcp_billing.bigquery import (
 )
 from collectors.gcp_billing.read import BillingRead
 from collectors.limits import Limits
+from collectors.timeparse import naive_utc
 from models import bigquery_sql, query_sql
+from pipelines.sources.gcp_billing.in_place import InPlaceCounts, in_place_export, read_in_place
 from settings import BigQueryExportConfig, Config
 from warehouse import Warehouse
+from warehouse.bigquery import BigQueryWarehouse
 
 
 def export_config(config: Config) -> BigQueryExportConfig | None:
@@ -41,7 +44,10 @@ def taken_through(warehouse: Warehouse) -> dict[str, datetime]:
     """The latest export_time taken from each export table (by `source`) and from the extract
     files (`files`): where a table's next read starts, and what each run reports."""
     rows = warehouse.query(query_sql("billing_export_watermarks")).to_pylist()
-    return {r["source"]: r["taken_through"] for r in rows if r["taken_through"] is not None}
+    # naive UTC, as every bound here: a BigQuery warehouse's TIMESTAMP comes back with its zone
+    return {
+        r["source"]: naive_utc(r["taken_through"]) for r in rows if r["taken_through"] is not None
+    }
 
 
 def export_read(
@@ -85,17 +91,47 @@ def export_batches(
     now: datetime,
     days: set[date] | None,
     limits: Limits,
+    in_place: InPlaceCounts | None = None,
+    log: Callable[[str], None] = lambda _: None,
 ) -> Iterator[pa.Table]:
     """The export table's new rows as `billing_line_items` batches (none without the block).
-    `days` (an explicit backfill's) rereads the partitions from its first day whole."""
+    `days` (an explicit backfill's) rereads the partitions from its first day whole. With
+    `in_place` and a BigQuery warehouse beside the table, the rows SQL can prove plain are
+    taken by the warehouse itself (counted there) and only the others come back as batches
+    (pipelines/sources/gcp_billing/in_place.py)."""
     export = export_config(config)
     if export is None:
         return
     backfill_from = min(days) if days else None
     read = export_read(config, export, taken_through(warehouse), now.date(), backfill_from)
+    if in_place is not None and in_place_export(config, warehouse) is not None:
+        assert isinstance(warehouse, BigQueryWarehouse)  # in_place_export checked it
+        yield from read_in_place(warehouse, export, read, stats, days, now, limits, in_place, log)
+        return
     yield from iter_export_batches(
         export_client(export), read, stats, days, ingested_at=now, limits=limits
     )
+
+
+def take_export(
+    config: Config,
+    warehouse: Warehouse,
+    stats: BillingRead,
+    now: datetime,
+    days: set[date] | None,
+    limits: Limits,
+    log: Callable[[str], None] = lambda _: None,
+) -> tuple[int, int]:
+    """Insert the export table's new rows into billing_line_items (in place where the warehouse
+    is beside it); (rows new, rows already taken). Rows read again from the trailing window
+    are already taken, not duplicates; quarantined rows are in `stats` for the caller."""
+    new = reread = 0
+    in_place = InPlaceCounts()
+    for batch in export_batches(config, warehouse, stats, now, days, limits, in_place, log):
+        inserted = warehouse.insert_new("billing_line_items", batch, "row_id")
+        new += inserted
+        reread += batch.num_rows - inserted
+    return new + in_place.loaded, reread + in_place.reread
 
 
 def export_input_days(config: Config, warehouse: Warehouse, today: date) -> set[date]:

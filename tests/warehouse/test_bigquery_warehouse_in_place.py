@@ -1,0 +1,229 @@
+"""The billing export read in place (warehouse.kind: bigquery beside the export table): the
+export's rows normalised inside BigQuery by models/readers/billing_export_normalised.sql, only the
+rows it cannot prove plain handed to the per-row normaliser. On bqemulator, through the real
+client (tests/bigquery_emulator.py), the same export table is taken once in place and once read
+out row by row (today's path, into a second dataset): billing_line_items and quarantine must be
+identical, every column, money exact. The model also runs on DuckDB (it is DuckDB SQL first).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from decimal import ROUND_HALF_EVEN, Decimal
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from clients import bigquery as bq
+from collectors.gcp_billing.bigquery import source_name
+from collectors.gcp_billing.normalise import normalise
+from collectors.gcp_billing.read import BillingRead
+from collectors.limits import DEFAULT_LIMITS
+from pipelines.loading import run_limits, store_quarantine
+from pipelines.sources.gcp_billing import export as export_module
+from pipelines.sources.gcp_billing.export import take_export
+from pipelines.sources.gcp_billing.in_place import _lookups, in_place_export
+from settings import Config, load_config
+from tests.bigquery_emulator import PROJECT, BigQueryEmulator
+from tests.conftest import billing_row, credit, write_ndjson
+from warehouse.arrow_sql import ArrowSQL
+from warehouse.bigquery import BigQueryWarehouse
+
+TABLE = f"{PROJECT}.export_in_place.gcp_billing_export_resource_v1_01ABCD_234567_89EF01"
+NOW = datetime(2026, 10, 10, 12)
+NANO = Decimal("0.000000001")
+
+
+def _usd(amount: str, rate: str) -> Decimal:
+    """amount / rate, half to even at 9 places: worked here with Python's decimal, not the code."""
+    return (Decimal(amount) / Decimal(rate)).quantize(NANO, rounding=ROUND_HALF_EVEN)
+
+
+def _rows() -> list[dict[str, Any]]:
+    """The export's rows, hostile ones included (h: hour of the day, to tell them apart)."""
+    rows = {
+        "a": billing_row(hour="2026-10-01 00", cost="100.25", credits=[credit("-20.05")]),
+        # another currency: 15037.5 JPY at 150.123 per USD; two credits, -1504.25 JPY in all
+        "b": billing_row(
+            hour="2026-10-01 01",
+            cost=15037.5,
+            currency="JPY",
+            rate=150.123,
+            credits=[credit(-1503.75), credit(-0.5, "PROMOTION")],
+        ),
+        # a label value with a quote, another non-ASCII: the SQL hands it over
+        "c": billing_row(
+            hour="2026-10-01 02", cost=3, labels={"team": 'ml "core"', "owner": "zoë"}
+        ),
+        "d": billing_row(hour="2026-10-01 03", cost=1e-05),  # a float written 1e-05
+        "e": billing_row(hour="2026-10-01 04", cost=-0.0, labels={"team": "a", "env": "b"}),
+        "f": billing_row(hour="2026-10-01 05", cost=7, labels=None),  # null, not []
+        "g": billing_row(hour="2026-10-01 06", cost=0.1234567891),  # 10 places: rounded
+        "h": billing_row(hour="2026-10-01 07", cost=12.5, currency="EUR", rate=0.8912345678901234),
+        "i": billing_row(hour="2026-10-01 08", end_hour="2026-10-01 03", cost=7),  # bad
+        "j": billing_row(hour="2026-10-01 09", cost=2.5, sku="Storage PD Capacity"),
+        "m": billing_row(hour="2026-10-01 10", cost=1, labels={"team": "x"}),
+    }
+    rows["m"]["labels"].append({"key": "team", "value": "y"})  # a key twice: the later wins
+    rows["k"] = dict(rows["a"])  # the same row twice in the table
+    for row in rows.values():
+        row["invoice"] = {"month": row["invoice"]["month"]}
+    return list(rows.values())
+
+
+@pytest.fixture(scope="module")
+def export_table(
+    bigquery_emulator: BigQueryEmulator, tmp_path_factory: pytest.TempPathFactory
+) -> str:
+    path = write_ndjson(tmp_path_factory.mktemp("export") / "rows.ndjson", _rows())
+    bigquery_emulator.load([path], TABLE)
+    return TABLE
+
+
+def _config(root: Path, endpoint: str, dataset: str) -> Config:
+    path = root / f"{dataset}.yaml"
+    path.write_text(
+        f"""
+warehouse: {{kind: bigquery, project: {PROJECT}, dataset: {dataset}, endpoint: "{endpoint}"}}
+history_start: 2026-10-01
+sources:
+  gcp_billing:
+    bigquery: {{table: {TABLE}, endpoint: "{endpoint}", max_bytes_billed: 5000000}}
+"""
+    )
+    return load_config(path)
+
+
+def _take(config: Config, warehouse: BigQueryWarehouse) -> tuple[int, int, int]:
+    """One run's billing export step, as the asset takes it: (new, already taken, newly
+    quarantined)."""
+    stats = BillingRead()
+    new, reread = take_export(config, warehouse, stats, NOW, None, run_limits(config, NOW))
+    return new, reread, store_quarantine(warehouse, stats.quarantined)
+
+
+def _table(warehouse: BigQueryWarehouse, name: str, order: str) -> list[dict[str, Any]]:
+    rows = warehouse.query(f"SELECT * FROM {name} ORDER BY {order}").to_pylist()
+    for row in rows:
+        for key in ("labels", "system_labels", "project_labels"):
+            if isinstance(row.get(key), str):
+                row[key] = json.loads(row[key])
+        row.pop("quarantined_at", None)
+    return rows
+
+
+def test_bigquery_warehouse_reads_the_export_in_place_as_read_out(
+    bigquery_emulator: BigQueryEmulator,
+    export_table: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    endpoint = bigquery_emulator.endpoint
+    here = BigQueryWarehouse(PROJECT, "in_place", endpoint=endpoint)
+    out = BigQueryWarehouse(PROJECT, "read_out", endpoint=endpoint)
+    here_config, out_config = (
+        _config(tmp_path, endpoint, "in_place"),
+        _config(tmp_path, endpoint, "read_out"),
+    )
+    for warehouse in (here, out):
+        warehouse.ensure_schema()
+    assert in_place_export(here_config, here) is not None
+
+    # 12 rows: 11 good, of which k is a again (one row id); i ends before it starts.
+    # In place: 7 plain (a b e f h j k); c d g m handed over, and i (quarantined by the normaliser).
+    before = len(bigquery_emulator.queries())
+    assert _take(here_config, here) == (10, 1, 1)
+    ran = [
+        sql for sql, _ in bigquery_emulator.queries()[: len(bigquery_emulator.queries()) - before]
+    ]
+    with monkeypatch.context() as patch:  # today's path: every row read out, row by row
+        patch.setattr(export_module, "in_place_export", lambda *_: None)
+        assert _take(out_config, out) == (10, 1, 1)
+
+    lines = _table(here, "billing_line_items", "row_id")
+    assert lines == _table(out, "billing_line_items", "row_id")
+    assert _table(here, "quarantine", "quarantine_id") == _table(out, "quarantine", "quarantine_id")
+    by_hour = {r["usage_start"].hour: r for r in lines}
+    assert len(lines) == 10 and {r["source"] for r in lines} == {source_name(TABLE)}
+    # b: 15037.5 JPY / 150.123 = 100.167862353 USD; credits -1503.75 - 0.5 = -1504.25 JPY
+    # = -10.020449898 USD (half to even at 9 places).
+    assert by_hour[1]["cost_usd"] == _usd("15037.5", "150.123") == Decimal("100.167862353")
+    assert by_hour[1]["credits_total"] == Decimal("-1504.25")
+    assert by_hour[1]["credits_total_usd"] == _usd("-1504.25", "150.123")
+    assert by_hour[1]["currency_conversion_rate"] == Decimal("150.123")
+    # h: 12.5 EUR at 0.8912345678901234 (the float's shortest text) = 14.025623443 USD
+    assert by_hour[7]["cost_usd"] == _usd("12.5", "0.8912345678901234")
+    assert by_hour[3]["cost"] == Decimal("0.00001")  # 1e-05
+    assert by_hour[6]["cost"] == Decimal("0.123456789")  # 0.1234567891, half to even
+    assert by_hour[4]["cost"] == 0  # -0.0
+    assert by_hour[2]["labels"] == {"team": 'ml "core"', "owner": "zoë"}
+    assert by_hour[5]["labels"] == {} and by_hour[10]["labels"] == {"team": "y"}
+    assert by_hour[0]["accelerator_seconds"] == Decimal(28800)  # 8 h of one H100
+    assert by_hour[9]["accelerator_type"] is None  # storage
+    # In place, no export row was read out: the table is read by the CREATE TABLE ... AS of
+    # the model (its partition filter in it) and the one-column SKU query, nothing else.
+    reads = [sql for sql in ran if TABLE in sql]
+    assert len(reads) == 2 and not any(sql.lstrip().startswith("SELECT *") for sql in reads)
+    assert all("_PARTITIONTIME >= TIMESTAMP(@since_day)" in sql for sql in reads)
+
+    # A rerun: every row is read again, none is new, nothing changes.
+    assert _take(here_config, here) == (0, 11, 0)
+    assert _table(here, "billing_line_items", "row_id") == lines
+    # A late credit for Oct 1, exported Oct 9 (a later partition): taken once.
+    late = billing_row(
+        hour="2026-10-01 00", cost=0, credits=[credit("-5.005", "PROMOTION")],
+        export_time="2026-10-09 06:00:00 UTC",
+    )  # fmt: skip
+    late["invoice"] = {"month": late["invoice"]["month"]}
+    bigquery_emulator.load([write_ndjson(tmp_path / "late.ndjson", [late])], TABLE)
+    new, _, _ = _take(here_config, here)
+    assert new == 1
+    assert len(_table(here, "billing_line_items", "row_id")) == 11
+    # No scratch table is left beside the warehouse's.
+    tables = {t.name for t in bq.dataset_tables(here.client, here.dataset_id)}
+    assert not any("__scratch_" in name for name in tables)
+
+
+def test_bigquery_warehouse_in_place_model_runs_on_duckdb(
+    bigquery_emulator: BigQueryEmulator, export_table: str
+) -> None:
+    """The model in DuckDB over the export rows as the client returns them: every plain row is
+    the normaliser's row, column for column; the others are marked for it."""
+    client = bigquery_emulator.client()
+    rows = bq.run_query(client, f"SELECT * FROM `{TABLE}`", None, 10**9)
+    records = rows.to_pylist()
+    descriptions = sorted({r["sku"]["description"] for r in records})
+    skus, units = _lookups(descriptions)
+    params = {
+        "earliest": DEFAULT_LIMITS.earliest,
+        "latest": DEFAULT_LIMITS.latest,
+        "max_money": DEFAULT_LIMITS.max_money,
+        "max_usage": DEFAULT_LIMITS.max_usage,
+        "max_accelerator_seconds": DEFAULT_LIMITS.max_accelerator_seconds,
+        "max_span_us": 366 * 86_400 * 1_000_000,
+        "ingested_at": NOW,
+        "source": "s",
+    }
+    with ArrowSQL() as engine:
+        for name, table in (("billing_export", rows), ("skus", skus), ("units", units)):
+            engine.register(name, table)
+        out = engine.run("billing_export_normalised", params)
+    assert isinstance(out, pa.Table) and out.num_rows == len(records)
+    plain = 0
+    for record, got in zip(records, out.to_pylist(), strict=True):
+        if not got["plain"]:
+            continue
+        plain += 1
+        want = normalise(record, "s", 0, NOW)
+        for column, value in want.items():
+            have = got[column]
+            if column in ("labels", "system_labels", "project_labels"):
+                have, value = sorted(have), sorted(value)
+            if column == "source_line":
+                continue
+            assert have == value, (column, have, value)
+    # a b e f h j k and any row appended late (plain), not c d g i m
+    assert plain >= 7
