@@ -11,7 +11,7 @@ passes through Python. Each run:
    are written to a scratch table by one CREATE TABLE ... AS over the export table, with the
    bounds of the read out (models/bigquery/billing_export_rows.sql: partitions from since_day,
    export_time from the watermark less the trailing window, up to export_until);
-3. the plain rows not taken yet are counted and inserted (models/queries/billing_in_place_*);
+3. the plain rows not taken yet are counted and inserted (models/readers/billing_in_place_*);
 4. the rows it could not prove plain (a non-ASCII or escaped string, a number it would have to
    round, a value past a limit, a row failing a check) are read out as they are and go through
    the per-row normaliser, which loads each or quarantines it with its reason, as before;
@@ -45,7 +45,7 @@ from collectors.gcp_billing.columnar import _params as limit_params
 from collectors.gcp_billing.read import BillingRead
 from collectors.gcp_billing.schema import EXPORT_FIELDS, ExportField
 from collectors.limits import Limits
-from models import bigquery_sql, query_sql
+from models import bigquery_sql
 from models.readers import reader_sql
 from settings import BigQueryExportConfig, Config
 from warehouse import Warehouse
@@ -147,16 +147,16 @@ def read_in_place(
         first, last = (min(days), max(days)) if days else EVERY_DAY
         window = {"first_day": first, "last_day": last}
         stage = {MODEL: stage_id}
-        found_rows = warehouse.query_reading(query_sql("billing_in_place_counts"), stage, window)
+        found_rows = warehouse.query_reading(reader_sql("billing_in_place_counts"), stage, window)
         row = found_rows.to_pylist()[0]
-        warehouse.query_reading(query_sql("billing_in_place_insert"), stage, window)
+        warehouse.query_reading(reader_sql("billing_in_place_insert"), stage, window)
         plain, in_window, new = row["rows_plain"], row["rows_plain_in_window"], row["rows_new"]
         stats.rows_read += plain  # the handed-over rows are counted as they are normalised
         stats.rows_in_window += in_window
         stats.rows_outside_window += plain - in_window
         counts.loaded += new
         counts.reread += in_window - new
-        others = warehouse.query_reading(query_sql("billing_in_place_handoff"), stage)
+        others = warehouse.query_reading(reader_sql("billing_in_place_handoff"), stage)
         records = others.column("export_row").to_pylist()
         counts.handed_over += len(records)
         log(
