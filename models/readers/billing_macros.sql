@@ -37,7 +37,10 @@ CREATE OR REPLACE TEMP MACRO fl_usd(amount, rate) AS
     WHEN rate <= 0 OR abs(amount) >= 1e11 THEN NULL  -- the reader sends these rows on
     ELSE CAST(sign(amount) * fl_usd_nanos(
         CAST(amount * CAST(1000000000 AS DECIMAL(38, 0)) AS HUGEINT),
-        CAST(rate * CAST(1000000000000000000 AS DECIMAL(38, 0)) AS HUGEINT)
+        -- rate in atto-units as HUGEINT, whole part and fraction apart: rate * 1e18 as a
+        -- DECIMAL(38, 18) overflows from a rate of 100 up (a JPY or IDR export)
+        CAST(floor(rate) AS HUGEINT) * CAST(1000000000000000000 AS HUGEINT)
+            + CAST((rate - floor(rate)) * CAST(1000000000000000000 AS DECIMAL(38, 0)) AS HUGEINT)
     ) AS DECIMAL(38, 0)) * CAST(0.000000001 AS DECIMAL(10, 9)) END;
 -- A TIMESTAMP WITH TIME ZONE as a BigQuery extract writes it (the session is in UTC).
 CREATE OR REPLACE TEMP MACRO fl_bq_time(ts) AS
