@@ -38,11 +38,14 @@ texts AS MATERIALIZED (
         -- the same document, numbers aside (both sides' numbers as #; a missing, null or
         -- empty member is none), and the same numbers (DuckDB reads a JSON number as a
         -- double: `back` holds what it kept)
-        CASE WHEN back = text THEN true  -- the common case, and the cheap one
+        CASE WHEN back IS NULL THEN false  -- not JSON, or not the export's shape
+        WHEN back = text THEN true  -- the common case, and the cheap one
         ELSE fl_no_empty(regexp_replace(back, '":-?[0-9][0-9.eE+-]*', '":#', 'g'))
             = fl_no_empty(regexp_replace(fl_compact(text), '":-?[0-9][0-9.eE+-]*', '":#', 'g'))
             AND fl_num_keys(fl_num_tokens(back))
-                = fl_num_keys(fl_num_tokens(fl_compact(text))) END
+                = fl_num_keys(fl_num_tokens(fl_compact(text)))
+            -- a null or empty member left out above: no duplicate key, no unknown field
+            AND (NOT regexp_matches(text, '":\s*(null|\[\s*\])') OR fl_keys_ok(text, back)) END
             AS lossless,
         nullif(trim(CAST(r.price.effective_price AS VARCHAR), '"'), '') AS n_price_effective_price,
         nullif(trim(CAST(r.price.tier_start_amount AS VARCHAR), '"'), '') AS n_price_tier_start_amount,

@@ -55,3 +55,20 @@ CREATE OR REPLACE TEMP MACRO fl_no_empty(x) AS regexp_replace(regexp_replace(reg
 -- A JSON text without whitespace around its punctuation (json.dumps writes ', ' and ': ').
 CREATE OR REPLACE TEMP MACRO fl_compact(x) AS
     regexp_replace(regexp_replace(x, '([,:\[{])\s+', '\1', 'g'), '\s+([,:\]}])', '\1', 'g');
+-- A JSON text whose every object names each key once, and whose every top-level key is one
+-- of `back`'s (the export's fields). fl_no_empty leaves out a null or empty member, and such a
+-- member may be a duplicate key's later value (the per-row reader keeps the last, DuckDB the
+-- first) or an unknown field (an extra field to the per-row reader): then the text is not plain.
+CREATE OR REPLACE TEMP MACRO fl_unique(keys) AS coalesce(len(keys) = len(list_distinct(keys)), true);
+CREATE OR REPLACE TEMP MACRO fl_keys_ok(text, back) AS
+    list_has_all(json_keys(back), json_keys(text))
+    AND coalesce(list_bool_and(list_transform(json_keys(text, [
+        '$', '$.service', '$.sku', '$.project', '$.location', '$.resource', '$.price',
+        '$.subscription', '$.usage', '$.invoice', '$.adjustment_info', '$.consumption_model'
+    ]), lambda k: fl_unique(k))), true)
+    AND coalesce(list_bool_and(list_transform(
+        json_extract(text, '$.labels[*]') || json_extract(text, '$.system_labels[*]')
+            || json_extract(text, '$.project.labels[*]')
+            || json_extract(text, '$.project.ancestors[*]') || json_extract(text, '$.tags[*]')
+            || json_extract(text, '$.credits[*]'),
+        lambda e: fl_unique(json_keys(e)))), true);

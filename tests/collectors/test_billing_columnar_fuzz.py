@@ -57,6 +57,18 @@ REGRESSIONS: list[tuple[str, str]] = [
         "a rate of 100 or more overflowed the USD macro: the whole extract failed (JPY)",
         regression(currency="JPY", currency_conversion_rate=151.234567),
     ),
+    (
+        "a key twice, the later null: the per-row reader keeps the null (cost missing)",
+        regression('"cost":10.0,"cost":null'),
+    ),
+    (
+        "a nested key twice, the later null (usage.amount missing to the per-row reader)",
+        regression().replace('"amount":28800,', '"amount":28800,"amount":null,'),
+    ),
+    (
+        "an unknown field with a null value: an extra field to the per-row reader",
+        regression('"cost":10.0,"new_field":null'),
+    ),
 ]
 
 NUMBER_TOKENS = [
