@@ -92,7 +92,8 @@ typed AS MATERIALIZED (
             'id': x.id,
             'type': x.type,
             'ok': x IS NOT NULL AND (nullif(trim(CAST(x.amount AS VARCHAR), '"'), '') IS NULL
-                OR regexp_full_match(nullif(trim(CAST(x.amount AS VARCHAR), '"'), ''), '-?(0|[1-9][0-9]{0,28})(\.[0-9]{1,9})?'))
+                OR regexp_full_match(nullif(trim(CAST(x.amount AS VARCHAR), '"'), ''), '-?(0|[1-9][0-9]{0,28})(\.[0-9]{1,9})?')
+                AND fl_digits_ok(nullif(trim(CAST(x.amount AS VARCHAR), '"'), '')))
         }) AS credit_rows
     FROM texts
 ),
@@ -120,6 +121,20 @@ checked AS MATERIALIZED (
             AND (n_cost_at_list IS NULL OR regexp_full_match(n_cost_at_list, '-?(0|[1-9][0-9]*)(\.[0-9]+)?'))
             AND (n_cost_at_effective_price_default IS NULL OR regexp_full_match(n_cost_at_effective_price_default, '-?(0|[1-9][0-9]*)(\.[0-9]+)?'))
             AND (n_cost_at_list_consumption_model IS NULL OR regexp_full_match(n_cost_at_list_consumption_model, '-?(0|[1-9][0-9]*)(\.[0-9]+)?'))
+            -- no number the canonical text would round (row_id)
+            AND fl_digits_ok(n_price_effective_price)
+            AND fl_digits_ok(n_price_tier_start_amount)
+            AND fl_digits_ok(n_price_pricing_unit_quantity)
+            AND fl_digits_ok(n_price_list_price)
+            AND fl_digits_ok(n_price_effective_price_default)
+            AND fl_digits_ok(n_price_list_price_consumption_model)
+            AND fl_digits_ok(n_cost)
+            AND fl_digits_ok(n_currency_conversion_rate)
+            AND fl_digits_ok(n_usage_amount)
+            AND fl_digits_ok(n_usage_amount_in_pricing_units)
+            AND fl_digits_ok(n_cost_at_list)
+            AND fl_digits_ok(n_cost_at_effective_price_default)
+            AND fl_digits_ok(n_cost_at_list_consumption_model)
             AND cost IS NOT NULL AND abs(cost) <= $max_money
             AND sku_known
             AND (accelerator_seconds IS NULL OR abs(accelerator_seconds) <= $max_accelerator_seconds)

@@ -18,6 +18,10 @@ CREATE OR REPLACE TEMP MACRO fl_num_tokens(text) AS
     regexp_extract_all(text, '":(-?[0-9][0-9.eE+-]*)', 1);
 CREATE OR REPLACE TEMP MACRO fl_num_keys(tokens) AS
     list_transform(tokens, lambda n: fl_num_key(fl_num_stage(n)));
+-- A plain decimal text of at most 28 significant digits: Python's Decimal.normalize() (the
+-- canonical text, so row_id) rounds a longer one to 28, which this model's text would not.
+CREATE OR REPLACE TEMP MACRO fl_digits_ok(t) AS
+    t IS NULL OR length(ltrim(replace(ltrim(t, '-'), '.', ''), '0')) <= 28;
 -- Decimal.normalize() written as fixed point ('78.3724050' -> '78.372405', '-0.0' -> '0'),
 -- of a plain decimal text (no exponent).
 CREATE OR REPLACE TEMP MACRO fl_number_text(t) AS (

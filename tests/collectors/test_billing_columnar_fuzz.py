@@ -69,6 +69,10 @@ REGRESSIONS: list[tuple[str, str]] = [
         "an unknown field with a null value: an extra field to the per-row reader",
         regression('"cost":10.0,"new_field":null'),
     ),
+    (
+        "a price of 30 significant digits: the canonical text (row_id) rounds it to 28",
+        regression(price={"unit": "hour", "list_price": "123456789012345678901234567890"}),
+    ),
 ]
 
 NUMBER_TOKENS = [
@@ -930,6 +934,12 @@ def test_hand_cases_read_alike(base, tmp_path):
     path = write_ndjson(tmp_path / "hand.ndjson", lines)
     found = differences([path])
     assert not found, "\n".join(found[:30])
+
+
+def test_the_regression_base_line_is_plain(tmp_path):
+    """Regression lines start from a line the columnar statement takes itself."""
+    path = write_ndjson(tmp_path / "base.ndjson", [regression()])
+    assert plain_share(path, path.read_bytes()) == (1, 1)
 
 
 @pytest.mark.parametrize(("why", "line"), REGRESSIONS, ids=[w for w, _ in REGRESSIONS])
