@@ -78,7 +78,8 @@ typed AS MATERIALIZED (
         CASE WHEN regexp_full_match(n_cost_at_list, '-?(0|[1-9][0-9]{0,28})(\.[0-9]{1,9})?') THEN CAST(n_cost_at_list AS DECIMAL(38, 9)) END AS cost_at_list,
         CASE WHEN regexp_full_match(n_usage_amount, '-?(0|[1-9][0-9]{0,28})(\.[0-9]{1,9})?') THEN CAST(n_usage_amount AS DECIMAL(38, 9)) END AS usage_amount,
         CASE WHEN regexp_full_match(n_usage_amount_in_pricing_units, '-?(0|[1-9][0-9]{0,28})(\.[0-9]{1,9})?') THEN CAST(n_usage_amount_in_pricing_units AS DECIMAL(38, 9)) END AS usage_amount_in_pricing_units,
-        CASE WHEN regexp_full_match(n_currency_conversion_rate, '-?(0|[1-9][0-9]{0,19})(\.[0-9]{1,18})?')
+        -- below 1e10: the per-row reader's rate.quantize(1e-18) fails past 28 digits
+        CASE WHEN regexp_full_match(n_currency_conversion_rate, '-?(0|[1-9][0-9]{0,9})(\.[0-9]{1,18})?')
             THEN CAST(n_currency_conversion_rate AS DECIMAL(38, 18)) END AS rate,
         CASE WHEN accelerator_type IS NOT NULL THEN CAST(
             CASE WHEN regexp_full_match(n_usage_amount, '-?(0|[1-9][0-9]{0,28})(\.[0-9]{1,9})?')

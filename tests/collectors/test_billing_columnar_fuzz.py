@@ -73,6 +73,10 @@ REGRESSIONS: list[tuple[str, str]] = [
         "a price of 30 significant digits: the canonical text (row_id) rounds it to 28",
         regression(price={"unit": "hour", "list_price": "123456789012345678901234567890"}),
     ),
+    (
+        "a rate of 1e10 or more: the per-row reader's rate.quantize(1e-18) fails (quarantined)",
+        regression(currency="XXX", currency_conversion_rate="12345678901.5"),
+    ),
 ]
 
 NUMBER_TOKENS = [
