@@ -45,7 +45,7 @@ texts AS MATERIALIZED (
             AND fl_num_keys(fl_num_tokens(back))
                 = fl_num_keys(fl_num_tokens(fl_compact(text)))
             -- a null or empty member left out above: no duplicate key, no unknown field
-            AND (NOT regexp_matches(text, '":\s*(null|\[\s*\])') OR fl_keys_ok(text, back)) END
+            AND (NOT regexp_matches(text, '"\s*:\s*(null|\[\s*\])') OR fl_keys_ok(text, back)) END
             AS lossless,
         nullif(trim(CAST(r.price.effective_price AS VARCHAR), '"'), '') AS n_price_effective_price,
         nullif(trim(CAST(r.price.tier_start_amount AS VARCHAR), '"'), '') AS n_price_tier_start_amount,

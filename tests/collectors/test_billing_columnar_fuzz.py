@@ -70,6 +70,12 @@ REGRESSIONS: list[tuple[str, str]] = [
         regression('"cost":10.0,"new_field":null'),
     ),
     (
+        "the same, every empty member written with a space before its colon",
+        regression('"cost":10.0,"new_field":null')
+        .replace('":null', '" :null')
+        .replace('":[]', '" :[]'),
+    ),
+    (
         "a price of 30 significant digits: the canonical text (row_id) rounds it to 28",
         regression(price={"unit": "hour", "list_price": "123456789012345678901234567890"}),
     ),
