@@ -47,6 +47,9 @@ SKU_KINDS = pa.schema(
         ("pricing_model", pa.string()),
     ]
 )
+TIMESTAMP_COLUMNS = ("usage_start_time", "usage_end_time", "export_time")
+# datetime's range in microseconds since the epoch (0001-01-01 to 9999-12-31 23:59:59.999999)
+PYTHON_MICROS = (-62_135_596_800_000_000, 253_402_300_799_999_999)
 UNITS = pa.schema([("unit", pa.string()), ("seconds_per_unit", pa.decimal128(18, 0))])
 
 
@@ -105,11 +108,25 @@ def _lookups(engine: ArrowEngine, blobs: list[bytes]) -> None:
 
 
 def is_export_parquet(path: Path) -> bool:
-    """A Parquet extract with exactly the export's schema (anything else: the per-row reader)."""
+    """A Parquet extract with exactly the export's schema whose every value Python can hold
+    (anything else: the per-row reader, which quarantines what it cannot read as it always
+    has). A string that is not UTF-8 fails DuckDB's whole statement, and a time past year 9999
+    fails the per-row reader's to_pylist of the rows sent to it."""
     try:
-        return pq.read_schema(path).remove_metadata().equals(EXPORT_PARQUET_SCHEMA)
+        if not pq.read_schema(path).remove_metadata().equals(EXPORT_PARQUET_SCHEMA):
+            return False
+        table = pq.read_table(path)
+        table.validate(full=True)  # UTF-8, nested strings included
+        return all(_in_python_range(table[name]) for name in TIMESTAMP_COLUMNS)
     except Exception:  # noqa: BLE001 - the per-row reader quarantines an unreadable file
         return False
+
+
+def _in_python_range(column: pa.ChunkedArray) -> bool:
+    low, high = pc.min_max(column.cast(pa.int64())).values()
+    return low.as_py() is None or (
+        PYTHON_MICROS[0] <= low.as_py() and high.as_py() <= PYTHON_MICROS[1]
+    )
 
 
 def _parquet_lines(

@@ -35,7 +35,7 @@ from simulator.clock import DAY_US, day_start_us
 from simulator.extracts import _arrow_leaf, _value, ndjson_line
 from simulator.fleet import build_fleet
 from simulator.schedule import build_schedule
-from tests.collectors.test_billing_columnar import compact, full_row
+from tests.collectors.test_billing_columnar import _parquet, compact, full_row
 from warehouse.arrow_sql import ArrowSQL
 
 NOW = datetime(2026, 11, 1)
@@ -776,6 +776,8 @@ NUMERICS = [
 ]
 P_STRINGS: list[Any] = ["équipe", 'a"b', "a\\b", "line\nbreak", "", " ", "😀", "\x01", None, "x/y"]
 P_TIMES = [
+    datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+    datetime(1, 1, 1, tzinfo=UTC),
     datetime(2026, 10, 1, 0, 0, 0, 1, tzinfo=UTC),
     datetime(2026, 10, 1, 0, 0, 0, 500000, tzinfo=UTC),
     datetime(1999, 12, 31, tzinfo=UTC),
@@ -944,6 +946,47 @@ def test_hand_cases_read_alike(base, tmp_path):
     path = write_ndjson(tmp_path / "hand.ndjson", lines)
     found = differences([path])
     assert not found, "\n".join(found[:30])
+
+
+def _parquet_with(path: Path, name: str, values: pa.Array) -> Path:
+    """test_billing_columnar.py's two Parquet rows, one column replaced."""
+    table = pq.read_table(_parquet(path.with_suffix(".base.parquet")))
+    i = table.schema.get_field_index(name)
+    pq.write_table(table.set_column(i, name, values.cast(table.schema.field(i).type)), path)
+    return path
+
+
+# datetime's last microsecond plus an hour: year 10000 (microseconds since the epoch)
+YEAR_10000 = 253_402_300_800_000_000 + 3_600_000_000
+# two strings, the second not UTF-8 (offsets 0, 1, 2 over the bytes b"a\xff")
+NOT_UTF8 = pa.Array.from_buffers(
+    pa.string(),
+    2,
+    [None, pa.py_buffer(pa.array([0, 1, 2], pa.int32()).buffers()[1]), pa.py_buffer(b"a\xff")],
+)
+PARQUET_REGRESSIONS = [
+    (
+        "a time past year 9999: the columnar reader's to_pylist of the rows it hands on "
+        "raised (the run failed); the per-row reader quarantines the file",
+        "export_time",
+        pa.array([1_790_812_800_000_000, YEAR_10000], pa.int64()),
+    ),
+    (
+        "a string that is not UTF-8: DuckDB's statement failed for every Parquet extract; "
+        "the per-row reader quarantines the file",
+        "billing_account_id",
+        NOT_UTF8,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("why", "name", "values"), PARQUET_REGRESSIONS, ids=[w[:40] for w, *_ in PARQUET_REGRESSIONS]
+)
+def test_parquet_regressions_read_alike(tmp_path, why, name, values):
+    path = _parquet_with(tmp_path / "regression.parquet", name, values)
+    found = differences([path])
+    assert not found, why + "\n" + "\n".join(found)
 
 
 def test_the_regression_base_line_is_plain(tmp_path):
