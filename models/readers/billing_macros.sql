@@ -19,9 +19,11 @@ CREATE OR REPLACE TEMP MACRO fl_num_tokens(text) AS
 CREATE OR REPLACE TEMP MACRO fl_num_keys(tokens) AS
     list_transform(tokens, lambda n: fl_num_key(fl_num_stage(n)));
 -- A plain decimal text of at most 28 significant digits: Python's Decimal.normalize() (the
--- canonical text, so row_id) rounds a longer one to 28, which this model's text would not.
+-- canonical text, so row_id) rounds a longer one to 28, which this model's text would not;
+-- and at most 100 characters: collectors/money.py refuses an exponent past +/-1000
+-- ('0.' and a thousand zeros and a 1), which no real amount or price comes near.
 CREATE OR REPLACE TEMP MACRO fl_digits_ok(t) AS
-    t IS NULL OR length(ltrim(replace(ltrim(t, '-'), '.', ''), '0')) <= 28;
+    t IS NULL OR (length(ltrim(replace(ltrim(t, '-'), '.', ''), '0')) <= 28 AND length(t) <= 100);
 -- Decimal.normalize() written as fixed point ('78.3724050' -> '78.372405', '-0.0' -> '0'),
 -- of a plain decimal text (no exponent).
 CREATE OR REPLACE TEMP MACRO fl_number_text(t) AS (

@@ -80,6 +80,10 @@ REGRESSIONS: list[tuple[str, str]] = [
         regression(price={"unit": "hour", "list_price": "123456789012345678901234567890"}),
     ),
     (
+        "a price of '0.', 1,001 zeros and a 1: past collectors/money.py's exponent bound",
+        regression(price={"effective_price": "0." + "0" * 1001 + "1", "unit": "hour"}),
+    ),
+    (
         "a rate of 1e10 or more: the per-row reader's rate.quantize(1e-18) fails (quarantined)",
         regression(currency="XXX", currency_conversion_rate="12345678901.5"),
     ),
@@ -126,6 +130,10 @@ NUMBER_TOKENS = [
     "12345678901.5",
 ]
 NUMBER_STRINGS = [
+    "0." + "0" * 1001 + "1",
+    "0." + "0" * 999 + "1",
+    "1" + "0" * 1001,
+    "-0." + "0" * 40,
     "12.5",
     " 12.5",
     "12.5 ",
@@ -173,7 +181,33 @@ NUMBER_OTHERS: list[Any] = [
     1e30,
     7.5,
 ]
-RAW_LITERALS = ["NaN", "Infinity", "-Infinity", "007", "-007.5", ".5", "5.", "+5", "1.e3"]
+RAW_LITERALS = [
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "007",
+    "-007.5",
+    ".5",
+    "5.",
+    "+5",
+    "1.e3",
+    "0x10",
+    "1e",
+    "--1",
+    "1.5.5",
+    "-",
+    "01.5",
+    "1e+",
+    "1E-0",
+    "0e0",
+    "-0e-0",
+    "0.0e5",
+    "1" + "0" * 40,
+    "0." + "0" * 1001 + "1",
+    "1e-1001",
+    "1e1001",
+    "0." + "0" * 30 + "1",
+]
 TIMES = [
     "2026-10-01T00:00:00Z",
     "2026-10-01T00:00:00+00:00",
