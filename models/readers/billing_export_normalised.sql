@@ -21,7 +21,7 @@
 -- against the normaliser on both engines.
 -- @param earliest: limits.earliest
 -- @param latest: limits.latest
--- @param max_money: limits.max_money
+-- @param max_money: limits.max_money (as text or a decimal: cast here, as bqemulator types a NUMERIC parameter DECIMAL(18, 3))
 -- @param max_usage: limits.max_usage
 -- @param max_accelerator_seconds: limits.max_accelerator_seconds
 -- @param max_span_us: limits.max_row_span in microseconds
@@ -120,7 +120,7 @@ typed AS (
             AS HUGEINT) END AS rate_atto,
         coalesce(list_sum(list_transform(e.credits, lambda x: CASE WHEN x.amount IS NULL THEN CAST(0 AS DECIMAL(38, 9)) WHEN regexp_matches(CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END, '^-?[0-9]{1,20}([.][0-9]{1,9})?$') THEN CAST(CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END AS DECIMAL(38, 9)) END)), CAST(0 AS DECIMAL(38, 9))) AS credits_sum,
         -- credits whose amount is not a plain decimal of at most 9 places (or past the limit)
-        coalesce(list_sum(list_transform(e.credits, lambda x: CASE WHEN x.amount IS NULL THEN 0 WHEN regexp_matches(CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END, '^-?[0-9]{1,20}([.][0-9]{1,9})?$') AND regexp_matches(CAST(x.amount AS VARCHAR), '^-?[0-9]+([.][0-9]+)?$') AND CAST(CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END AS DOUBLE) = x.amount AND abs(CAST(CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END AS DECIMAL(38, 9))) <= $max_money THEN 0 ELSE 1 END)), 0) AS credits_bad,
+        coalesce(list_sum(list_transform(e.credits, lambda x: CASE WHEN x.amount IS NULL THEN 0 WHEN regexp_matches(CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END, '^-?[0-9]{1,20}([.][0-9]{1,9})?$') AND regexp_matches(CAST(x.amount AS VARCHAR), '^-?[0-9]+([.][0-9]+)?$') AND CAST(CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END AS DOUBLE) = x.amount AND abs(CAST(CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END AS DECIMAL(38, 9))) <= CAST($max_money AS DECIMAL(38, 9)) THEN 0 ELSE 1 END)), 0) AS credits_bad,
         k.sku_description IS NOT NULL OR e.sku.description IS NULL AS sku_known,
         k.accelerator_type,
         coalesce(k.pricing_model, 'on_demand') AS pricing_model,
@@ -133,7 +133,7 @@ nanos AS (
     SELECT
         *,
         CASE WHEN rate_atto > 0 THEN rate_atto END AS rate_d,  -- no division by 0
-        CASE WHEN accelerator_type IS NOT NULL THEN CAST(usage_amount * seconds_per_unit AS DECIMAL(38, 9)) END AS accelerator_seconds,
+        CASE WHEN accelerator_type IS NOT NULL THEN CAST(usage_amount * CAST(seconds_per_unit AS BIGINT) AS DECIMAL(38, 9)) END AS accelerator_seconds,
         -- |amount| in nano-units times 10^18, from its text (|amount| < 10^11 keeps it in 38
         -- digits; built from text, as the engines multiply two 38-digit decimals differently)
         CASE WHEN abs(cost) < 100000000000 THEN CAST(replace(CAST(abs(cost) AS VARCHAR), '.', '') || repeat('0', 27 - CASE WHEN strpos(CAST(abs(cost) AS VARCHAR), '.') > 0 THEN length(CAST(abs(cost) AS VARCHAR)) - strpos(CAST(abs(cost) AS VARCHAR), '.') ELSE 0 END) AS HUGEINT) END AS cost_n,
@@ -176,18 +176,18 @@ judged AS (
             AND ts_usage_end_time BETWEEN $earliest AND $latest
             AND epoch_us(ts_usage_end_time) - epoch_us(ts_usage_start_time) <= $max_span_us
             AND (ts_export_time IS NULL OR ts_export_time BETWEEN $earliest AND $latest)
-            AND cost IS NOT NULL AND abs(cost) <= $max_money
-            AND (n_cost_at_list IS NULL OR (cost_at_list IS NOT NULL AND abs(cost_at_list) <= $max_money))
-            AND (n_usage_amount IS NULL OR (usage_amount IS NOT NULL AND abs(usage_amount) <= $max_usage))
-            AND (n_usage_amount_in_pricing_units IS NULL OR (usage_amount_in_pricing_units IS NOT NULL AND abs(usage_amount_in_pricing_units) <= $max_usage))
+            AND cost IS NOT NULL AND abs(cost) <= CAST($max_money AS DECIMAL(38, 9))
+            AND (n_cost_at_list IS NULL OR (cost_at_list IS NOT NULL AND abs(cost_at_list) <= CAST($max_money AS DECIMAL(38, 9))))
+            AND (n_usage_amount IS NULL OR (usage_amount IS NOT NULL AND abs(usage_amount) <= CAST($max_usage AS DECIMAL(38, 9))))
+            AND (n_usage_amount_in_pricing_units IS NULL OR (usage_amount_in_pricing_units IS NOT NULL AND abs(usage_amount_in_pricing_units) <= CAST($max_usage AS DECIMAL(38, 9))))
             AND (n_currency_conversion_rate IS NULL OR (rate_atto > 0 AND rate_atto < 10000000000000000000000000000000000000))
-            AND credits_bad = 0 AND abs(credits_sum) <= $max_money
+            AND credits_bad = 0 AND abs(credits_sum) <= CAST($max_money AS DECIMAL(38, 9))
             AND sku_known
-            AND (accelerator_seconds IS NULL OR abs(accelerator_seconds) <= $max_accelerator_seconds)
+            AND (accelerator_seconds IS NULL OR abs(accelerator_seconds) <= CAST($max_accelerator_seconds AS DECIMAL(38, 9)))
             AND (rate IS NULL OR rate = 1 OR (
                 cost_n IS NOT NULL AND credits_n IS NOT NULL AND (cost_at_list IS NULL OR list_n IS NOT NULL)
-                AND abs(cost_usd) <= $max_money AND abs(credits_total_usd) <= $max_money
-                AND (cost_at_list IS NULL OR abs(cost_at_list_usd) <= $max_money)))
+                AND abs(cost_usd) <= CAST($max_money AS DECIMAL(38, 9)) AND abs(credits_total_usd) <= CAST($max_money AS DECIMAL(38, 9))
+                AND (cost_at_list IS NULL OR abs(cost_at_list_usd) <= CAST($max_money AS DECIMAL(38, 9)))))
             AND array_length(list_sort(list_distinct(list_transform(label_items, lambda x: x.key)))) = array_length(label_items)
             AND array_length(list_sort(list_distinct(list_transform(system_label_items, lambda x: x.key)))) = array_length(system_label_items)
             AND array_length(list_sort(list_distinct(list_transform(project_label_items, lambda x: x.key)))) = array_length(project_label_items)

@@ -64,7 +64,13 @@ def _rows() -> list[dict[str, Any]]:
         "g": billing_row(hour="2026-10-01 06", cost=0.1234567891),  # 10 places: rounded
         "h": billing_row(hour="2026-10-01 07", cost=12.5, currency="EUR", rate=0.8912345678901234),
         "i": billing_row(hour="2026-10-01 08", end_hour="2026-10-01 03", cost=7),  # bad
-        "j": billing_row(hour="2026-10-01 09", cost=2.5, sku="Storage PD Capacity"),
+        # a usage amount past 10^15 (bytes): the limits compare it exactly on both engines
+        "j": billing_row(
+            hour="2026-10-01 09",
+            cost=2.5,
+            sku="Storage PD Capacity",
+            usage_seconds=7236160900300800,
+        ),
         "m": billing_row(hour="2026-10-01 10", cost=1, labels={"team": "x"}),
     }
     rows["m"]["labels"].append({"key": "team", "value": "y"})  # a key twice: the later wins
@@ -163,6 +169,7 @@ def test_bigquery_warehouse_reads_the_export_in_place_as_read_out(
     assert by_hour[5]["labels"] == {} and by_hour[10]["labels"] == {"team": "y"}
     assert by_hour[0]["accelerator_seconds"] == Decimal(28800)  # 8 h of one H100
     assert by_hour[9]["accelerator_type"] is None  # storage
+    assert by_hour[9]["usage_amount"] == Decimal(7236160900300800)
     # In place, no export row was read out: the table is read by the CREATE TABLE ... AS of
     # the model (its partition filter in it) and the one-column SKU query, nothing else.
     reads = [sql for sql in ran if TABLE in sql]
@@ -182,6 +189,9 @@ def test_bigquery_warehouse_reads_the_export_in_place_as_read_out(
     new, _, _ = _take(here_config, here)
     assert new == 1
     assert len(_table(here, "billing_line_items", "row_id")) == 11
+    # The scan is bounded: the watermark is now Oct 9 06:00, so the next read starts at
+    # Oct 6 06:00 (trailing_days 3) and finds only the late row, already taken.
+    assert _take(here_config, here) == (0, 1, 0)
     # No scratch table is left beside the warehouse's.
     tables = {t.name for t in bq.dataset_tables(here.client, here.dataset_id)}
     assert not any("__scratch_" in name for name in tables)

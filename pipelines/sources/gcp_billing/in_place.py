@@ -138,7 +138,15 @@ def read_in_place(
             made.append(table_id)
             warehouse.scratch_from_arrow(table_id, data)
         sources = {"billing_export": read.rows_sql, "skus": skus_id, "units": units_id}
-        model_params = {**limit_params(now, limits), "source": source_name(export.table), **params}
+        model_params = {
+            # the bounds of money and usage as text: the model casts them to DECIMAL(38, 9)
+            **{
+                k: str(v) if isinstance(v, Decimal) else v
+                for k, v in limit_params(now, limits).items()
+            },
+            "source": source_name(export.table),
+            **params,
+        }
         made.append(stage_id)
         log(f"gcp_billing: normalising {export.table}'s rows in place (from {read.since_day})")
         warehouse.scratch_from_query(
