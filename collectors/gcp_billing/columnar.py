@@ -187,7 +187,11 @@ def plain_rows(
     engine.define("billing_macros")
     parquet = _parquet_lines(engine, [path for path, data in extracts if data is None])
     sources, numbers, texts, blobs, rests = [], [], [], [], []
+    read: dict[str, tuple[list[int], list[tuple[int, bytes]], list[int]]] = {}
     for path, data in extracts:
+        if str(path) in read:  # an extract listed twice: its lines once, its rows for each
+            rests.append(read[str(path)])
+            continue
         if data is None:
             file_numbers, file_texts, other_rows = parquet[str(path)]
             blob = "\n".join(file_texts).encode("ascii")
@@ -199,7 +203,8 @@ def plain_rows(
         sources += [str(path)] * len(file_numbers)
         numbers += file_numbers
         texts += file_texts
-        rests.append((file_numbers, others, other_rows))
+        read[str(path)] = (file_numbers, others, other_rows)
+        rests.append(read[str(path)])
     _lookups(engine, blobs)
     lines = pa.table(
         {

@@ -1023,6 +1023,17 @@ def test_parquet_regressions_read_alike(tmp_path, why, name, values):
     assert not found, why + "\n" + "\n".join(found)
 
 
+def test_an_extract_listed_twice_reads_alike(tmp_path):
+    """The same files twice in one call: the per-row reader reads each listing (so every row
+    twice); the columnar reader once gave each listing the rows of both (4x), and counted
+    Parquet rows thrice."""
+    ndjson = write_ndjson(tmp_path / "a.ndjson", [regression(), regression(cost=5)])
+    parquet = _parquet(tmp_path / "b.parquet")
+    for files in ([ndjson, ndjson], [parquet, parquet], [ndjson, parquet, ndjson, parquet]):
+        found = differences(files)
+        assert not found, "\n".join(found)
+
+
 def test_the_regression_base_line_is_plain(tmp_path):
     """Regression lines start from a line the columnar statement takes itself."""
     path = write_ndjson(tmp_path / "base.ndjson", [regression()])
