@@ -8,16 +8,11 @@ CREATE OR REPLACE TABLE, partitioned by their day and clustered by their keys (M
 so a page's day filter reads only its partitions. BigQuery needs no snapshot: a reader
 queries the dataset, and each table changes atomically (one job).
 
-The billing export is still copied into billing_line_items, not read in place: what makes a
-row of that table (its row id, a hash of the row's canonical content; USD at the export's
-rate rounded half-even; the SKU's accelerator and accelerator-seconds from accelerators/;
-quarantine of a row that fails a check, with its reason) is done in Python by the billing
-source, and the marts read those columns. Reading the export in place would need that
-normalisation as SQL over the export (a view), a second copy of the rules; and bqemulator
-1.4.0 has no ingestion-time partitions (`_PARTITIONTIME` reads as now), so the tests could
-not bound such a view's scan as Google's export is bounded. The copy is incremental (only
-rows not taken before, docs/bigquery.md) and stays inside BigQuery's location when both
-live there."""
+The billing export beside the warehouse is read in place (pipelines/sources/gcp_billing/
+in_place.py): one model normalises its rows inside BigQuery into a scratch table
+(`scratch_from_query`, the export read through `query_reading`'s sources) and the new ones
+are inserted from there; only the rows the model cannot prove plain are read out for the
+per-row normaliser (docs/bigquery.md, "The billing export read in place")."""
 
 from __future__ import annotations
 
