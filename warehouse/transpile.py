@@ -286,12 +286,15 @@ def _element_lambdas(node: exp.Expr, ordered: bool = True) -> exp.Expr:
 
 def _text_functions(node: exp.Expr) -> exp.Expr:
     """sha256(x) is DuckDB's hex digest (BigQuery's SHA256 gives bytes), and strftime(t, f)
-    formats a TIMESTAMP (SQLGlot writes FORMAT_DATE, which BigQuery refuses a TIMESTAMP)."""
+    with a time of day formats a TIMESTAMP (SQLGlot writes FORMAT_DATE, which BigQuery refuses
+    a TIMESTAMP)."""
     if isinstance(node, exp.SHA2) and str(node.args.get("length", "256")) == "256":
         # lower-case as DuckDB writes it (BigQuery's TO_HEX is; bqemulator's is not)
         return exp.func("LOWER", exp.func("TO_HEX", exp.func("SHA256", node.this.copy())))
-    if isinstance(node, exp.TimeToStr) and isinstance(node.args.get("format"), exp.Literal):
-        return exp.func("FORMAT_TIMESTAMP", node.args["format"].copy(), node.this.copy())
+    form = node.args.get("format") if isinstance(node, exp.TimeToStr) else None
+    if isinstance(form, exp.Literal) and any(p in form.name for p in ("%H", "%M", "%S")):
+        # a time of day: a TIMESTAMP (a date-only format keeps SQLGlot's FORMAT_DATE)
+        return exp.func("FORMAT_TIMESTAMP", form.copy(), node.this.copy())
     return node
 
 
