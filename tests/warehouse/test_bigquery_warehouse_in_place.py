@@ -21,6 +21,7 @@ from clients import bigquery as bq
 from collectors.gcp_billing.bigquery import source_name
 from collectors.gcp_billing.normalise import normalise
 from collectors.gcp_billing.read import BillingRead
+from collectors.gcp_billing.schema import EXPORT_FIELDS, ExportField
 from collectors.limits import DEFAULT_LIMITS
 from pipelines.loading import run_limits, store_quarantine
 from pipelines.sources.gcp_billing import export as export_module
@@ -89,7 +90,7 @@ def export_table(
     return TABLE
 
 
-def _config(root: Path, endpoint: str, dataset: str) -> Config:
+def _config(root: Path, endpoint: str, dataset: str, table: str = TABLE) -> Config:
     path = root / f"{dataset}.yaml"
     path.write_text(
         f"""
@@ -97,7 +98,7 @@ warehouse: {{kind: bigquery, project: {PROJECT}, dataset: {dataset}, endpoint: "
 history_start: 2026-10-01
 sources:
   gcp_billing:
-    bigquery: {{table: {TABLE}, endpoint: "{endpoint}", max_bytes_billed: 5000000}}
+    bigquery: {{table: {table}, endpoint: "{endpoint}", max_bytes_billed: 5000000}}
 """
     )
     return load_config(path)
@@ -237,3 +238,24 @@ def test_bigquery_warehouse_in_place_model_runs_on_duckdb(
             assert have == value, (column, have, value)
     # a b e f h j k and any row appended late (plain), not c d g i m
     assert plain >= 7
+
+
+def test_bigquery_warehouse_reads_out_an_export_with_a_field_it_does_not_know(
+    bigquery_emulator: BigQueryEmulator, tmp_path: Path
+) -> None:
+    """A column Google adds is in the row id and in extra_fields, which the model does not
+    write: such a table is read out, row by row, as before (and an empty one reads nothing)."""
+    table = TABLE.replace("export_in_place", "export_new_field")
+    fields = (*EXPORT_FIELDS, ExportField("new_google_field", "STRING", "NULLABLE"))
+    bq.create_day_partitioned_table(bigquery_emulator.client(), table, fields)
+    row = billing_row(hour="2026-10-01 00", cost="5", new_google_field="x")
+    row["invoice"] = {"month": row["invoice"]["month"]}
+    path = write_ndjson(tmp_path / "rows.ndjson", [row])
+    bq.append_file(bigquery_emulator.client(), table, path)
+    endpoint = bigquery_emulator.endpoint
+    config = _config(tmp_path, endpoint, "new_field", table)
+    warehouse = BigQueryWarehouse(PROJECT, "new_field", endpoint=endpoint)
+    warehouse.ensure_schema()
+    assert _take(config, warehouse) == (1, 0, 0)
+    (line,) = _table(warehouse, "billing_line_items", "row_id")
+    assert line["extra_fields"] == '{"new_google_field": "x"}' and line["cost"] == Decimal(5)
