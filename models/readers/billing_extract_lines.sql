@@ -76,24 +76,27 @@ typed AS MATERIALIZED (
         *,
         CASE WHEN regexp_full_match(n_cost, '-?(0|[1-9][0-9]{0,28})(\.[0-9]{1,9})?') THEN CAST(n_cost AS DECIMAL(38, 9)) END AS cost,
         CASE WHEN regexp_full_match(n_cost_at_list, '-?(0|[1-9][0-9]{0,28})(\.[0-9]{1,9})?') THEN CAST(n_cost_at_list AS DECIMAL(38, 9)) END AS cost_at_list,
-        CASE WHEN regexp_full_match(n_usage_amount, '-?(0|[1-9][0-9]{0,28})(\.[0-9]{1,9})?') THEN CAST(n_usage_amount AS DECIMAL(38, 9)) END AS usage_amount,
+        -- usage below 1e25 and credits below 1e20 (far past any limit): usage times 3,600
+        -- seconds and a row's credits summed stay inside DECIMAL(38, 9), which would
+        -- otherwise fail the whole statement
+        CASE WHEN regexp_full_match(n_usage_amount, '-?(0|[1-9][0-9]{0,24})(\.[0-9]{1,9})?') THEN CAST(n_usage_amount AS DECIMAL(38, 9)) END AS usage_amount,
         CASE WHEN regexp_full_match(n_usage_amount_in_pricing_units, '-?(0|[1-9][0-9]{0,28})(\.[0-9]{1,9})?') THEN CAST(n_usage_amount_in_pricing_units AS DECIMAL(38, 9)) END AS usage_amount_in_pricing_units,
         -- below 1e10: the per-row reader's rate.quantize(1e-18) fails past 28 digits
         CASE WHEN regexp_full_match(n_currency_conversion_rate, '-?(0|[1-9][0-9]{0,9})(\.[0-9]{1,18})?')
             THEN CAST(n_currency_conversion_rate AS DECIMAL(38, 18)) END AS rate,
         CASE WHEN accelerator_type IS NOT NULL THEN CAST(
-            CASE WHEN regexp_full_match(n_usage_amount, '-?(0|[1-9][0-9]{0,28})(\.[0-9]{1,9})?')
+            CASE WHEN regexp_full_match(n_usage_amount, '-?(0|[1-9][0-9]{0,24})(\.[0-9]{1,9})?')
             THEN CAST(n_usage_amount AS DECIMAL(38, 9)) END * seconds_per_unit AS DECIMAL(38, 9)
         ) END AS accelerator_seconds,
         list_transform(coalesce(r.credits, []), lambda x: {
             'name': x.name,
-            'amount': coalesce(CASE WHEN regexp_full_match(nullif(trim(CAST(x.amount AS VARCHAR), '"'), ''), '-?(0|[1-9][0-9]{0,28})(\.[0-9]{1,9})?')
+            'amount': coalesce(CASE WHEN regexp_full_match(nullif(trim(CAST(x.amount AS VARCHAR), '"'), ''), '-?(0|[1-9][0-9]{0,19})(\.[0-9]{1,9})?')
                 THEN CAST(nullif(trim(CAST(x.amount AS VARCHAR), '"'), '') AS DECIMAL(38, 9)) END, CAST(0 AS DECIMAL(38, 9))),
             'full_name': x.full_name,
             'id': x.id,
             'type': x.type,
             'ok': x IS NOT NULL AND (nullif(trim(CAST(x.amount AS VARCHAR), '"'), '') IS NULL
-                OR regexp_full_match(nullif(trim(CAST(x.amount AS VARCHAR), '"'), ''), '-?(0|[1-9][0-9]{0,28})(\.[0-9]{1,9})?')
+                OR regexp_full_match(nullif(trim(CAST(x.amount AS VARCHAR), '"'), ''), '-?(0|[1-9][0-9]{0,19})(\.[0-9]{1,9})?')
                 AND fl_digits_ok(nullif(trim(CAST(x.amount AS VARCHAR), '"'), '')))
         }) AS credit_rows
     FROM texts

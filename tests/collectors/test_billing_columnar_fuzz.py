@@ -91,6 +91,14 @@ REGRESSIONS: list[tuple[str, str]] = [
         regression(price={"effective_price": "0." + "0" * 1001 + "1", "unit": "hour"}),
     ),
     (
+        "usage of 29 nines GPU-hours: usage times 3,600 overflowed DECIMAL(38, 9) (run failed)",
+        regression(usage={"amount": "9" * 29, "unit": "hour", "pricing_unit": "hour"}),
+    ),
+    (
+        "two credits of 29 nines: their sum overflowed DECIMAL(38, 9) (the run failed)",
+        regression(credits=[{"name": "a", "amount": "9" * 29}, {"name": "b", "amount": "9" * 29}]),
+    ),
+    (
         "a rate of 1e10 or more: the per-row reader's rate.quantize(1e-18) fails (quarantined)",
         regression(currency="XXX", currency_conversion_rate="12345678901.5"),
     ),
