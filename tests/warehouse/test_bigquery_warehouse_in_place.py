@@ -73,7 +73,12 @@ def _rows() -> list[dict[str, Any]]:
             usage_seconds=7236160900300800,
         ),
         "m": billing_row(hour="2026-10-01 10", cost=1, labels={"team": "x"}),
+        # a NUMERIC price of 29 significant digits: the row id's Decimal.normalize() keeps 28
+        "n": billing_row(hour="2026-10-01 11", cost=4),
+        # a rate of 2e10: the normaliser's rate.quantize(1e-18) fails (quarantined)
+        "o": billing_row(hour="2026-10-01 12", cost=4, currency="XYZ", rate=2e10),
     }
+    rows["n"]["price"] = {"effective_price": "12345678901234567890.123456789", "unit": "hour"}
     rows["m"]["labels"].append({"key": "team", "value": "y"})  # a key twice: the later wins
     rows["k"] = dict(rows["a"])  # the same row twice in the table
     for row in rows.values():
@@ -142,24 +147,24 @@ def test_bigquery_warehouse_reads_the_export_in_place_as_read_out(
         warehouse.ensure_schema()
     assert in_place_export(here_config, here) is not None
 
-    # 12 rows: 11 good, of which k is a again (one row id); i ends before it starts.
-    # In place: 7 plain (a b e f h j k); c d g m handed over, and i (quarantined by the normaliser).
+    # 14 rows: 12 good, of which k is a again (one row id); i ends before it starts, o's rate
+    # fails. In place: 7 plain (a b e f h j k); c d g m n handed over, and i o (quarantined).
     before, said = len(bigquery_emulator.queries()), []
-    assert _take(here_config, here, said) == (10, 1, 1)
-    # a, b, e, f, h, j, k plain (k's row id is a's: 6 new), c, d, g, i, m handed over
-    assert "12 export rows read in place: 7 written by SQL (6 new), 5 handed" in " ".join(said)
+    assert _take(here_config, here, said) == (11, 1, 2)
+    # a, b, e, f, h, j, k plain (k's row id is a's: 6 new), c, d, g, i, m, n, o handed over
+    assert "14 export rows read in place: 7 written by SQL (6 new), 7 handed" in " ".join(said)
     ran = [
         sql for sql, _ in bigquery_emulator.queries()[: len(bigquery_emulator.queries()) - before]
     ]
     with monkeypatch.context() as patch:  # today's path: every row read out, row by row
         patch.setattr(export_module, "in_place_export", lambda *_: None)
-        assert _take(out_config, out) == (10, 1, 1)
+        assert _take(out_config, out) == (11, 1, 2)
 
     lines = _table(here, "billing_line_items", "row_id")
     assert lines == _table(out, "billing_line_items", "row_id")
     assert _table(here, "quarantine", "quarantine_id") == _table(out, "quarantine", "quarantine_id")
     by_hour = {r["usage_start"].hour: r for r in lines}
-    assert len(lines) == 10 and {r["source"] for r in lines} == {source_name(TABLE)}
+    assert len(lines) == 11 and {r["source"] for r in lines} == {source_name(TABLE)}
     # b: 15037.5 JPY / 150.123 = 100.167862353 USD; credits -1503.75 - 0.5 = -1504.25 JPY
     # = -10.020449898 USD (half to even at 9 places).
     assert by_hour[1]["cost_usd"] == _usd("15037.5", "150.123") == Decimal("100.167862353")
@@ -183,7 +188,7 @@ def test_bigquery_warehouse_reads_the_export_in_place_as_read_out(
     assert all("_PARTITIONTIME >= TIMESTAMP(@since_day)" in sql for sql in reads)
 
     # A rerun: every row is read again, none is new, nothing changes.
-    assert _take(here_config, here) == (0, 11, 0)
+    assert _take(here_config, here) == (0, 12, 0)
     assert _table(here, "billing_line_items", "row_id") == lines
     # A late credit for Oct 1, exported Oct 9 (a later partition): taken once.
     late = billing_row(
@@ -194,7 +199,7 @@ def test_bigquery_warehouse_reads_the_export_in_place_as_read_out(
     bigquery_emulator.load([write_ndjson(tmp_path / "late.ndjson", [late])], TABLE)
     new, _, _ = _take(here_config, here)
     assert new == 1
-    assert len(_table(here, "billing_line_items", "row_id")) == 11
+    assert len(_table(here, "billing_line_items", "row_id")) == 12
     # The scan is bounded: the watermark is now Oct 9 06:00, so the next read starts at
     # Oct 6 06:00 (trailing_days 3) and finds only the late row, already taken.
     assert _take(here_config, here) == (0, 1, 0)
@@ -241,7 +246,7 @@ def test_bigquery_warehouse_in_place_model_runs_on_duckdb(
             if column == "source_line":
                 continue
             assert have == value, (column, have, value)
-    # a (and k, and the late credit) b e f h j: not c d g i m (hours 2, 3, 6, 8, 10)
+    # a (and k, and the late credit) b e f h j: not c d g i m n o (hours 2, 3, 6, 8, 10-12)
     assert plain == {0, 1, 4, 5, 7, 9}
 
 
