@@ -229,11 +229,11 @@ def _element_rows(source: exp.Expr, ordered: bool) -> tuple[str, exp.Expr]:
         isinstance(e, exp.Array) and not e.expressions for e in source.expressions
     ):
         source = source.this
-    return ("WITH OFFSET AS __o" if ordered else ""), source
+    return ("WITH OFFSET AS element_at" if ordered else ""), source
 
 
 def _ordered_by(ordered: bool) -> str:
-    return " ORDER BY __o" if ordered else ""
+    return " ORDER BY element_at" if ordered else ""
 
 
 def _element_lambdas(node: exp.Expr, ordered: bool = True) -> exp.Expr:
@@ -289,7 +289,7 @@ def _text_functions(node: exp.Expr) -> exp.Expr:
     with a time of day formats a TIMESTAMP (SQLGlot writes FORMAT_DATE, which BigQuery refuses
     a TIMESTAMP)."""
     if isinstance(node, exp.SHA2) and str(node.args.get("length", "256")) == "256":
-        # lower-case as DuckDB writes it (BigQuery's TO_HEX is; bqemulator's is not)
+        # lower-case as DuckDB's (BigQuery's TO_HEX is: SQLGlot writes LOWER(TO_HEX(x)) as TO_HEX)
         return exp.func("LOWER", exp.func("TO_HEX", exp.func("SHA256", node.this.copy())))
     form = node.args.get("format") if isinstance(node, exp.TimeToStr) else None
     if isinstance(form, exp.Literal) and any(p in form.name for p in ("%H", "%M", "%S")):

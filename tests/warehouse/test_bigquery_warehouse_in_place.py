@@ -23,6 +23,7 @@ from collectors.gcp_billing.normalise import normalise
 from collectors.gcp_billing.read import BillingRead
 from collectors.gcp_billing.schema import EXPORT_FIELDS, ExportField
 from collectors.limits import DEFAULT_LIMITS
+from models.readers import reader_sql
 from pipelines.loading import run_limits, store_quarantine
 from pipelines.sources.gcp_billing import export as export_module
 from pipelines.sources.gcp_billing.export import take_export
@@ -32,6 +33,7 @@ from tests.bigquery_emulator import PROJECT, BigQueryEmulator
 from tests.conftest import billing_row, credit, write_ndjson
 from warehouse.arrow_sql import ArrowSQL
 from warehouse.bigquery import BigQueryWarehouse
+from warehouse.transpile import to_bigquery
 
 TABLE = f"{PROJECT}.export_in_place.gcp_billing_export_resource_v1_01ABCD_234567_89EF01"
 NOW = datetime(2026, 10, 10, 12)
@@ -269,3 +271,17 @@ def test_bigquery_warehouse_reads_out_an_export_with_a_field_it_does_not_know(
     assert _take(config, warehouse) == (1, 0, 0)
     (line,) = _table(warehouse, "billing_line_items", "row_id")
     assert line["extra_fields"] == '{"new_google_field": "x"}' and line["cost"] == Decimal(5)
+
+
+def test_bigquery_warehouse_in_place_model_transpiles_with_its_bounds_in_the_scan() -> None:
+    """On BigQuery itself: the elements of a repeated record in their order (WITH OFFSET), the
+    hex digest (TO_HEX: lower-case), and the export's bounds in the model's own scan of it."""
+    bounded = "SELECT * FROM `a-b.c.t` WHERE _PARTITIONTIME >= TIMESTAMP(@since_day)"
+    sources = (("billing_export", bounded), ("skus", "p.d.skus_x"), ("units", "p.d.units_x"))
+    sql = to_bigquery(reader_sql("billing_export_normalised"), "p.d", True, sources)
+    assert "FROM `a-b.c.t` AS e WHERE _PARTITIONTIME >= TIMESTAMP(@since_day)" in sql
+    assert "TO_HEX(SHA256(" in sql and "JOIN `p`.d.skus_x AS k" in sql
+    assert (
+        sql.count("WITH OFFSET AS element_at") == sql.count("FROM UNNEST(") - 5
+    )  # sums, distinct keys: no order
+    assert "TRANSFORM(" not in sql and "MAP_FROM_ENTRIES" not in sql and "FORMAT_DATE" not in sql
