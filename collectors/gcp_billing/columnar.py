@@ -166,14 +166,19 @@ def _parquet_records(path: Path, numbers: list[int]) -> Iterator[tuple[int, Any,
     yield from ((n, record, "") for n, record in zip(numbers, rows, strict=True))
 
 
+# The largest bound the statement is given: a bound past DECIMAL(38, 9) fails the cast of the
+# parameter; a smaller one only sends the (never plain) rows above it to the normaliser.
+MAX_BOUND = Decimal(10) ** 28
+
+
 def _params(ingested_at: datetime, limits: Limits) -> dict[str, Any]:
     span = limits.max_row_span
     return {
         "earliest": limits.earliest,
         "latest": limits.latest,
-        "max_money": limits.max_money,
-        "max_usage": limits.max_usage,
-        "max_accelerator_seconds": limits.max_accelerator_seconds,
+        "max_money": min(limits.max_money, MAX_BOUND),
+        "max_usage": min(limits.max_usage, MAX_BOUND),
+        "max_accelerator_seconds": min(limits.max_accelerator_seconds, MAX_BOUND),
         "max_span_us": (span.days * 86_400 + span.seconds) * 1_000_000 + span.microseconds,
         "ingested_at": ingested_at,
     }

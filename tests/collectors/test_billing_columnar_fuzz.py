@@ -35,7 +35,7 @@ import pytest
 from collectors.gcp_billing.columnar import plain_rows
 from collectors.gcp_billing.read import BillingRead, iter_billing_batches
 from collectors.gcp_billing.schema import BILLING_SCHEMA, EXPORT_FIELDS, EXPORT_PARQUET_SCHEMA
-from collectors.limits import DEFAULT_LIMITS
+from collectors.limits import DEFAULT_LIMITS, Limits
 from simulator import DEFAULT_START
 from simulator.billing import day_rows
 from simulator.clock import DAY_US, day_start_us
@@ -1249,6 +1249,23 @@ def test_a_parquet_name_with_glob_characters_reads_alike(tmp_path, name):
     shutil.copy(path, tmp_path / name.replace("[1]", "1").replace("*", "1").replace("?", "1"))
     found = differences([path])
     assert not found, "\n".join(found)
+
+
+def test_limits_past_decimal_38_9_read_alike(tmp_path):
+    """Limits a caller may build (the config file stops at 1e26): a bound of 1e30 failed the
+    statement's cast of its parameter to DECIMAL(38, 9)."""
+    path = write_ndjson(tmp_path / "a.ndjson", [regression(), regression(cost=5e28)])
+    big = Decimal(10) ** 30
+    limits = Limits(max_money=big, max_usage=big, max_accelerator_seconds=big)
+    out = []
+    for engine in (None, ArrowSQL(threads=1)):
+        stats = BillingRead()
+        batches = list(iter_billing_batches([path], stats, None, NOW, limits=limits, engine=engine))
+        out.append((pa.concat_tables(batches).to_pylist(), stats.quarantined))
+        if engine is not None:
+            engine.close()
+    assert out[0] == out[1]
+    assert len(out[0][0]) == 2
 
 
 def test_the_regression_base_line_is_plain(tmp_path):
