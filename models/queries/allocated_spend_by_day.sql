@@ -18,13 +18,17 @@ WITH run_cost AS (
            from_nanos(d.direct_nanos)
     FROM run_direct_costs AS d JOIN jobs AS j USING (run_id)
 )
+-- The group is chosen in a subquery and grouped by outside it (portable SQL: bqemulator binds
+-- `GROUP BY grp` of a CASE over a parameter as the columns inside it).
+SELECT day, grp, sum(cost) AS spend
+FROM (
 SELECT c.day,
        CASE $group_by
            WHEN 'team' THEN j.team_
            WHEN 'project' THEN j.project_id
            WHEN 'accelerator_type' THEN j.accelerator_type
        END AS grp,
-       sum(c.cost) AS spend
+       c.cost
 FROM run_cost AS c
 JOIN (SELECT *, coalesce(team, '__unallocated__') AS team_ FROM jobs) AS j USING (run_id)
 WHERE (array_length($teams) = 0 OR list_contains($teams, j.team_))
@@ -35,4 +39,5 @@ WHERE (array_length($teams) = 0 OR list_contains($teams, j.team_))
        OR list_contains($workload_classes, j.workload_class))
   AND (array_length($label_keys) = 0
        OR list_has_all(map_entries(j.labels), map_entries(map($label_keys, $label_values))))
-GROUP BY c.day, grp
+) AS scoped
+GROUP BY day, grp

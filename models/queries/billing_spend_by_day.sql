@@ -10,13 +10,17 @@
 -- @param accelerator_types: accelerator types to include (VARCHAR[]); empty: any.
 -- @param label_keys: label keys that must be present (VARCHAR[]); empty: any labels.
 -- @param label_values: the value each of label_keys must have, in the same order (VARCHAR[]).
+-- The group is chosen in a subquery and grouped by outside it (portable SQL: bqemulator binds
+-- `GROUP BY grp` of a CASE over a parameter as the columns inside it).
+SELECT day, grp, sum(spend_usd) AS spend
+FROM (
 SELECT usage_day AS day,
        CASE $group_by
            WHEN 'team' THEN team
            WHEN 'project' THEN project_id
            WHEN 'accelerator_type' THEN accelerator_type
        END AS grp,
-       sum(spend_usd) AS spend
+       spend_usd
 FROM (
     SELECT usage_day, project_id, accelerator_type, cost_usd + credits_total_usd AS spend_usd,
            coalesce(row_team(labels), '__unallocated__') AS team,
@@ -39,4 +43,5 @@ WHERE (array_length($teams) = 0 OR list_contains($teams, team))
   AND (array_length($projects) = 0 OR list_contains($projects, project_id))
   AND (array_length($accelerator_types) = 0 OR list_contains($accelerator_types, accelerator_type))
   AND labels_match
-GROUP BY usage_day, grp
+) AS scoped
+GROUP BY day, grp

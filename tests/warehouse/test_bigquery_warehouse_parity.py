@@ -28,6 +28,10 @@ import pyarrow.compute as pc
 import pytest
 
 import models
+from budgets.budget_file import load_budgets, parse_budgets
+from budgets.evaluate import evaluate_budgets, raise_alerts
+from budgets.fx import load_fx_rates
+from budgets.status import from_rows, to_arrow
 from clients import bigquery as bq
 from clients.bigquery import BigQueryError, drop_dataset
 from pipelines.runner import run_pipeline
@@ -147,6 +151,84 @@ def test_bigquery_warehouse_marts_match_duckdb(engines):
     # Every mart has rows on this fleet but the ones the fleet has no input for.
     empty = {name for name, (rows, _) in engines.built.items() if rows == 0}
     assert empty <= {"egress_daily", "run_direct_costs"}, empty
+
+
+# Scopes the fleet's own budgets.yaml leaves out: the allocated basis (a workload class), labels
+# on both bases, several lists at once; and spend-change rules grouped every way.
+EXTRA_BUDGETS = {
+    "budgets": [
+        {
+            "name": "llm-runs",
+            "scope": {
+                "team": ["llm"],
+                "workload_class": ["training", "batch_inference"],
+                "labels": {"retry": "false"},
+            },
+            "period": "quarter",
+            "amount": "100",
+        },
+        {
+            "name": "llm-labelled",
+            "scope": {"project": ["acme-llm-prod"], "labels": {"team": "llm"}},
+            "amount": "100",
+        },
+    ],
+    "rules": {
+        "spend_change": [
+            {"name": f"by-{group}", "group_by": group, "baseline_days": 1, "above_pct": 1}
+            for group in ("team", "project", "accelerator_type")
+        ]
+        + [
+            {
+                "name": "runs-by-team",
+                "group_by": "team",
+                "scope": {"workload_class": ["training"]},
+                "baseline_days": 1,
+                "above_pct": 1,
+            }
+        ],
+    },
+}
+
+
+def _statuses(rows: pa.Table) -> list[dict[str, Any]]:
+    return sorted(
+        ({k: _value(v) for k, v in row.items()} for row in rows.to_pylist()),
+        key=lambda r: (r["budget"], r["period_start"]),
+    )
+
+
+def test_bigquery_warehouse_budget_status_and_alerts_match_duckdb(engines):
+    # The budget_status and alerts assets' queries (billing_bounds, billing_spend_by_day,
+    # allocated_spend_by_day, the efficiency and health rules') on both engines: the same
+    # statuses and alerts, written to budget_status and read back by budget_status_rows (as
+    # the alerts asset reads them).
+    config_path = engines.duck.path.parent / "flopledger.yaml"
+    config = load_config(config_path)
+    fleet = load_budgets(config.budgets)
+    extra = parse_budgets(EXTRA_BUDGETS)
+    budgets = fleet.model_copy(
+        update={
+            "budgets": fleet.budgets + extra.budgets,
+            "rules": fleet.rules.model_copy(
+                update={"spend_change": fleet.rules.spend_change + extra.rules.spend_change}
+            ),
+        }
+    )
+    rates, now = load_fx_rates(config.fx_rates), datetime(2026, 3, 3, 6)
+    found = {}
+    for name, warehouse in (("duck", engines.duck), ("bq", engines.bq)):
+        statuses = evaluate_budgets(warehouse, budgets, rates, now)
+        assert warehouse.replace_all("budget_status", to_arrow(statuses)) == len(statuses)
+        rows = warehouse.query(models.query_sql("budget_status_rows"))
+        alerts = raise_alerts(warehouse, budgets, from_rows(rows.to_pylist()), now)
+        found[name] = (_statuses(rows), sorted(a.alert_id for a in alerts))
+    duck, bq_found = found["duck"], found["bq"]
+    assert duck[0] == bq_found[0]
+    assert duck[1] == bq_found[1]
+    # Every budget measured something: the scopes match spend on this fleet.
+    spent = {r["budget"] for r in duck[0] if r["spend_to_date"] > 0}
+    assert spent == {b.name for b in budgets.budgets}, spent
 
 
 def test_bigquery_warehouse_money_is_exact_decimal(engines):
