@@ -89,6 +89,22 @@ def iter_billing_batches(
         yield from flush()
 
 
+def in_batches_of(batches: Iterable[pa.Table], rows: int) -> Iterator[pa.Table]:
+    """The same rows in the same order, in tables of at least `rows` (the last may be
+    smaller): the readers yield a table per extract, and each warehouse insert costs a scan
+    of the keys already stored, so fewer, larger inserts are far cheaper."""
+    pending: list[pa.Table] = []
+    held = 0
+    for batch in batches:
+        pending.append(batch)
+        held += batch.num_rows
+        if held >= rows:
+            yield pa.concat_tables(pending)
+            pending, held = [], 0
+    if pending:
+        yield pa.concat_tables(pending)
+
+
 def _columnar_input(path: Path) -> bytes | None | bool:
     """What the columnar reader takes of a file: an NDJSON extract's bytes, None for a
     Parquet extract of the export's schema, False for a file the per-row reader reads."""

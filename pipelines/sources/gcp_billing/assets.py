@@ -3,7 +3,7 @@
 import dagster as dg
 
 from collectors.gcp_billing.days import files_for_days
-from collectors.gcp_billing.read import BillingRead, iter_billing_batches
+from collectors.gcp_billing.read import BillingRead, in_batches_of, iter_billing_batches
 from pipelines.inputs import source_inputs
 from pipelines.loading import counts_metadata, run_limits, store_quarantine
 from pipelines.partitions import daily_raw_asset, window_days
@@ -12,6 +12,8 @@ from pipelines.run_tags import run_now, window_only
 from pipelines.sources.gcp_billing.export import take_export, taken_through
 from warehouse.arrow_sql import ArrowSQL
 
+# Rows per warehouse insert (each scans the keys stored): ~100k rows is ~100 MB of Arrow.
+INSERT_ROWS = 100_000
 REREAD = "already taken (the export table's trailing window, read again)"
 
 
@@ -44,9 +46,10 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         # Extracts read in columns (collectors/gcp_billing/columnar.py: DuckDB proves the
         # common rows plain; the per-row normaliser takes the rest), the same rows either way.
         with ArrowSQL() as engine:
-            for batch in iter_billing_batches(
+            batches = iter_billing_batches(
                 paths, stats, days, ingested_at=now, limits=limits, engine=engine
-            ):
+            )
+            for batch in in_batches_of(batches, INSERT_ROWS):
                 inserted = warehouse.insert_new("billing_line_items", batch, "row_id")
                 new += inserted
                 duplicates += batch.num_rows - inserted
