@@ -284,17 +284,73 @@ def _element_lambdas(node: exp.Expr, ordered: bool = True) -> exp.Expr:
     return node
 
 
+@cache
+def column_types() -> dict[str, frozenset[exp.DataType.Type]]:
+    """Each raw table column's name (models/raw DDL) with the types it is declared with."""
+    found: dict[str, set[exp.DataType.Type]] = {}
+    for table in models.raw_tables():
+        tree = sqlglot.parse_one(without_comments(table.sql), read="duckdb")
+        for definition in tree.find_all(exp.ColumnDef):
+            kind = definition.args.get("kind")
+            if isinstance(kind, exp.DataType) and isinstance(definition.parent, exp.Schema):
+                found.setdefault(definition.name, set()).add(kind.this)
+    return {name: frozenset(kinds) for name, kinds in found.items()}
+
+
+def time_kind(node: exp.Expr) -> str | None:
+    """'DATE' or 'TIMESTAMP' where an expression's type shows in the SQL (a CAST, a DATE or
+    TIMESTAMP literal, CURRENT_DATE, a raw table's column declared with only that type),
+    else None."""
+    if isinstance(node, exp.Paren):
+        return time_kind(node.this)
+    if isinstance(node, exp.Cast | exp.TryCast):
+        kind = node.to.this
+        return (
+            "DATE"
+            if kind == exp.DataType.Type.DATE
+            else ("TIMESTAMP" if kind in _TIMESTAMPS else None)
+        )
+    if isinstance(node, exp.CurrentDate | exp.Date | exp.DateStrToDate):
+        return "DATE"
+    if isinstance(node, exp.CurrentTimestamp):
+        return "TIMESTAMP"
+    if isinstance(node, exp.Column):
+        kinds = column_types().get(node.name, frozenset())
+        if kinds == {exp.DataType.Type.DATE}:
+            return "DATE"
+        if kinds and kinds <= set(_TIMESTAMPS):
+            return "TIMESTAMP"
+    return None
+
+
+def _time_format(node: exp.TimeToStr) -> exp.Expr:
+    """strftime(t, f) by t's type, as BigQuery types it (SQLGlot writes FORMAT_DATE for all,
+    which BigQuery refuses a TIMESTAMP; the emulator takes it): a DATE with a date-only format
+    is FORMAT_DATE(f, d); a TIMESTAMP is FORMAT_TIMESTAMP(f, t, 'UTC'); anything else (a type
+    the SQL does not show, or a DATE with a time of day) is FORMAT_TIMESTAMP(f, CAST(t AS
+    TIMESTAMP), 'UTC'), right for a DATE (its midnight UTC, as DuckDB formats it) and a
+    TIMESTAMP alike. DuckDB's naive timestamps are UTC: 'UTC' says so, whatever the default."""
+    form = node.args.get("format")
+    if not isinstance(form, exp.Literal):
+        return node
+    kind = time_kind(node.this)
+    time_of_day = any(p in form.name for p in ("%H", "%M", "%S", "%f", "%I", "%p"))
+    if kind == "DATE" and not time_of_day:
+        return exp.func("FORMAT_DATE", form.copy(), node.this.copy())
+    value = node.this.copy()
+    if kind != "TIMESTAMP":
+        value = exp.cast(value, exp.DataType.build("TIMESTAMP", dialect="bigquery"))
+    return exp.func("FORMAT_TIMESTAMP", form.copy(), value, exp.Literal.string("UTC"))
+
+
 def _text_functions(node: exp.Expr) -> exp.Expr:
     """sha256(x) is DuckDB's hex digest (BigQuery's SHA256 gives bytes), and strftime(t, f)
-    with a time of day formats a TIMESTAMP (SQLGlot writes FORMAT_DATE, which BigQuery refuses
-    a TIMESTAMP)."""
+    formats by t's type (`_time_format`)."""
     if isinstance(node, exp.SHA2) and str(node.args.get("length", "256")) == "256":
         # lower-case as DuckDB's (BigQuery's TO_HEX is: SQLGlot writes LOWER(TO_HEX(x)) as TO_HEX)
         return exp.func("LOWER", exp.func("TO_HEX", exp.func("SHA256", node.this.copy())))
-    form = node.args.get("format") if isinstance(node, exp.TimeToStr) else None
-    if isinstance(form, exp.Literal) and any(p in form.name for p in ("%H", "%M", "%S")):
-        # a time of day: a TIMESTAMP (a date-only format keeps SQLGlot's FORMAT_DATE)
-        return exp.func("FORMAT_TIMESTAMP", form.copy(), node.this.copy())
+    if isinstance(node, exp.TimeToStr):
+        return _time_format(node)
     return node
 
 

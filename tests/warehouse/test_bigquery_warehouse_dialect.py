@@ -42,6 +42,13 @@ MONTHS = (
     "SELECT CAST(strptime('20240131', '%Y%m%d') + INTERVAL 1 MONTH AS TIMESTAMP) AS a, "
     "TIMESTAMP '2024-03-31 05:06:07' - INTERVAL 1 MONTH AS b"
 )
+# strftime by its argument's type (FORMAT_DATE of a TIMESTAMP is refused by BigQuery): the
+# month of 2026-03-31 23:59:59 is 202603, of 2026-04-01 202604; a DATE with a time of day is
+# its midnight.
+FORMATS = (
+    "SELECT strftime(TIMESTAMP '2026-03-31 23:59:59', '%Y%m') AS a, "
+    "strftime(DATE '2026-04-01', '%Y%m') AS b, strftime(DATE '2026-04-01', '%Y-%m-%d %H:%M') AS c"
+)
 QUALIFY = (
     "SELECT a FROM (SELECT 1 AS a UNION ALL SELECT 2) AS t "
     "QUALIFY row_number() OVER (ORDER BY a DESC) = 1"
@@ -62,8 +69,15 @@ def _naive(value: object) -> object:
         (PERCENTILES, [(1, 2.0, 9.2, 3, 2.0, 10.0), (2, 4.0, 4.0, 2, 4.0, 4.0)]),
         (MONTHS, [(dt.datetime(2024, 2, 29), dt.datetime(2024, 2, 29, 5, 6, 7))]),
         (QUALIFY, [(2,)]),
+        (FORMATS, [("202603", "202604", "2026-04-01 00:00")]),
     ],
-    ids=["greatest-least-skip-nulls", "exact-percentiles", "calendar-intervals", "qualify"],
+    ids=[
+        "greatest-least-skip-nulls",
+        "exact-percentiles",
+        "calendar-intervals",
+        "qualify",
+        "strftime-by-type",
+    ],
 )
 def test_bigquery_warehouse_rewrites_give_duckdb_values(bigquery_emulator, sql, expected):
     on_duckdb = duckdb.sql(sql).fetchall()

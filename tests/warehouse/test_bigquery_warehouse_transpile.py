@@ -13,7 +13,7 @@ from dashboards import queries
 from settings import WarehouseConfig
 from warehouse import open_warehouse
 from warehouse.bigquery import BigQueryWarehouse
-from warehouse.transpile import columns, map_columns, to_bigquery
+from warehouse.transpile import columns, map_columns, time_kind, to_bigquery
 
 
 def test_bigquery_warehouse_macros_are_inlined():
@@ -132,7 +132,9 @@ def _bigquery_refuses(tree: exp.Expr) -> list[str]:
     - QUALIFY without WHERE, GROUP BY or HAVING (BigQuery requires one);
     - an aggregate's FILTER (WHERE ...) clause and ILIKE (BigQuery has neither);
     - a subquery reading a table in a JOIN's ON ("Unsupported subquery with table in join
-      predicate"; one over UNNEST of an array is allowed)."""
+      predicate"; one over UNNEST of an array is allowed);
+    - FORMAT_DATE of anything the SQL does not show to be a DATE (BigQuery refuses it a
+      TIMESTAMP: "No matching signature for function FORMAT_DATE"; the emulator formats it)."""
     found = [f"LATERAL {n.sql('bigquery')[:50]}" for n in tree.find_all(exp.Lateral)]
     found += [
         f"aggregate {n.sql('bigquery')[:50]}"
@@ -162,6 +164,11 @@ def _bigquery_refuses(tree: exp.Expr) -> list[str]:
         on = join.args.get("on")
         if on is not None and any(q.find(exp.Table) for q in on.find_all(exp.Select)):
             found.append(f"table subquery in ON {on.sql('bigquery')[:50]}")
+    found += [
+        f"FORMAT_DATE of a TIMESTAMP {n.sql('bigquery')[:50]}"
+        for n in tree.find_all(exp.TimeToStr)
+        if isinstance(n.this, exp.TsOrDsToDate) and time_kind(n.this.this) != "DATE"
+    ]
     return found
 
 
@@ -174,6 +181,7 @@ def test_bigquery_warehouse_refusal_check_catches_each_form():
         "NULL-returning": "SELECT greatest(a, b) FROM t",
         "QUALIFY alone": "SELECT a FROM t QUALIFY row_number() OVER () = 1",
         "table subquery in ON": "SELECT * FROM a JOIN b ON EXISTS (SELECT 1 FROM c WHERE c.k = a.k)",
+        "FORMAT_DATE of a TIMESTAMP": "SELECT strftime(billing_period_start, '%Y%m') FROM t",
     }
     for kind, sql in forms.items():
         raw = sqlglot.parse_one(
@@ -257,3 +265,32 @@ def test_bigquery_warehouse_decimal_text_keeps_every_place():
     # NUMERIC to STRING would write '-3.24': FORMAT('%.9f') keeps DuckDB's text.
     sql = to_bigquery("SELECT CAST(CAST(x AS DECIMAL(38, 9)) AS VARCHAR) FROM t")
     assert "FORMAT('%.9f', CAST(x AS NUMERIC(38, 9)))" in sql
+
+
+def test_bigquery_warehouse_strftime_formats_by_the_arguments_type():
+    # SQLGlot writes every strftime as FORMAT_DATE, which BigQuery refuses a TIMESTAMP. A DATE
+    # (usage_day is DATE in models/raw; a CAST; CURRENT_DATE) keeps FORMAT_DATE; a TIMESTAMP
+    # (billing_period_start is TIMESTAMP in models/raw) is FORMAT_TIMESTAMP in UTC; a type the
+    # SQL does not show, or a DATE with a time of day, is cast to TIMESTAMP (right for both).
+    emitted = {
+        "usage_day": "FORMAT_DATE('%Y%m', usage_day)",
+        "CAST(t AS DATE)": "FORMAT_DATE('%Y%m', CAST(t AS DATE))",
+        "current_date": "FORMAT_DATE('%Y%m', CURRENT_DATE)",
+        "billing_period_start": "FORMAT_TIMESTAMP('%Y%m', billing_period_start, 'UTC')",
+        "CAST(d AS TIMESTAMP)": "FORMAT_TIMESTAMP('%Y%m', CAST(d AS TIMESTAMP), 'UTC')",
+        "t + INTERVAL 1 HOUR": (
+            "FORMAT_TIMESTAMP('%Y%m', CAST(t + INTERVAL '1' HOUR AS TIMESTAMP), 'UTC')"
+        ),
+    }
+    for argument, function in emitted.items():
+        assert to_bigquery(f"SELECT strftime({argument}, '%Y%m') FROM t") == (
+            f"SELECT {function} FROM t"
+        ), argument
+    assert to_bigquery("SELECT strftime(usage_day, '%Y-%m-%d %H') FROM t") == (
+        "SELECT FORMAT_TIMESTAMP('%Y-%m-%d %H', CAST(usage_day AS TIMESTAMP), 'UTC') FROM t"
+    )
+    # The two marts that format a month of a TIMESTAMP (FOCUS BillingPeriodStart).
+    for mart in ("focus_costs", "spend_monthly"):
+        sql = to_bigquery(models.model(mart).sql)
+        assert "FORMAT_TIMESTAMP('%Y%m', billing_period_start, 'UTC')" in sql, mart
+        assert "FORMAT_DATE" not in sql, mart
