@@ -19,7 +19,7 @@ import io
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,9 @@ LOCAL_RETRY = bigquery.DEFAULT_RETRY.with_deadline(5)  # an emulator is up, or i
 # On every job: flopledger's own queries are found in the bill (and INFORMATION_SCHEMA.JOBS).
 JOB_LABELS = {"app": "flopledger"}
 Client = bigquery.Client
+# Scratch and staging tables expire a day after they are made: a run killed before it drops
+# them (they are dropped as soon as used) leaves nothing BigQuery keeps, or bills, for long.
+SCRATCH_EXPIRY = timedelta(days=1)
 
 
 class BigQueryError(RuntimeError):
@@ -374,6 +377,35 @@ def create_table(
             client.update_table(have, ["schema", "description"], retry=retry)
     except (GoogleAPIError, OSError) as exc:
         raise _fail(f"creating {table} failed", exc) from None
+
+
+def expiring_ddl(expiry: timedelta = SCRATCH_EXPIRY) -> str:
+    """The OPTIONS clause of a CREATE TABLE whose table BigQuery deletes `expiry` after it is
+    made (whole seconds)."""
+    seconds = int(expiry.total_seconds())
+    return (
+        "OPTIONS(expiration_timestamp = "
+        f"TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL {seconds} SECOND))"
+    )
+
+
+def load_scratch(
+    client: bigquery.Client,
+    table: str,
+    data: pa.Table,
+    columns: Sequence[Any],
+    expiry: timedelta = SCRATCH_EXPIRY,
+) -> None:
+    """A new scratch or staging table: created with an expiry (`Table.expires`, `expiry` from
+    now: BigQuery deletes it then if nobody has), then `data` loaded into it, so no moment
+    exists when it is there without one."""
+    spec = bigquery.Table(table, schema=[_field(c) for c in columns])
+    spec.expires = datetime.now(UTC) + expiry
+    try:
+        client.create_table(spec, retry=_retries(client)[0])
+    except (GoogleAPIError, OSError) as exc:
+        raise _fail(f"creating {table} failed", exc) from None
+    load_parquet(client, table, data, columns, False)
 
 
 def load_parquet(

@@ -210,7 +210,8 @@ class BigQueryWarehouse(Warehouse):
 
     def create_scratch(self, prefix: str) -> str:
         """A fresh table id beside the warehouse's tables (nothing created): the caller makes
-        it and drops it (drop_scratch)."""
+        it (scratch_from_query / scratch_from_arrow: BigQuery deletes it a day later,
+        bq.SCRATCH_EXPIRY, if a killed run leaves it) and drops it (drop_scratch)."""
         return self.table_id(f"{identifier(prefix)}__scratch_{uuid.uuid4().hex[:12]}")
 
     def scratch_from_query(
@@ -226,7 +227,7 @@ class BigQueryWarehouse(Warehouse):
         text = to_bigquery(sql, self.dataset_id, ordered, tuple(sorted(sources.items())))
         bq.run_query(
             self.client,
-            f"CREATE TABLE `{table_id}` AS\n{text}",
+            f"CREATE TABLE `{table_id}` {bq.expiring_ddl()} AS\n{text}",
             params,
             max_bytes or self.max_bytes_billed,
         )
@@ -241,7 +242,7 @@ class BigQueryWarehouse(Warehouse):
                 kinds.append(Column(column.name, "STRING", "NULLABLE"))
             else:
                 raise ValueError(f"{column.name}: {column.type} is not a scratch column type")
-        bq.load_parquet(self.client, table_id, data, kinds, True)
+        bq.load_scratch(self.client, table_id, data, kinds)
 
     def drop_scratch(self, table_id: str) -> None:
         bq.drop_table(self.client, table_id)
@@ -342,7 +343,8 @@ def _json_maps(data: pa.Table) -> pa.Table:
 
 
 class _Stage:
-    """`data` loaded into a staging table beside `table` (same column types), dropped after."""
+    """`data` loaded into a staging table beside `table` (same column types), dropped after;
+    it expires a day after it is made (bq.SCRATCH_EXPIRY), should a killed run leave it."""
 
     def __init__(
         self, warehouse: BigQueryWarehouse, table: str, data: pa.Table, extra: str | None
@@ -366,7 +368,7 @@ class _Stage:
     def __enter__(self) -> tuple[str, str]:
         w = self.warehouse
         try:
-            bq.load_parquet(w.client, w.table_id(self.name), self.data, self._columns(), True)
+            bq.load_scratch(w.client, w.table_id(self.name), self.data, self._columns())
         except bq.BigQueryError:
             bq.drop_table(w.client, w.table_id(self.name))  # a failed load leaves no stage
             raise

@@ -18,7 +18,7 @@ import math
 import os
 import uuid
 from collections.abc import Iterator
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -395,3 +395,53 @@ def test_bigquery_warehouse_mart_built_unpartitioned_before_is_dropped_first(
         "DAY",
         ("team", "project_id", "run_id"),
     )
+
+
+def test_bigquery_warehouse_scratch_and_staging_tables_expire(
+    engines, monkeypatch: pytest.MonkeyPatch
+):
+    # A run killed between making a staging or scratch table and dropping it leaves it behind:
+    # each is made with an expiry a day on (bq.SCRATCH_EXPIRY), so BigQuery deletes it itself.
+    # bqemulator keeps no expiry (get_table(...).expires is None there), so what is checked is
+    # what the real client sends: the Table of each create_table, the OPTIONS of each CREATE
+    # TABLE AS; on a real project (bigquery_live), the expiry BigQuery then records as well.
+    w = engines.bq
+    tables: list[Any] = []
+    statements: list[str] = []
+    create_table, query = w.client.create_table, w.client.query
+
+    def recording_create_table(table, *args, **kwargs):  # noqa: ANN001, ANN202
+        tables.append(table)
+        return create_table(table, *args, **kwargs)
+
+    def recording_query(sql, *args, **kwargs):  # noqa: ANN001, ANN202
+        statements.append(sql)
+        return query(sql, *args, **kwargs)
+
+    monkeypatch.setattr(w.client, "create_table", recording_create_table)
+    monkeypatch.setattr(w.client, "query", recording_query)
+    before = datetime.now(UTC)
+    jobs = engines.duck.query("SELECT * FROM jobs")
+    assert w.insert_new("jobs", jobs, "run_id") == 0  # staged, then nothing new taken
+    from_arrow, from_query = w.create_scratch("probe"), w.create_scratch("probe")
+    w.scratch_from_arrow(from_arrow, pa.table({"sku": ["a"], "rate": [Decimal("1.5")]}))
+    w.scratch_from_query(from_query, "SELECT 1 AS one", {})
+    made_tables = [(t.table_id.split("__")[1].split("_")[0], t.expires) for t in tables]
+    if not bq.is_emulated(w.client):  # BigQuery's clock: a day on, give or take a minute
+        recorded = w.client.get_table(from_query).expires
+        assert recorded is not None and recorded > before + timedelta(hours=23, minutes=59)
+    w.drop_scratch(from_arrow)
+    w.drop_scratch(from_query)
+    after = datetime.now(UTC)
+    assert sorted(kind for kind, _ in made_tables) == ["incoming", "scratch"], made_tables
+    for _, expires in made_tables:
+        assert before + timedelta(days=1) <= expires <= after + timedelta(days=1)
+    made = [s for s in statements if s.startswith(f"CREATE TABLE `{from_query}`")]
+    assert len(made) == 1
+    assert made[0].startswith(
+        f"CREATE TABLE `{from_query}` OPTIONS(expiration_timestamp = "
+        "TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 86400 SECOND)) AS\n"
+    )
+    assert not [
+        t.table for t in w.catalogue() if "__incoming_" in t.table or "__scratch_" in t.table
+    ]
