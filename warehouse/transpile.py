@@ -310,17 +310,28 @@ def time_kind(node: exp.Expr) -> str | None:
             if kind == exp.DataType.Type.DATE
             else ("TIMESTAMP" if kind in _TIMESTAMPS else None)
         )
-    if isinstance(node, exp.CurrentDate | exp.Date | exp.DateStrToDate):
+    if isinstance(node, exp.CurrentDate | exp.Date | exp.DateStrToDate | exp.LastDay):
         return "DATE"
     if isinstance(node, exp.CurrentTimestamp):
         return "TIMESTAMP"
+    if isinstance(node, exp.Max | exp.Min | exp.AnyValue):
+        return time_kind(node.this)
+    if isinstance(node, exp.Subquery) and isinstance(node.this, exp.Select):
+        selected = node.this.expressions
+        return time_kind(selected[0].unalias()) if len(selected) == 1 else None
     if isinstance(node, exp.Column):
         kinds = column_types().get(node.name, frozenset())
         if kinds == {exp.DataType.Type.DATE}:
             return "DATE"
         if kinds and kinds <= set(_TIMESTAMPS):
             return "TIMESTAMP"
+        if not kinds and _DAY_COLUMN.fullmatch(node.name):
+            return "DATE"  # the models' naming: a `day` or `<what>_day` column is a DATE
     return None
+
+
+# `day`, `usage_day`, `end_day` (not `cost_per_day`, an amount per day)
+_DAY_COLUMN = re.compile(r"(?:\w*_)?day(?<!per_day)", re.I)
 
 
 def _time_format(node: exp.TimeToStr) -> exp.Expr:
@@ -539,6 +550,24 @@ def _calendar_intervals(node: exp.Expr) -> exp.Expr:
     return exp.func("TIMESTAMP", shifted)
 
 
+def _date_intervals(node: exp.Expr) -> exp.Expr:
+    """d +/- INTERVAL n DAY (or WEEK) of a DATE (`time_kind`) is DATE_ADD / DATE_SUB: BigQuery's
+    DATE plus an interval is a DATETIME, which BigQuery compares with a DATE but which
+    GREATEST / DATE_DIFF with a DATE would type otherwise. DuckDB's value is a TIMESTAMP at the
+    day's midnight: the same day either way."""
+    if not isinstance(node, exp.Add | exp.Sub) or not isinstance(node.expression, exp.Interval):
+        return node
+    unit = node.expression.args.get("unit")
+    name = str(unit.name).upper().rstrip("S") if unit is not None else ""
+    if name not in ("DAY", "WEEK") or time_kind(node.this) != "DATE":
+        return node
+    amount = node.expression.this.copy()
+    if isinstance(amount, exp.Literal) and amount.is_string:
+        amount = exp.Literal.number(amount.name)
+    kind = exp.DateAdd if isinstance(node, exp.Add) else exp.DateSub
+    return kind(this=node.this.copy(), expression=amount, unit=exp.var(name))
+
+
 def _null_skipping(node: exp.Expr) -> exp.Expr:
     """greatest/least skip NULLs in DuckDB (NULL only when every argument is); BigQuery's return
     NULL if any argument is. Each argument becomes COALESCE(it, the others...): a NULL one takes
@@ -664,6 +693,7 @@ def to_bigquery(
     tree = tree.transform(_json_text).transform(_map_access).transform(_types)
     tree = tree.transform(_functions).transform(_overlaps)
     tree = tree.transform(_medians).transform(_percentiles).transform(_calendar_intervals)
+    tree = tree.transform(_date_intervals)
     tree = tree.transform(_null_skipping).transform(_qualify_clause)
     if sources:
         tree = _from_sources(tree, dict(sources))

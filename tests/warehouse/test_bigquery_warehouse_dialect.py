@@ -49,6 +49,13 @@ FORMATS = (
     "SELECT strftime(TIMESTAMP '2026-03-31 23:59:59', '%Y%m') AS a, "
     "strftime(DATE '2026-04-01', '%Y%m') AS b, strftime(DATE '2026-04-01', '%Y-%m-%d %H:%M') AS c"
 )
+# A DATE less 6 days (DATE_SUB on BigQuery, a DATE; DuckDB's is its midnight): 2026-03-01 less 6
+# days is 2026-02-23, 6 days before it, and after 2026-02-20 (the greatest of the two).
+DAYS = (
+    "SELECT end_day - INTERVAL 6 DAY = DATE '2026-02-23' AS a, "
+    "date_diff('day', greatest(end_day - INTERVAL 6 DAY, DATE '2026-02-20'), end_day) AS b "
+    "FROM (SELECT DATE '2026-03-01' AS end_day) AS f"
+)
 QUALIFY = (
     "SELECT a FROM (SELECT 1 AS a UNION ALL SELECT 2) AS t "
     "QUALIFY row_number() OVER (ORDER BY a DESC) = 1"
@@ -70,6 +77,7 @@ def _naive(value: object) -> object:
         (MONTHS, [(dt.datetime(2024, 2, 29), dt.datetime(2024, 2, 29, 5, 6, 7))]),
         (QUALIFY, [(2,)]),
         (FORMATS, [("202603", "202604", "2026-04-01 00:00")]),
+        (DAYS, [(True, 6)]),
     ],
     ids=[
         "greatest-least-skip-nulls",
@@ -77,6 +85,7 @@ def _naive(value: object) -> object:
         "calendar-intervals",
         "qualify",
         "strftime-by-type",
+        "date-less-days",
     ],
 )
 def test_bigquery_warehouse_rewrites_give_duckdb_values(bigquery_emulator, sql, expected):

@@ -134,7 +134,9 @@ def _bigquery_refuses(tree: exp.Expr) -> list[str]:
     - a subquery reading a table in a JOIN's ON ("Unsupported subquery with table in join
       predicate"; one over UNNEST of an array is allowed);
     - FORMAT_DATE of anything the SQL does not show to be a DATE (BigQuery refuses it a
-      TIMESTAMP: "No matching signature for function FORMAT_DATE"; the emulator formats it)."""
+      TIMESTAMP: "No matching signature for function FORMAT_DATE"; the emulator formats it);
+    - a DATE plus or minus an interval (a DATETIME in BigQuery, not the DATE that GREATEST or
+      DATE_DIFF beside a DATE needs)."""
     found = [f"LATERAL {n.sql('bigquery')[:50]}" for n in tree.find_all(exp.Lateral)]
     found += [
         f"aggregate {n.sql('bigquery')[:50]}"
@@ -169,6 +171,11 @@ def _bigquery_refuses(tree: exp.Expr) -> list[str]:
         for n in tree.find_all(exp.TimeToStr)
         if isinstance(n.this, exp.TsOrDsToDate) and time_kind(n.this.this) != "DATE"
     ]
+    found += [
+        f"DATE plus an interval {n.sql('bigquery')[:50]}"
+        for n in tree.find_all(exp.Add, exp.Sub)
+        if isinstance(n.expression, exp.Interval) and time_kind(n.this) == "DATE"
+    ]
     return found
 
 
@@ -182,6 +189,7 @@ def test_bigquery_warehouse_refusal_check_catches_each_form():
         "QUALIFY alone": "SELECT a FROM t QUALIFY row_number() OVER () = 1",
         "table subquery in ON": "SELECT * FROM a JOIN b ON EXISTS (SELECT 1 FROM c WHERE c.k = a.k)",
         "FORMAT_DATE of a TIMESTAMP": "SELECT strftime(billing_period_start, '%Y%m') FROM t",
+        "DATE plus an interval": "SELECT max(end_day) - INTERVAL 6 DAY FROM f",
     }
     for kind, sql in forms.items():
         raw = sqlglot.parse_one(
@@ -294,3 +302,27 @@ def test_bigquery_warehouse_strftime_formats_by_the_arguments_type():
         sql = to_bigquery(models.model(mart).sql)
         assert "FORMAT_TIMESTAMP('%Y%m', billing_period_start, 'UTC')" in sql, mart
         assert "FORMAT_DATE" not in sql, mart
+
+
+def test_bigquery_warehouse_date_plus_days_stays_a_date():
+    # DATE +/- INTERVAL n DAY is a DATETIME in BigQuery: DATE_ADD / DATE_SUB where the SQL shows
+    # a DATE (a raw DATE column, a `day` / `<what>_day` column, a CAST, MAX of one, a scalar
+    # subquery of one); a TIMESTAMP, an hour, or an amount per day is left as it was.
+    emitted = {
+        "usage_day + INTERVAL 1 DAY": "DATE_ADD(usage_day, INTERVAL 1 DAY)",
+        "CAST(t AS DATE) - INTERVAL '7 days'": "DATE_SUB(CAST(t AS DATE), INTERVAL 7 DAY)",
+        "max(f.end_day) - INTERVAL 6 DAY": "DATE_SUB(MAX(f.end_day), INTERVAL 6 DAY)",
+        "(SELECT max(probe_day) FROM d) - INTERVAL (CAST($n AS INTEGER)) DAY": (
+            "DATE_SUB((SELECT MAX(probe_day) FROM d), INTERVAL (CAST(@n AS INT64)) DAY)"
+        ),
+        "day + INTERVAL 2 WEEK": "DATE_ADD(day, INTERVAL 2 WEEK)",
+        "usage_start + INTERVAL 1 DAY": "usage_start + INTERVAL '1' DAY",
+        "hour - INTERVAL 1 HOUR": "hour - INTERVAL '1' HOUR",
+        "run_rate_per_day + INTERVAL 1 DAY": "run_rate_per_day + INTERVAL '1' DAY",
+        "cost_per_day + INTERVAL 1 DAY": "cost_per_day + INTERVAL '1' DAY",
+    }
+    for duckdb_form, bigquery_form in emitted.items():
+        assert to_bigquery(f"SELECT {duckdb_form} FROM t") == (f"SELECT {bigquery_form} FROM t"), (
+            duckdb_form
+        )
+    assert "DATE_SUB(MAX(f.end_day), INTERVAL 6 DAY)" in to_bigquery(queries.text("spend_run_rate"))
