@@ -388,6 +388,37 @@ def _has_entries(node: exp.Expr) -> exp.Expr:
     return _put(template, k=wanted.args["keys"], v=wanted.args["values"], m=column)
 
 
+def _map_entries(node: exp.Expr) -> exp.Expr:
+    """map_entries(map(keys, values)) (a list of {key, value} in DuckDB; BigQuery has neither
+    function) is the array of STRUCT(key, value) of the two arrays' elements paired by
+    offset; and a JSON text's member named by an expression, json_extract_string(t, '$."' ||
+    k || '"'), is JSON_VALUE(PARSE_JSON(t)[k]) (BigQuery takes only a constant JSONPath;
+    its JSON subscript takes any key, quotes in it too)."""
+    if isinstance(node, exp.Anonymous) and str(node.this).lower() == "map_entries":
+        built = seq_first(node.expressions)
+        if len(node.expressions) != 1 or not isinstance(built, exp.Map):
+            return node
+        template = (
+            "ARRAY(SELECT AS STRUCT map_key AS key, map_value AS value FROM UNNEST(__k) AS "
+            "map_key WITH OFFSET AS key_at JOIN UNNEST(__v) AS map_value WITH OFFSET AS "
+            "value_at ON key_at = value_at ORDER BY key_at)"
+        )
+        return _put(template, k=built.args["keys"], v=built.args["values"])
+    if isinstance(node, exp.JSONExtractScalar):
+        path = node.expression
+        if not (isinstance(path, exp.DPipe) and isinstance(path.this, exp.DPipe)):
+            return node
+        head, key, tail = path.this.this, path.this.expression, path.expression
+        if (
+            isinstance(head, exp.Literal)
+            and head.name == '$."'
+            and isinstance(tail, exp.Literal)
+            and tail.name == '"'
+        ):
+            return _put("JSON_VALUE(PARSE_JSON(__t)[__k])", t=node.this, k=key)
+    return node
+
+
 def _format(node: exp.Expr) -> exp.Expr:
     """DuckDB's format('{} of {}', ...) is BigQuery's FORMAT('%t of %t', ...)."""
     if not isinstance(node, exp.Format) or not isinstance(node.this, exp.Literal):
@@ -688,6 +719,7 @@ def to_bigquery(
         raise TranspileError(f"not parsed as DuckDB SQL: {str(exc).splitlines()[0]}") from None
     tree = tree.transform(_expand).transform(_slices).transform(_map_functions)
     tree = tree.transform(_list_lambdas).transform(_format).transform(_has_entries)
+    tree = tree.transform(_map_entries)
     tree = tree.transform(lambda n: _element_lambdas(n, ordered_unnest))
     tree = tree.transform(_text_functions)
     tree = tree.transform(_json_text).transform(_map_access).transform(_types)

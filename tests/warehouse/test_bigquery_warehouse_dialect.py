@@ -56,6 +56,16 @@ DAYS = (
     "date_diff('day', greatest(end_day - INTERVAL 6 DAY, DATE '2026-02-20'), end_day) AS b "
     "FROM (SELECT DATE '2026-03-01' AS end_day) AS f"
 )
+# FOCUS tags (JSON text) matched against label keys and values (billing_spend_by_day): row 1
+# has both, row 2 lacks env, row 3 has another env, row 4 a number where text is wanted ('1').
+TAGS = (
+    "SELECT id, NOT EXISTS (SELECT 1 FROM unnest(map_entries(map(['team', 'env'], ['llm', "
+    "'1']))) AS want(e) WHERE json_extract_string(f.tags, '$.\"' || e.key || '\"') IS "
+    'DISTINCT FROM e.value) AS matches FROM (SELECT 1 AS id, \'{"team": "llm", "env": '
+    '"1", "n": 2}\' AS tags UNION ALL SELECT 2, \'{"team": "llm"}\' UNION ALL SELECT 3, '
+    '\'{"team": "llm", "env": "dev"}\' UNION ALL SELECT 4, \'{"team": "llm", '
+    '"env": 1}\') AS f ORDER BY id'
+)
 QUALIFY = (
     "SELECT a FROM (SELECT 1 AS a UNION ALL SELECT 2) AS t "
     "QUALIFY row_number() OVER (ORDER BY a DESC) = 1"
@@ -78,6 +88,7 @@ def _naive(value: object) -> object:
         (QUALIFY, [(2,)]),
         (FORMATS, [("202603", "202604", "2026-04-01 00:00")]),
         (DAYS, [(True, 6)]),
+        (TAGS, [(1, True), (2, False), (3, False), (4, True)]),
     ],
     ids=[
         "greatest-least-skip-nulls",
@@ -86,6 +97,7 @@ def _naive(value: object) -> object:
         "qualify",
         "strftime-by-type",
         "date-less-days",
+        "tags-match-labels",
     ],
 )
 def test_bigquery_warehouse_rewrites_give_duckdb_values(bigquery_emulator, sql, expected):

@@ -93,7 +93,14 @@ def test_bigquery_warehouse_sql_parses_as_bigquery_with_no_duckdb_only_construct
     # would pass there and fail on Google: none may remain. Nor may a subscript other than a
     # map column's read as JSON_VALUE(m[key]): BigQuery subscripts a JSON column by a key, and
     # refuses a STRING one (JSON text) that the emulator would read.
-    duckdb_only = (exp.Lambda, exp.Transform, exp.ArrayFilter, exp.ArraySort, exp.ArrayDistinct)
+    duckdb_only = (
+        exp.Lambda,
+        exp.Transform,
+        exp.ArrayFilter,
+        exp.ArraySort,
+        exp.ArrayDistinct,
+        exp.Map,  # BigQuery has no MAP
+    )
     found = []
     texts = [(m.name, m.sql) for m in models.marts()]
     texts += [(name, models.query_sql(name)) for name in models.query_names()]
@@ -104,7 +111,7 @@ def test_bigquery_warehouse_sql_parses_as_bigquery_with_no_duckdb_only_construct
         found += [
             f"{name}: {n.this}"
             for n in tree.find_all(exp.Anonymous)
-            if str(n.this).lower().startswith(("list_", "epoch", "floor_div", "to_nanos"))
+            if str(n.this).lower().startswith(("list_", "map_", "epoch", "floor_div", "to_nanos"))
         ]
         found += [f"{name}: {problem}" for problem in _bigquery_refuses(tree)]
     assert found == []
@@ -238,8 +245,9 @@ def _broken_subscripts(tree: exp.Expr) -> list[exp.Bracket]:
 
     def fine(b: exp.Bracket) -> bool:
         on_map = isinstance(b.this, exp.Column) and b.this.name in map_columns()
+        on_json = isinstance(b.this, exp.ParseJSON)  # JSON text parsed: a JSON value
         read = b.parent is not None and b.parent.sql("bigquery").startswith("JSON_VALUE(")
-        return on_map and read
+        return (on_map or on_json) and read
 
     return [b for b in tree.find_all(exp.Bracket) if not fine(b)]
 
@@ -326,3 +334,20 @@ def test_bigquery_warehouse_date_plus_days_stays_a_date():
             duckdb_form
         )
     assert "DATE_SUB(MAX(f.end_day), INTERVAL 6 DAY)" in to_bigquery(queries.text("spend_run_rate"))
+
+
+def test_bigquery_warehouse_map_entries_of_parameters_are_paired_arrays():
+    # billing_spend_by_day matches FOCUS tags (JSON text) against the label parameters with
+    # map_entries(map(keys, values)) and a JSONPath built from each key: BigQuery has no MAP
+    # nor map_entries, and takes only a constant JSONPath.
+    sql = to_bigquery(
+        "SELECT NOT EXISTS (SELECT 1 FROM unnest(map_entries(map($k, $v))) AS want(e) "
+        "WHERE json_extract_string(tags, '$.\"' || e.key || '\"') IS DISTINCT FROM e.value) FROM f"
+    )
+    assert sql == (
+        "SELECT NOT EXISTS(SELECT 1 FROM UNNEST(ARRAY(SELECT AS STRUCT map_key AS key, "
+        "map_value AS value FROM UNNEST(@k) AS map_key WITH OFFSET AS key_at JOIN UNNEST(@v) "
+        "AS map_value WITH OFFSET AS value_at ON key_at = value_at ORDER BY key_at)) AS e "
+        "WHERE JSON_VALUE(PARSE_JSON(tags)[e.key], '$') IS DISTINCT FROM e.value) FROM f"
+    )
+    assert "MAP(" not in to_bigquery(models.query_sql("billing_spend_by_day")).upper()
