@@ -23,6 +23,7 @@ from functools import cache, lru_cache
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.expressions import DType
 
 import models
 from models.sql_text import without_comments
@@ -285,9 +286,9 @@ def _element_lambdas(node: exp.Expr, ordered: bool = True) -> exp.Expr:
 
 
 @cache
-def column_types() -> dict[str, frozenset[exp.DataType.Type]]:
+def column_types() -> dict[str, frozenset[DType]]:
     """Each raw table column's name (models/raw DDL) with the types it is declared with."""
-    found: dict[str, set[exp.DataType.Type]] = {}
+    found: dict[str, set[DType]] = {}
     for table in models.raw_tables():
         tree = sqlglot.parse_one(without_comments(table.sql), read="duckdb")
         for definition in tree.find_all(exp.ColumnDef):
@@ -330,8 +331,8 @@ def time_kind(node: exp.Expr) -> str | None:
     return None
 
 
-# `day`, `usage_day`, `end_day` (not `cost_per_day`, an amount per day)
-_DAY_COLUMN = re.compile(r"(?:\w*_)?day(?<!per_day)", re.I)
+# `day`, `usage_day`, `end_day` (not `cost_per_day`, an amount a day, nor `hour_of_day`)
+_DAY_COLUMN = re.compile(r"(?:\w*_)?day(?<!per_day)(?<!of_day)", re.I)
 
 
 def _time_format(node: exp.TimeToStr) -> exp.Expr:

@@ -328,6 +328,7 @@ def test_bigquery_warehouse_date_plus_days_stays_a_date():
         "hour - INTERVAL 1 HOUR": "hour - INTERVAL '1' HOUR",
         "run_rate_per_day + INTERVAL 1 DAY": "run_rate_per_day + INTERVAL '1' DAY",
         "cost_per_day + INTERVAL 1 DAY": "cost_per_day + INTERVAL '1' DAY",
+        "hour_of_day + INTERVAL 1 DAY": "hour_of_day + INTERVAL '1' DAY",
     }
     for duckdb_form, bigquery_form in emitted.items():
         assert to_bigquery(f"SELECT {duckdb_form} FROM t") == (f"SELECT {bigquery_form} FROM t"), (
