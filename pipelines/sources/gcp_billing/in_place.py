@@ -15,7 +15,8 @@ passes through Python. Each run:
 4. the rows it could not prove plain (a non-ASCII or escaped string, a number it would have to
    round, a value past a limit, a row failing a check) are read out as they are and go through
    the per-row normaliser, which loads each or quarantines it with its reason, as before;
-5. the scratch tables are dropped.
+5. the scratch tables are dropped (each is made to expire a day on, clients/bigquery.py's
+   SCRATCH_EXPIRY: BigQuery deletes any that a killed run leaves).
 
 The warehouse ends up as the rows read out would have left it (tests/warehouse/
 test_bigquery_warehouse_in_place.py), and the run's counts mean the same. An export table whose
