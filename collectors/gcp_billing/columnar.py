@@ -89,23 +89,26 @@ def _split(data: bytes) -> tuple[list[int], list[str], list[tuple[int, bytes]]]:
     return numbers, texts, others
 
 
+def sku_lookups(descriptions: list[str]) -> tuple[pa.Table, pa.Table]:
+    """The `skus` (each description's accelerator and pricing model, by collectors/
+    accelerators.py's rules: their one copy) and `units` (seconds per usage unit) tables the
+    billing SQL joins on, here and in the BigQuery export read in place."""
+    kinds = [classify_sku(d) for d in descriptions]
+    skus = pa.table(
+        [descriptions, [k.accelerator_type for k in kinds], [k.pricing_model for k in kinds]],
+        schema=SKU_KINDS,
+    )
+    units = pa.table(
+        [list(SECONDS_PER_UNIT), [Decimal(v) for v in SECONDS_PER_UNIT.values()]], schema=UNITS
+    )
+    return skus, units
+
+
 def _lookups(engine: ArrowEngine, blobs: list[bytes]) -> None:
     descriptions = sorted({m.decode("ascii") for blob in blobs for m in _SKU.findall(blob)})
-    kinds = [classify_sku(d) for d in descriptions]
-    engine.register(
-        "skus",
-        pa.table(
-            [descriptions, [k.accelerator_type for k in kinds], [k.pricing_model for k in kinds]],
-            schema=SKU_KINDS,
-        ),
-    )
-    engine.register(
-        "units",
-        pa.table(
-            [list(SECONDS_PER_UNIT), [Decimal(v) for v in SECONDS_PER_UNIT.values()]],
-            schema=UNITS,
-        ),
-    )
+    skus, units = sku_lookups(descriptions)
+    engine.register("skus", skus)
+    engine.register("units", units)
 
 
 def is_export_parquet(path: Path) -> bool:
@@ -171,7 +174,7 @@ def _parquet_records(path: Path, numbers: list[int]) -> Iterator[tuple[int, Any,
 MAX_BOUND = Decimal(10) ** 28
 
 
-def _params(ingested_at: datetime, limits: Limits) -> dict[str, Any]:
+def limit_params(ingested_at: datetime, limits: Limits) -> dict[str, Any]:
     span = limits.max_row_span
     return {
         "earliest": limits.earliest,
@@ -226,7 +229,7 @@ def plain_rows(
     # In batches, so that DuckDB's threads share the scan (one batch is one thread's).
     batches = lines.to_batches(max_chunksize=BATCH_LINES)
     engine.register("lines", pa.Table.from_batches(batches, schema=lines.schema))
-    out = engine.run("billing_extract_lines", _params(ingested_at, limits))
+    out = engine.run("billing_extract_lines", limit_params(ingested_at, limits))
     out = out.filter(out["plain"])
     for (path, data), (file_numbers, others, other_rows) in zip(extracts, rests, strict=True):
         plain = out.filter(pc.equal(out["source"], str(path))) if len(extracts) > 1 else out

@@ -19,6 +19,7 @@ import pytest
 
 from clients import bigquery as bq
 from collectors.gcp_billing.bigquery import source_name
+from collectors.gcp_billing.columnar import sku_lookups
 from collectors.gcp_billing.normalise import normalise
 from collectors.gcp_billing.read import BillingRead
 from collectors.gcp_billing.schema import EXPORT_FIELDS, ExportField
@@ -27,7 +28,7 @@ from models.readers import reader_sql
 from pipelines.loading import run_limits, store_quarantine
 from pipelines.sources.gcp_billing import export as export_module
 from pipelines.sources.gcp_billing.export import take_export
-from pipelines.sources.gcp_billing.in_place import _lookups, in_place_export
+from pipelines.sources.gcp_billing.in_place import in_place_export
 from settings import Config, load_config
 from tests.bigquery_emulator import PROJECT, BigQueryEmulator
 from tests.conftest import billing_row, credit, write_ndjson
@@ -219,7 +220,7 @@ def test_bigquery_warehouse_in_place_model_runs_on_duckdb(
     rows = bq.run_query(client, f"SELECT * FROM `{TABLE}`", None, 10**9)
     records = rows.to_pylist()
     descriptions = sorted({r["sku"]["description"] for r in records})
-    skus, units = _lookups(descriptions)
+    skus, units = sku_lookups(descriptions)
     params = {
         "earliest": DEFAULT_LIMITS.earliest,
         "latest": DEFAULT_LIMITS.latest,
