@@ -204,9 +204,13 @@ class BigQueryWarehouse(Warehouse):
         """A DuckDB statement run here, the tables named in `sources` read from elsewhere (a
         table id, or a `SELECT * FROM table WHERE ...` whose filter joins the scan: the billing
         export read in place, warehouse/transpile.py's `_from_sources`)."""
-        ordered = not bq.is_emulated(self.client)  # bqemulator refuses WITH OFFSET on STRUCTs
-        text = to_bigquery(sql, self.dataset_id, ordered, tuple(sorted(sources.items())))
+        text = self._reading(sql, sources)
         return bq.run_query(self.client, text, params, max_bytes or self.max_bytes_billed)
+
+    def _reading(self, sql: str, sources: dict[str, str]) -> str:
+        """`sql` as BigQuery's, its `sources` read from where they are named."""
+        ordered = not bq.is_emulated(self.client)  # bqemulator refuses WITH OFFSET on STRUCTs
+        return to_bigquery(sql, self.dataset_id, ordered, tuple(sorted(sources.items())))
 
     def create_scratch(self, prefix: str) -> str:
         """A fresh table id beside the warehouse's tables (nothing created): the caller makes
@@ -223,11 +227,9 @@ class BigQueryWarehouse(Warehouse):
         max_bytes: int | None = None,
     ) -> None:
         """CREATE TABLE `table_id` AS a DuckDB statement (its sources as query_reading's)."""
-        ordered = not bq.is_emulated(self.client)
-        text = to_bigquery(sql, self.dataset_id, ordered, tuple(sorted(sources.items())))
         bq.run_query(
             self.client,
-            f"CREATE TABLE `{table_id}` {bq.expiring_ddl()} AS\n{text}",
+            f"CREATE TABLE `{table_id}` {bq.expiring_ddl()} AS\n{self._reading(sql, sources)}",
             params,
             max_bytes or self.max_bytes_billed,
         )

@@ -23,7 +23,12 @@ from collectors.gcp_billing.read import BillingRead
 from collectors.limits import Limits
 from collectors.timeparse import naive_utc
 from models import bigquery_sql, query_sql
-from pipelines.sources.gcp_billing.in_place import InPlaceCounts, in_place_export, read_in_place
+from pipelines.sources.gcp_billing.in_place import (
+    InPlaceCounts,
+    in_place_export,
+    read_in_place,
+    schema_is_known,
+)
 from settings import BigQueryExportConfig, Config
 from warehouse import Warehouse
 from warehouse.bigquery import BigQueryWarehouse
@@ -106,8 +111,14 @@ def export_batches(
     read = export_read(config, export, taken_through(warehouse), now.date(), backfill_from)
     if in_place is not None and in_place_export(config, warehouse) is not None:
         assert isinstance(warehouse, BigQueryWarehouse)  # in_place_export checked it
-        yield from read_in_place(warehouse, export, read, stats, days, now, limits, in_place, log)
-        return
+        if schema_is_known(warehouse, export.table):
+            yield from read_in_place(
+                warehouse, export, read, stats, days, now, limits, in_place, log
+            )
+            return
+        log(
+            f"gcp_billing: {export.table} has not the export schema the in-place model reads: read out"
+        )
     yield from iter_export_batches(
         export_client(export), read, stats, days, ingested_at=now, limits=limits
     )

@@ -33,16 +33,12 @@ from decimal import Decimal
 import pyarrow as pa
 
 from clients import bigquery as bq
-from collectors.accelerators import _SECONDS_PER_UNIT as SECONDS_PER_UNIT
-from collectors.accelerators import classify_sku
 from collectors.gcp_billing.bigquery import (
     ExportRead,
-    iter_export_batches,
     iter_record_batches,
     source_name,
 )
-from collectors.gcp_billing.columnar import SKU_KINDS, UNITS
-from collectors.gcp_billing.columnar import _params as limit_params
+from collectors.gcp_billing.columnar import limit_params, sku_lookups
 from collectors.gcp_billing.read import BillingRead
 from collectors.gcp_billing.schema import EXPORT_FIELDS, ExportField
 from collectors.limits import Limits
@@ -62,7 +58,6 @@ class InPlaceCounts:
 
     loaded: int = 0  # new plain rows inserted by the warehouse
     reread: int = 0  # plain rows of the run's days already taken (by row id)
-    handed_over: int = 0  # rows sent to the per-row normaliser
 
 
 def in_place_export(config: Config, warehouse: Warehouse) -> BigQueryExportConfig | None:
@@ -94,18 +89,6 @@ def schema_is_known(warehouse: BigQueryWarehouse, table: str) -> bool:
     return bq.table_fields(warehouse.client, table) == _expected(EXPORT_FIELDS)
 
 
-def _lookups(descriptions: list[str]) -> tuple[pa.Table, pa.Table]:
-    kinds = [classify_sku(d) for d in descriptions]
-    skus = pa.table(
-        [descriptions, [k.accelerator_type for k in kinds], [k.pricing_model for k in kinds]],
-        schema=SKU_KINDS,
-    )
-    units = pa.table(
-        [list(SECONDS_PER_UNIT), [Decimal(v) for v in SECONDS_PER_UNIT.values()]], schema=UNITS
-    )
-    return skus, units
-
-
 def read_in_place(
     warehouse: BigQueryWarehouse,
     export: BigQueryExportConfig,
@@ -119,18 +102,11 @@ def read_in_place(
 ) -> Iterator[pa.Table]:
     """Take the read's plain rows inside BigQuery (counted in `stats` and `counts`) and yield
     the others' `billing_line_items` batches, from the per-row normaliser."""
-    if not schema_is_known(warehouse, export.table):
-        log(
-            f"gcp_billing: {export.table} has not the export schema the in-place model reads: read out"
-        )
-        client = bq.make_client(export.job_project, export.endpoint, None, export.location)
-        yield from iter_export_batches(client, read, stats, days, now, limits=limits)
-        return
     params = {p.name: p.value for p in read.params()}
     skus_sql = bigquery_sql("billing_export_skus", export.table)
     found = bq.query_batches(warehouse.client, skus_sql, read.params(), read.max_bytes_billed)
     descriptions = [d for b in found for d in b.column("sku_description").to_pylist()]
-    skus, units = _lookups(descriptions)
+    skus, units = sku_lookups(descriptions)
     names = [warehouse.create_scratch(n) for n in ("billing_skus", "billing_units", MODEL)]
     skus_id, units_id, stage_id = names
     made: list[str] = []
@@ -167,7 +143,6 @@ def read_in_place(
         counts.reread += in_window - new
         others = warehouse.query_reading(reader_sql("billing_in_place_handoff"), stage)
         records = others.column("export_row").to_pylist()
-        counts.handed_over += len(records)
         log(
             f"gcp_billing: {row['rows_read']} export rows read in place: {plain} written by "
             f"SQL ({new} new), {len(records)} handed to the per-row normaliser"
