@@ -11,12 +11,14 @@ import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
+from collectors.cloud_monitoring.columnar import add_parsed, parse_page
 from collectors.cloud_monitoring.inventory import Inventory, as_inventory
 from collectors.cloud_monitoring.parse import SampleBuilder
 from collectors.limits import DEFAULT_LIMITS, Limits
@@ -35,8 +37,27 @@ def page_paths(paths: Iterable[str | Path]) -> Iterator[Path]:
             yield path
 
 
-def add_page_file(builder: SampleBuilder, path: Path) -> None:
-    """Read one saved page into the builder; an unreadable file is quarantined whole."""
+def add_page_file(builder: SampleBuilder, path: Path, *, columns: bool = True) -> None:
+    """Read one saved page into the builder; an unreadable file is quarantined whole. The
+    page is read in columns (columnar.py) when it can be, else as JSON objects: the same
+    rows, refusals and notes either way (`columns=False` forces the latter)."""
+    _add_parsed_file(builder, path, _parsed_file(path) if columns else None)
+
+
+def _parsed_file(path: Path) -> pa.Array | None:
+    try:
+        return parse_page(path.read_bytes())
+    except OSError:
+        return None  # the per-object read quarantines it with the reason
+
+
+def _add_parsed_file(builder: SampleBuilder, path: Path, parsed: pa.Array | None) -> None:
+    if parsed is None or not add_parsed(builder, parsed):
+        _add_page_objects(builder, path)
+
+
+def _add_page_objects(builder: SampleBuilder, path: Path) -> None:
+    """The per-object read of a page: json.loads, then the builder's dicts."""
     try:
         text = path.read_text(encoding="utf-8-sig")  # a BOM is not part of the page
     except (OSError, UnicodeDecodeError) as exc:
@@ -50,7 +71,19 @@ def add_page_file(builder: SampleBuilder, path: Path) -> None:
     builder.add_page(page, str(path))
 
 
-_END_TIME = re.compile(r'"endTime"\s*:\s*"([^"]{10,40})"')
+def parsed_ahead(paths: list[Path], ahead: int = 4) -> Iterator[pa.Array | None]:
+    """`parse_page` of each file, in order, parsed on two threads at most `ahead` files in
+    front of the caller (Arrow's parse lets go of the GIL; memory holds a few pages)."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        waiting = [pool.submit(_parsed_file, p) for p in paths[:ahead]]
+        for after in paths[ahead:]:
+            yield waiting.pop(0).result()
+            waiting.append(pool.submit(_parsed_file, after))
+        for future in waiting:
+            yield future.result()
+
+
+_END_TIME = re.compile(rb'"endTime"\s*:\s*"([^"]{10,40})"')
 
 
 def _minute_days(text: str, limits: Limits) -> set[date]:
@@ -75,11 +108,12 @@ def page_days(paths: Iterable[str | Path], limits: Limits = DEFAULT_LIMITS) -> s
     days: set[date] = set()
     for path in page_paths(paths):
         try:
-            text = path.read_text(encoding="utf-8-sig", errors="replace")
+            data = path.read_bytes()
         except OSError:
             continue  # the reader quarantines it
-        for end in set(_END_TIME.findall(text)):
-            days |= _minute_days(end, limits)
+        for end in set(_END_TIME.findall(data)):
+            if end.isascii():  # no other text is a time fromisoformat reads
+                days |= _minute_days(end.decode("ascii"), limits)
     return days
 
 
@@ -114,17 +148,23 @@ class PagesByDay:
         *,
         inventory: Inventory | str | Path | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        columns: bool = True,
     ) -> None:
         self._builder = SampleBuilder(as_inventory(inventory), limits)
+        self._columns = columns
         first = [(min(page_days([p], limits), default=None), p) for p in page_paths(paths)]
         # Undated files first, then by first day; name order within a day (a stable sort).
         self._queue = sorted(first, key=lambda fp: (fp[0] is not None, fp[0] or date.min))
 
     def _parse_until(self, day: date | None) -> None:
+        due: list[Path] = []
         while self._queue and (
             day is None or self._queue[0][0] is None or self._queue[0][0] <= day
         ):
-            add_page_file(self._builder, self._queue.pop(0)[1])
+            due.append(self._queue.pop(0)[1])
+        parsed = parsed_ahead(due) if self._columns else (None for _ in due)
+        for path, table in zip(due, parsed, strict=True):
+            _add_parsed_file(self._builder, path, table)
 
     def day(self, day: date) -> tuple[pa.Table, list[Quarantined]]:
         """The rows of `day`, and what was quarantined while reading for it. Days must be

@@ -153,6 +153,34 @@ def point_value(value: Any) -> float:
     raise BadInput(f"point.value {value!r} is not a doubleValue or int64Value")
 
 
+def series_target(
+    series: Any, inventory: Inventory | None, notes: list[str]
+) -> tuple[ChipKey, int] | None:
+    """(chip key, column number) a series' points go to; None when it is not collected (the
+    reason appended to `notes`). Raises BadInput for a series that cannot be read. The one
+    reading of a series' identity, for the per-object and the columnar reader alike."""
+    if not isinstance(series, dict) or not isinstance(series.get("metric"), dict):
+        raise BadInput("time series has no metric")
+    metric_type = str(series["metric"].get("type") or "")
+    column = metric_column(metric_type)
+    if column is None:
+        notes.append(f"metric type {metric_type!r} is not collected")
+        return None
+    if not isinstance(series.get("resource"), dict):
+        raise BadInput("time series has no monitored resource")
+    metric_labels = _labels(series["metric"], "metric")
+    identity = identify(series["resource"], metric_labels, inventory)
+    if identity.note:
+        notes.append(identity.note)
+    if identity.key is None:
+        return None
+    accelerator = metric_labels.get("accelerator_id")
+    if not accelerator:
+        raise BadInput("metric label accelerator_id missing")
+    rtype = str(series["resource"]["type"])
+    return (*identity.key, accelerator, rtype), _COLUMNS.index(column)
+
+
 class SampleBuilder:
     """Accumulates points from any number of pages; `finish()` pivots them into rows."""
 
@@ -195,27 +223,40 @@ class SampleBuilder:
                 self.refuse(file, line, str(exc), series)
 
     def _add_series(self, series: Any, file: str, line: int) -> None:
-        if not isinstance(series, dict) or not isinstance(series.get("metric"), dict):
-            raise BadInput("time series has no metric")
-        metric_type = str(series["metric"].get("type") or "")
-        column = metric_column(metric_type)
-        if column is None:
-            self.note(f"metric type {metric_type!r} is not collected")
-            return
-        if not isinstance(series.get("resource"), dict):
-            raise BadInput("time series has no monitored resource")
-        metric_labels = _labels(series["metric"], "metric")
-        identity = identify(series["resource"], metric_labels, self.inventory)
-        if identity.note:
-            self.note(identity.note)
-        if identity.key is None:
-            return
-        accelerator = metric_labels.get("accelerator_id")
-        if not accelerator:
-            raise BadInput("metric label accelerator_id missing")
-        rtype = str(series["resource"]["type"])
-        key = self._keys.setdefault((*identity.key, accelerator, rtype), len(self._keys))
-        self._add_points(series.get("points") or [], key, _COLUMNS.index(column), file, line)
+        notes: list[str] = []
+        try:
+            target = series_target(series, self.inventory, notes)
+        finally:
+            for text in notes:  # noted even when the series is then refused
+                self.note(text)
+        if target is not None:
+            key = self._keys.setdefault(target[0], len(self._keys))
+            self._add_points(series.get("points") or [], key, target[1], file, line)
+
+    def add_arrays(
+        self,
+        keys: list[ChipKey],
+        key_of_point: np.ndarray,
+        column: np.ndarray,
+        minute_us: np.ndarray,
+        value: np.ndarray,
+    ) -> None:
+        """Points already read and checked in columns (columnar.py): `key_of_point` indexes
+        `keys`, which are registered in their order, as series by series would."""
+        ids = np.array([self._keys.setdefault(k, len(self._keys)) for k in keys], dtype=np.uint32)
+        self._key_idx.frombytes(ids[key_of_point].astype(np.uint32).tobytes())
+        self._column.frombytes(column.astype(np.uint8).tobytes())
+        self._minute_us.frombytes(minute_us.astype(np.int64).tobytes())
+        self._value.frombytes(value.astype(np.float64).tobytes())
+
+    def minute_of(self, end_time: str) -> int:
+        """`_minute_us` with this builder's cache (raises BadInput)."""
+        return _minute_us(end_time, self._time_cache)
+
+    @property
+    def plausible_us(self) -> tuple[int, int]:
+        """The plausible window's first and last minute, in epoch microseconds."""
+        return self._earliest_us, self._latest_us
 
     def _add_points(self, points: Any, key: int, column: int, file: str, line: int) -> None:
         if not isinstance(points, list):
