@@ -74,7 +74,8 @@ SERIES = pa.struct(
     ]
 )
 PAGE_SCHEMA = pa.schema([pa.field("timeSeries", pa.list_(SERIES))])
-_REFUSED_BYTES = (b"\\", b"null", b'"executionErrors"', b'"unreachable"')
+# NaN and Inf: Arrow also reads -NaN, Inf and -Inf, which json.loads refuses.
+_REFUSED_BYTES = (b"\\", b"null", b"NaN", b"Inf", b'"executionErrors"', b'"unreachable"')
 _INT64_TEXT = r"^-?[0-9]{1,18}$"
 
 
@@ -195,7 +196,7 @@ def _values(points: pa.StructArray) -> np.ndarray:
     doubles = _valid(points, "value", "doubleValue")
     ints = _valid(points, "value", "int64Value")
     if not doubles.null_count:
-        return doubles.to_numpy(zero_copy_only=False)
+        return _no_negative_zero(doubles.to_numpy(zero_copy_only=False))
     use_int = doubles.is_null()
     if pc.any(pc.and_(use_int, ints.is_null())).as_py():
         raise BadInput("a point has neither doubleValue nor int64Value")
@@ -205,6 +206,13 @@ def _values(points: pa.StructArray) -> np.ndarray:
     from_ints = pc.cast(pc.cast(texts, pa.int64()), pa.float64(), safe=False)
     values = doubles.to_numpy(zero_copy_only=False).copy()
     values[use_int.to_numpy(zero_copy_only=False)] = from_ints.to_numpy()
+    return _no_negative_zero(values)
+
+
+def _no_negative_zero(values: np.ndarray) -> np.ndarray:
+    """-0.0 is handed over: json.loads reads the token -0 as the integer 0, Arrow as -0.0."""
+    if np.any((values == 0) & np.signbit(values)):
+        raise BadInput("a value of -0")
     return values
 
 

@@ -124,7 +124,10 @@ def _minute_us(text: Any, cache: dict[str, int]) -> int:
     except ValueError:
         raise BadInput(f"point.interval.endTime {text!r} is not RFC 3339") from None
     if when.tzinfo is not None:
-        when = when.astimezone(UTC).replace(tzinfo=None)
+        try:
+            when = when.astimezone(UTC).replace(tzinfo=None)
+        except OverflowError:  # 0001-01-01T00:00:00+05:00 is in year 0 in UTC
+            raise BadInput(f"point.interval.endTime {text!r} is before year 1 in UTC") from None
     end_us = (when - _EPOCH) // timedelta(microseconds=1)
     cache[text] = (end_us - 1) // _MINUTE_US * _MINUTE_US
     return cache[text]
@@ -148,7 +151,7 @@ def point_value(value: Any) -> float:
             return float(value["doubleValue"])
         if "int64Value" in value:
             return float(int(value["int64Value"]))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an integer past a double
         raise BadInput(f"point.value {value!r} is not a number") from None
     raise BadInput(f"point.value {value!r} is not a doubleValue or int64Value")
 
@@ -317,9 +320,12 @@ class SampleBuilder:
         """A point inside the plausible window with a value its column can hold (NaN is a
         missing reading, stored as null; infinities and out-of-range values are refused)."""
         if not self._earliest_us <= minute_us <= self._latest_us:
-            when = _EPOCH + timedelta(microseconds=minute_us)
+            try:
+                when = (_EPOCH + timedelta(microseconds=minute_us)).isoformat()
+            except OverflowError:  # the minute of a point ending 0001-01-01T00:00:00
+                when = "before 0001-01-01"
             raise BadInput(
-                f"minute {when.isoformat()} outside the plausible window "
+                f"minute {when} outside the plausible window "
                 f"{self.limits.earliest.date()} .. {self.limits.latest.date()}"
             )
         if value != value:  # NaN: no reading
@@ -387,18 +393,52 @@ def _column_of(values: array, code: str, mask: np.ndarray | None) -> np.ndarray:
     return data if mask is None else data[mask]
 
 
+def _means(
+    key: np.ndarray, minute: np.ndarray, column: np.ndarray, value: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One point per chip-minute-metric: the mean of its readings (NaN when none), summed in
+    the order the points were read, so that the same points give the same bits every time
+    (a parallel mean, as polars' pivot takes, does not: it sums in a different order now
+    and then)."""
+    if not len(value):
+        return key, minute, column, value
+    step = (minute - minute.min()) // _MINUTE_US
+    group = (key.astype(np.int64) * (int(step.max()) + 1) + step) * len(_COLUMNS) + column
+    order = np.argsort(group, kind="stable")
+    group = group[order]
+    first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    if len(first) == len(value):
+        return key, minute, column, value  # no chip-minute-metric read twice
+    key, minute, column, value = key[order], minute[order], column[order], value[order]
+    read = ~np.isnan(value)
+    size = np.diff(np.r_[first, len(value)])
+    sums, counts = np.zeros(len(first)), np.zeros(len(first), dtype=np.int64)
+    for k in range(int(size.max())):  # the k-th reading of each group: left to right
+        has = np.flatnonzero(size > k)
+        at = first[has] + k
+        start, add = counts[has] == 0, read[at]  # the first reading is the sum (-0.0 kept)
+        sums[has] = np.where(add, np.where(start, value[at], sums[has] + value[at]), sums[has])
+        counts[has] += add
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    return key[first], minute[first], column[first], means
+
+
 def _long_frame(b: SampleBuilder, mask: np.ndarray | None = None) -> pl.DataFrame:
-    values = pl.Series("value", _column_of(b._value, "d", mask), dtype=pl.Float64)
+    key, minute, column, value = _means(
+        _column_of(b._key_idx, "I", mask),
+        _column_of(b._minute_us, "q", mask),
+        _column_of(b._column, "B", mask),
+        _column_of(b._value, "d", mask),
+    )
     return pl.DataFrame(
         {
-            "key_idx": pl.Series(_column_of(b._key_idx, "I", mask), dtype=pl.UInt32),
-            "minute": pl.Series(_column_of(b._minute_us, "q", mask), dtype=pl.Int64).cast(
-                pl.Datetime("us")
-            ),
-            "metric": pl.Series(_column_of(b._column, "B", mask), dtype=pl.UInt8).replace_strict(
+            "key_idx": pl.Series(key, dtype=pl.UInt32),
+            "minute": pl.Series(minute, dtype=pl.Int64).cast(pl.Datetime("us")),
+            "metric": pl.Series(column, dtype=pl.UInt8).replace_strict(
                 list(range(len(_COLUMNS))), list(_COLUMNS), return_dtype=pl.Utf8
             ),
-            "value": values.fill_nan(None),
+            "value": pl.Series("value", value, dtype=pl.Float64).fill_nan(None),
         }
     )
 
@@ -417,7 +457,7 @@ def _pivot(b: SampleBuilder, mask: np.ndarray | None = None) -> pa.Table:
     if not len(b._value) or (mask is not None and not mask.any()):
         return TPU_SAMPLES_SCHEMA.empty_table()
     wide = _long_frame(b, mask).pivot(
-        on="metric", index=["key_idx", "minute"], values="value", aggregate_function="mean"
+        on="metric", index=["key_idx", "minute"], values="value", aggregate_function="first"
     )
     missing = [pl.lit(None, pl.Float64).alias(c) for c in _COLUMNS if c not in wide.columns]
     wide = wide.with_columns(missing).with_columns(
