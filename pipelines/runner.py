@@ -14,7 +14,7 @@ from typing import Any
 import dagster as dg
 
 from pipelines.asset_jobs import INGEST_JOB, MARTS_JOB
-from pipelines.days import input_days
+from pipelines.days import input_days, list_inputs
 from pipelines.definitions import build_definitions
 from pipelines.instance import flopledger_instance
 from pipelines.marts.snapshot import SNAPSHOT_ASSET
@@ -45,6 +45,10 @@ class _Window:
 def _window(
     config: Config, start: date | None, end: date | None, run_id: str | None = None
 ) -> _Window | None:
+    if start and end:  # given whole: listed for the steps, no day to find
+        if run_id:
+            list_inputs(config, run_id)
+        return _Window(start, end)
     found = sorted(input_days(config, run_id))
     if start or end:
         found = [d for d in found if (start is None or d >= start) and (end is None or d <= end)]
@@ -149,7 +153,11 @@ def run_pipeline(
     # The ingest run's id, chosen now: finding the days lists the inputs under it, and the
     # run reuses that listing (and what was downloaded) instead of listing again.
     run_id = str(uuid.uuid4())
-    _progress("[0/2] inputs: listing them (gs:// objects fetched once) and finding their days")
+    _progress(
+        f"[0/2] inputs: listing them for the given window, {start} .. {end}"
+        if start and end
+        else "[0/2] inputs: listing them (gs:// objects fetched once) and finding their days"
+    )
     t0 = time.monotonic()
     window = _window(config, start, end, run_id)
     _progress(f"      done in {time.monotonic() - t0:.1f} s")

@@ -7,6 +7,7 @@ not through protobuf, so a month of a few hundred chips writes in reasonable tim
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -16,6 +17,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from collectors.cloud_monitoring.columnar import add_parsed, parse_page
@@ -92,19 +94,43 @@ def parsed_ahead(paths: list[Path], ahead: int = 4) -> Iterator[pa.Array | None]
 _END_TIME = re.compile(rb'"endTime"\s*:\s*"([^"]{10,40})"')
 
 
-def _minute_days(text: str, limits: Limits) -> set[date]:
-    """The UTC day of the minute a point ending at `text` covers (a point ending at 00:00:00
-    covers 23:59 the day before, so both days are named then: a window one day wider is
-    harmless); nothing when unreadable or outside the plausible window."""
+def _end_instant(text: str) -> datetime | None:
+    """The UTC instant (naive) a point ends at, from `text`; None when unreadable."""
     head, offset = text[:19], text[19:].lstrip("0123456789.")
     try:
         when = datetime.fromisoformat(head + ("" if offset in ("", "Z") else offset))
-    except ValueError:
-        return set()
-    when = when if when.tzinfo is None else when.astimezone(UTC).replace(tzinfo=None)
-    if not limits.earliest <= when <= limits.latest:
-        return set()
-    return {when.date(), (when - timedelta(microseconds=1)).date()}
+        return when if when.tzinfo is None else when.astimezone(UTC).replace(tzinfo=None)
+    except (ValueError, OverflowError):  # OverflowError: year 1 less an offset
+        return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _file_instants(path: str, mtime_ns: int, size: int) -> np.ndarray:
+    """The distinct instants a page file's points end at (sorted datetime64[us]), by a scan
+    of its endTime values; kept for the file as it is (name, mtime, size), so the run's
+    listing and the read of its pages scan a file once between them."""
+    found = set(_END_TIME.findall(Path(path).read_bytes()))
+    # Only ASCII: no other text is a time fromisoformat reads.
+    ends = {end.decode("ascii") for end in found if end.isascii()}
+    instants = {when for when in map(_end_instant, ends) if when is not None}
+    return np.array(sorted(instants), dtype="datetime64[us]")
+
+
+def _file_days(path: Path, limits: Limits) -> set[date]:
+    """The UTC days of the minutes a page file's points cover (a point ending at 00:00:00
+    covers 23:59 the day before, so both days are named then: a window one day wider is
+    harmless); points ending outside the plausible window name no day."""
+    try:
+        stat = path.stat()
+        instants = _file_instants(str(path), stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        return set()  # the reader quarantines it
+    earliest, latest = np.datetime64(limits.earliest, "us"), np.datetime64(limits.latest, "us")
+    inside = instants[(instants >= earliest) & (instants <= latest)]
+    before = inside - np.timedelta64(1, "us")
+    return set(inside.astype("datetime64[D]").tolist()) | set(
+        before.astype("datetime64[D]").tolist()
+    )
 
 
 def page_days(paths: Iterable[str | Path], limits: Limits = DEFAULT_LIMITS) -> set[date]:
@@ -113,13 +139,7 @@ def page_days(paths: Iterable[str | Path], limits: Limits = DEFAULT_LIMITS) -> s
     leaving its points out of the window."""
     days: set[date] = set()
     for path in page_paths(paths):
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue  # the reader quarantines it
-        for end in set(_END_TIME.findall(data)):
-            if end.isascii():  # no other text is a time fromisoformat reads
-                days |= _minute_days(end.decode("ascii"), limits)
+        days |= _file_days(path, limits)
     return days
 
 

@@ -22,6 +22,7 @@ import pyarrow as pa
 import pytest
 
 from collectors.cloud_monitoring import PagesByDay, read_saved_pages
+from collectors.cloud_monitoring.pages import page_days
 
 DUTY = "tpu.googleapis.com/accelerator/duty_cycle"
 NODE = {"project_id": "p", "zone": "us-west4-a", "node_id": "node-w", "worker_id": "0"}
@@ -137,3 +138,21 @@ def test_a_series_read_as_arrays_refuses_only_its_bad_point(tmp_path):
         "point: hbm_used_bytes: -1.0 is not a byte count that fits BIGINT",
         "point: point.value {'int64Value': 'x'} is not a number",
     ]
+
+
+def test_page_days_by_hand_and_a_rewritten_file_scanned_again(tmp_path) -> None:
+    """page_days (the run's listing and PagesByDay's first days) from the endTime values:
+    a point ending at midnight names the day before too; an offset is taken to UTC; a time
+    it cannot read (year 1 less five hours) or outside the plausible window names none.
+    The scan is kept per file as it is: a file rewritten is scanned again."""
+    path = tmp_path / "p.json"
+    ends = [
+        ("2026-10-01T00:00:00Z", 1.0),  # minute 23:59 of 09-30: both days named
+        ("2026-10-03T02:00:00+05:00", 2.0),  # 21:00 UTC on 10-02
+        ("0001-01-01T00:00:00+05:00", 3.0),  # before year 1 in UTC: unreadable
+        ("1999-12-31T12:00:00Z", 4.0),  # before limits.earliest (2000-01-01)
+    ]
+    path.write_text(json.dumps({"timeSeries": [_series("0", *ends)]}))
+    assert page_days([tmp_path]) == {date(2026, 9, 30), date(2026, 10, 1), date(2026, 10, 2)}
+    path.write_text(json.dumps({"timeSeries": [_series("0", ("2026-10-05T10:00:00Z", 1.0))]}))
+    assert page_days([path]) == {date(2026, 10, 5)}
