@@ -50,8 +50,10 @@ def replace_days(
     inputs no longer hold (a rotated spool, Monitoring's retention, an archived jobs file) is
     left as it was: a rerun never wipes history because its inputs moved on."""
     row_days = pc.cast(rows[day_of], pa.date32())
-    rows = rows.filter(pc.is_in(row_days, value_set=pa.array(days, pa.date32())))
-    present = sorted(set(pc.cast(rows[day_of], pa.date32()).to_pylist()))
+    wanted = pc.is_in(row_days, value_set=pa.array(days, pa.date32()))
+    if not pc.all(wanted, skip_nulls=False).as_py():  # (no Python object per row's day)
+        rows, row_days = rows.filter(wanted), row_days.filter(wanted)
+    present = sorted(pc.unique(row_days).drop_null().to_pylist())
     if present:
         warehouse.replace_days(table, day_of, present, rows)
     return rows
