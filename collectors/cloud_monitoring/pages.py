@@ -74,8 +74,8 @@ def _add_page_objects(builder: SampleBuilder, path: Path) -> None:
 
 
 def _json_int(text: str) -> int | float:
-    """A JSON integer token: past Python's 4,300-digit guard on int(), a float (inf), as
-    Arrow reads it, so a page is never refused for a number in a member no one reads."""
+    """A JSON integer token; past Python's 4,300-digit guard on int(), a float (inf): a
+    number in a member no one reads does not make a valid page "not JSON" (Arrow reads it)."""
     return int(text) if len(text) <= 4300 else float(text)
 
 
