@@ -33,20 +33,30 @@ WITH settings AS (
                               'COMMITTED_USAGE_DISCOUNT,COMMITTED_USAGE_DISCOUNT_DOLLAR_BASE'), ',') AS committed_credit_types
     FROM flopledger_settings
 ),
+-- Each SKU description classified once (the patterns are data, so a regular expression per
+-- row would be compiled per row), then joined to its rows.
+sku_kinds AS (
+    SELECT
+        d.sku,
+        regexp_matches(d.sku, s.commitment_sku_pattern) AS is_commitment,
+        regexp_matches(d.sku, s.cores_sku_pattern) AS is_cores,
+        regexp_matches(d.sku, s.memory_sku_pattern) AS is_memory
+    FROM (SELECT DISTINCT coalesce(sku_description, '') AS sku FROM billing_line_items) AS d, settings AS s
+),
 labelled AS (
     SELECT
         b.*,
         -- GKE cost allocation copies pod labels onto the node's rows as k8s-label/<key>.
         coalesce(b.labels[s.run_label_key], b.labels['k8s-label/' || s.run_label_key]) AS run_label,
         CASE
-            WHEN regexp_matches(coalesce(b.sku_description, ''), s.commitment_sku_pattern) THEN 'commitment_fee'
+            WHEN k.is_commitment THEN 'commitment_fee'
             WHEN lower(coalesce(b.system_labels[s.unused_reservation_label], '')) = 'true' THEN 'unused_reservation'
             ELSE 'usage'
         END AS row_kind,
         CASE
             WHEN b.accelerator_type IS NOT NULL THEN b.accelerator_type
-            WHEN regexp_matches(coalesce(b.sku_description, ''), s.cores_sku_pattern) THEN 'cores'
-            WHEN regexp_matches(coalesce(b.sku_description, ''), s.memory_sku_pattern) THEN 'memory'
+            WHEN k.is_cores THEN 'cores'
+            WHEN k.is_memory THEN 'memory'
         END AS resource_kind,
         -- The committed-use part of the row's credits, in USD: credits_total_usd x (committed / all credits).
         CASE WHEN coalesce(b.credits_total, 0) <> 0 THEN floor_div(
@@ -56,8 +66,8 @@ labelled AS (
         -- Usage in the resource kind's unit: accelerator-seconds, core-seconds, memory in pricing units (GiB-hours).
         to_nanos(CASE
             WHEN b.accelerator_type IS NOT NULL THEN coalesce(b.accelerator_seconds, 0)
-            WHEN regexp_matches(coalesce(b.sku_description, ''), s.cores_sku_pattern) THEN coalesce(b.usage_amount, 0)
-            WHEN regexp_matches(coalesce(b.sku_description, ''), s.memory_sku_pattern) THEN coalesce(b.usage_amount_in_pricing_units, b.usage_amount, 0)
+            WHEN k.is_cores THEN coalesce(b.usage_amount, 0)
+            WHEN k.is_memory THEN coalesce(b.usage_amount_in_pricing_units, b.usage_amount, 0)
             ELSE 0
         END) AS row_units,
         to_nanos(b.cost_usd) AS row_billed,
@@ -65,7 +75,9 @@ labelled AS (
         to_nanos(coalesce(b.cost_at_list_usd, b.cost_usd)) AS row_list,
         CASE WHEN b.accelerator_type IS NOT NULL THEN to_nanos(coalesce(b.accelerator_seconds, 0)) ELSE 0 END AS row_paid,
         greatest(span_us(b.usage_start, b.usage_end), 1) AS total_us
-    FROM billing_line_items AS b, settings AS s
+    FROM billing_line_items AS b
+    CROSS JOIN settings AS s
+    JOIN sku_kinds AS k ON k.sku = coalesce(b.sku_description, '')
 ),
 gcp AS (
     SELECT
