@@ -107,11 +107,3 @@ def input_days(config: Config, run_key: str | None = None) -> set[date]:
         if getattr(config.sources, name) is not None:
             days |= finder(config, run_key)
     return days
-
-
-def list_inputs(config: Config, run_key: str) -> None:
-    """List every source's paths once under the run's key, fetching nothing and finding no
-    day: what a run whose window is given needs, so that its steps, a day each, reuse the
-    one listing (gs:// paths listed once a run) without the scans that find days."""
-    for name in DAY_FINDERS:
-        source_listing(config, name, run_key)

@@ -8,6 +8,7 @@ days ask, and downloads each remote object at most once (collectors/inputs.py). 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -113,3 +114,11 @@ def source_listing(config: Config, name: str, run_key: str | None) -> list[Input
     if source is None or not source.paths:
         return []
     return input_cache(config).listing(list(source.paths), run_key).objects
+
+
+def list_sources(config: Config, names: Iterable[str], run_key: str) -> None:
+    """List the paths of each source named once under the run's key, fetching nothing: a run
+    whose window is given needs no day found, and its steps, a day each, reuse this one
+    listing (each gs:// path listed once a run)."""
+    for name in names:
+        source_listing(config, name, run_key)

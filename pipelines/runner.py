@@ -14,8 +14,9 @@ from typing import Any
 import dagster as dg
 
 from pipelines.asset_jobs import INGEST_JOB, MARTS_JOB
-from pipelines.days import input_days, list_inputs
+from pipelines.days import DAY_FINDERS, input_days
 from pipelines.definitions import build_definitions
+from pipelines.inputs import list_sources
 from pipelines.instance import flopledger_instance
 from pipelines.marts.snapshot import SNAPSHOT_ASSET
 from pipelines.outcome import CheckResult, RunOutcome
@@ -47,7 +48,7 @@ def _window(
 ) -> _Window | None:
     if start and end:  # given whole: listed for the steps, no day to find
         if run_id:
-            list_inputs(config, run_id)
+            list_sources(config, DAY_FINDERS, run_id)
         return _Window(start, end)
     found = sorted(input_days(config, run_id))
     if start or end:

@@ -91,6 +91,8 @@ def parse_page(data: bytes) -> pa.Array | None:
     page must go to the per-object reader. Touches no builder, and Arrow's parse lets go of
     the GIL: pages may be parsed on threads while the builder takes earlier ones."""
     data = data[len(BOM) :] if data.startswith(BOM) else data
+    if len(data) >= 2**31 - 1:  # past the reader's block size (an int32)
+        return None
     if not data.isascii() or any(b in data for b in _REFUSED_BYTES):
         return None
     try:

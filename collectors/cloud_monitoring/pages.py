@@ -105,10 +105,11 @@ def _end_instant(text: str) -> datetime | None:
 
 
 @functools.lru_cache(maxsize=4096)
-def _file_instants(path: str, mtime_ns: int, size: int) -> np.ndarray:
+def _file_instants(path: str, *version: int) -> np.ndarray:
     """The distinct instants a page file's points end at (sorted datetime64[us]), by a scan
-    of its endTime values; kept for the file as it is (name, mtime, size), so the run's
-    listing and the read of its pages scan a file once between them."""
+    of its endTime values; kept for the file as it is (`version`: inode, size, mtime and
+    ctime), so the run's listing and the read of its pages scan a file once between them.
+    (A listing of more files than the cache holds scans them again: slower, not wrong.)"""
     found = set(_END_TIME.findall(Path(path).read_bytes()))
     # Only ASCII: no other text is a time fromisoformat reads.
     ends = {end.decode("ascii") for end in found if end.isascii()}
@@ -122,7 +123,9 @@ def _file_days(path: Path, limits: Limits) -> set[date]:
     harmless); points ending outside the plausible window name no day."""
     try:
         stat = path.stat()
-        instants = _file_instants(str(path), stat.st_mtime_ns, stat.st_size)
+        instants = _file_instants(
+            os.fspath(path), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
+        )
     except OSError:
         return set()  # the reader quarantines it
     earliest, latest = np.datetime64(limits.earliest, "us"), np.datetime64(limits.latest, "us")

@@ -396,31 +396,25 @@ def _column_of(values: array, code: str, mask: np.ndarray | None) -> np.ndarray:
 def _means(
     key: np.ndarray, minute: np.ndarray, column: np.ndarray, value: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """One point per chip-minute-metric: the mean of its readings (NaN when none), summed in
-    the order the points were read, so that the same points give the same bits every time
-    (a parallel mean, as polars' pivot takes, does not: it sums in a different order now
-    and then)."""
+    """One point per chip-minute-metric: its one reading, or the mean of its readings (NaN
+    when none), summed in the order the points were read (bincount adds left to right), so
+    that the same points give the same bits every time (a parallel mean, as polars' pivot
+    took, summed in another order now and then)."""
     if not len(value):
         return key, minute, column, value
     step = (minute - minute.min()) // _MINUTE_US
     group = (key.astype(np.int64) * (int(step.max()) + 1) + step) * len(_COLUMNS) + column
-    order = np.argsort(group, kind="stable")
-    group = group[order]
-    first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    _, first, inverse, size = np.unique(
+        group, return_index=True, return_inverse=True, return_counts=True
+    )
     if len(first) == len(value):
         return key, minute, column, value  # no chip-minute-metric read twice
-    key, minute, column, value = key[order], minute[order], column[order], value[order]
     read = ~np.isnan(value)
-    size = np.diff(np.r_[first, len(value)])
-    sums, counts = np.zeros(len(first)), np.zeros(len(first), dtype=np.int64)
-    for k in range(int(size.max())):  # the k-th reading of each group: left to right
-        has = np.flatnonzero(size > k)
-        at = first[has] + k
-        start, add = counts[has] == 0, read[at]  # the first reading is the sum (-0.0 kept)
-        sums[has] = np.where(add, np.where(start, value[at], sums[has] + value[at]), sums[has])
-        counts[has] += add
+    sums = np.bincount(inverse[read], weights=value[read], minlength=len(first))
+    counts = np.bincount(inverse[read], minlength=len(first))
     with np.errstate(invalid="ignore", divide="ignore"):
         means = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    means = np.where(size == 1, value[first], means)  # (a lone -0.0 stays -0.0)
     return key[first], minute[first], column[first], means
 
 

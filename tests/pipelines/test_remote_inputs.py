@@ -123,7 +123,7 @@ def test_a_backfill_from_gs_lists_once_downloads_once_and_books_as_from_disk(
     assert _run(remote) == local_checks
 
     # Ten gs:// paths in the config: ten listings for the whole 10-day run, though the
-    # spool asset alone asks once per day and the days are found before the run starts.
+    # spool asset alone asks once per day (the run lists every source once before it starts).
     assert gcs.listings() == ["fleet"] * 10
     downloads = Counter(gcs.downloads())
     assert set(downloads.values()) == {1}, downloads.most_common(5)  # no object twice

@@ -807,7 +807,14 @@ def diff_outcomes(a: Any, b: Any) -> list[str]:
 
 
 def differences(paths: list[Path], inventory: Inventory | None) -> list[str]:
-    return diff_outcomes(_read(paths, inventory, False), _read(paths, inventory, True))
+    """Every difference, and a read that raised at all (no input may crash a read)."""
+    reference, columns = _read(paths, inventory, False), _read(paths, inventory, True)
+    raised = [
+        f"the {how} read {outcome}"
+        for how, outcome in (("per-object", reference), ("columnar", columns))
+        if isinstance(outcome, str)
+    ]
+    return raised + diff_outcomes(reference, columns)
 
 
 def taken(data: bytes, inventory: Inventory | None) -> bool:
