@@ -43,6 +43,7 @@ from simulator.extracts import _arrow_leaf, _value, ndjson_line
 from simulator.fleet import build_fleet
 from simulator.schedule import build_schedule
 from tests.collectors.test_billing_columnar import _parquet, compact, full_row
+from tests.fuzz_json import Raw, all_paths, dumps_with_raws, shuffled
 from warehouse.arrow_sql import ArrowSQL
 
 NOW = datetime(2026, 11, 1)
@@ -435,10 +436,6 @@ DROP = object()  # a field left out
 # -- building lines ------------------------------------------------------------------------
 
 
-class Raw(str):
-    """A JSON token written as is (a number spelling json.dumps would not write)."""
-
-
 def _set(record: dict, path: tuple, value: Any) -> bool:
     """Set a dotted path (list indexes allowed) if its parent exists; DROP removes it."""
     node: Any = record
@@ -464,42 +461,15 @@ def _set(record: dict, path: tuple, value: Any) -> bool:
 
 def dumps(record: Any, rng: random.Random, compact: bool = False) -> str:
     """One record as an NDJSON line, in one of the spellings a writer may use."""
-    raws: dict[str, str] = {}
-
-    def swap(value: Any) -> Any:
-        if isinstance(value, Raw):
-            key = f"@@raw{len(raws)}@@"
-            raws[key] = str(value)
-            return key
-        if isinstance(value, dict):
-            return {k: swap(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [swap(v) for v in value]
-        return value
-
     style = 0.0 if compact else rng.random()
     ascii_only = compact or rng.random() < 0.5
     if style < 0.6:
-        text = json.dumps(swap(record), separators=(",", ":"), ensure_ascii=ascii_only)
-    elif style < 0.85:
-        text = json.dumps(swap(record), ensure_ascii=ascii_only)  # ", " and ": "
-    elif style < 0.95:
-        text = json.dumps(swap(record), separators=(",\t", ":\t"), ensure_ascii=ascii_only)
-    else:
-        text = json.dumps(swap(record), separators=(" , ", " : "), ensure_ascii=ascii_only)
-    for key, raw in raws.items():
-        text = text.replace(f'"{key}"', raw)
-    return text
-
-
-def _shuffled(value: Any, rng: random.Random) -> Any:
-    if isinstance(value, dict):
-        items = [(k, _shuffled(v, rng)) for k, v in value.items()]
-        rng.shuffle(items)
-        return dict(items)
-    if isinstance(value, list):
-        return [_shuffled(v, rng) for v in value]
-    return value
+        return dumps_with_raws(record, separators=(",", ":"), ensure_ascii=ascii_only)
+    if style < 0.85:
+        return dumps_with_raws(record, ensure_ascii=ascii_only)  # ", " and ": "
+    if style < 0.95:
+        return dumps_with_raws(record, separators=(",\t", ":\t"), ensure_ascii=ascii_only)
+    return dumps_with_raws(record, separators=(" , ", " : "), ensure_ascii=ascii_only)
 
 
 def _number(rng: random.Random) -> Any:
@@ -513,14 +483,6 @@ def _number(rng: random.Random) -> Any:
     return Raw(rng.choice(RAW_LITERALS))
 
 
-def _all_paths(value: Any, path: tuple = ()) -> list[tuple]:
-    if isinstance(value, dict):
-        return [p for k, v in value.items() for p in [(*path, k), *_all_paths(v, (*path, k))]]
-    if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in [(*path, i), *_all_paths(v, (*path, i))]]
-    return []
-
-
 def mutate(record: dict, rng: random.Random) -> dict:
     """One to three random changes to a record (a deep copy)."""
     record = copy.deepcopy(record)
@@ -531,7 +493,7 @@ def mutate(record: dict, rng: random.Random) -> dict:
         elif kind == 1:
             _set(record, rng.choice(PATHS_TIME), rng.choice(TIMES))
         elif kind == 2:  # a field missing, null, empty
-            paths = _all_paths(record)
+            paths = all_paths(record)
             if paths:
                 _set(record, rng.choice(paths), rng.choice([DROP, None, "", [], {}]))
         elif kind == 3:
@@ -588,7 +550,7 @@ def mutate(record: dict, rng: random.Random) -> dict:
         elif kind == 11:
             _set(record, ("invoice", "month"), rng.choice(MONTHS))
         elif kind == 12:
-            record = _shuffled(record, rng)
+            record = shuffled(record, rng)
         else:  # a plausible change of amount that keeps the row plain
             _set(record, ("cost",), Raw(f"{rng.randrange(10**6)}.{rng.randrange(10**6):06d}"))
     return record
@@ -741,7 +703,7 @@ def plain_mutate(record: dict, rng: random.Random) -> dict:
         elif kind == 3:
             _set(record, rng.choice(PATHS_TEXT[:18]), rng.choice(ASCII_TEXT))
         elif kind == 4:  # a field left out, null, empty
-            path = rng.choice(_all_paths(record))
+            path = rng.choice(all_paths(record))
             _set(record, path, rng.choice([DROP, None, [], {}]))
         elif kind == 5:
             record["credits"] = [
@@ -1084,7 +1046,7 @@ def parquet_mutate(record: dict, rng: random.Random) -> dict:
         elif kind == 8:
             _set(record, ("usage", "unit"), rng.choice(UNITS))
         else:
-            paths = [p for p in _all_paths(record) if not isinstance(p[-1], int)]
+            paths = [p for p in all_paths(record) if not isinstance(p[-1], int)]
             path = rng.choice(paths)
             _set(record, path, None)
     return record

@@ -40,6 +40,7 @@ from collectors.cloud_monitoring.columnar import read_page
 from collectors.cloud_monitoring.inventory import Inventory, TpuNode, build_inventory
 from collectors.cloud_monitoring.pages import PagesByDay, add_page_file, write_pages
 from collectors.cloud_monitoring.parse import SampleBuilder
+from tests.fuzz_json import Raw, all_paths, dumps_with_raws, shuffled
 
 SEED = 20261201
 PAGES_PER_CASE = 100
@@ -185,10 +186,6 @@ ALIKE: list[tuple[str, bytes]] = [
 # -- building pages ------------------------------------------------------------------------
 
 
-class Raw(str):
-    """A JSON token written as is (a spelling json.dumps would not write)."""
-
-
 class _Drop:
     """A member left out (a deep copy of it is itself)."""
 
@@ -204,40 +201,15 @@ _INDENTS: list[int | str] = [1, 2, "\t"]
 
 def dumps(page: Any, rng: random.Random, compact: bool = False) -> str:
     """A page as JSON text, in one of the spellings a writer may use."""
-    raws: dict[str, str] = {}
-
-    def swap(value: Any) -> Any:
-        if isinstance(value, Raw):
-            key = f"@@raw{len(raws)}@@"
-            raws[key] = str(value)
-            return key
-        if isinstance(value, dict):
-            return {k: swap(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [swap(v) for v in value]
-        return value
-
     style = 0.0 if compact else rng.random()
     ascii_only = compact or rng.random() < 0.7
     if style < 0.6:
-        text = json.dumps(swap(page), separators=(",", ":"), ensure_ascii=ascii_only)
-    elif style < 0.8:
-        text = json.dumps(swap(page), ensure_ascii=ascii_only)
-    elif style < 0.9:
-        text = json.dumps(swap(page), indent=rng.choice(_INDENTS), ensure_ascii=ascii_only)
-    else:
-        text = json.dumps(swap(page), separators=(" ,\n", " :\t"), ensure_ascii=ascii_only)
-    for key, raw in raws.items():
-        text = text.replace(f'"{key}"', raw)
-    return text
-
-
-def _all_paths(value: Any, path: tuple = ()) -> list[tuple]:
-    if isinstance(value, dict):
-        return [p for k, v in value.items() for p in [(*path, k), *_all_paths(v, (*path, k))]]
-    if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in [(*path, i), *_all_paths(v, (*path, i))]]
-    return []
+        return dumps_with_raws(page, separators=(",", ":"), ensure_ascii=ascii_only)
+    if style < 0.8:
+        return dumps_with_raws(page, ensure_ascii=ascii_only)
+    if style < 0.9:
+        return dumps_with_raws(page, indent=rng.choice(_INDENTS), ensure_ascii=ascii_only)
+    return dumps_with_raws(page, separators=(" ,\n", " :\t"), ensure_ascii=ascii_only)
 
 
 def _set(page: Any, path: tuple, value: Any) -> None:
@@ -499,7 +471,7 @@ def mutate(page: dict, rng: random.Random) -> Any:
         elif kind == 2 and point:
             _set(page, (*point, "interval", "endTime"), copy.deepcopy(rng.choice(END_TIMES)))
         elif kind == 3:  # anything null, absent, empty or zero
-            paths = _all_paths(page)
+            paths = all_paths(page)
             if paths:
                 _set(page, rng.choice(paths), rng.choice([DROP, DROP, None, None, "", [], {}, 0]))
         elif kind == 4 and series:
@@ -519,13 +491,13 @@ def mutate(page: dict, rng: random.Random) -> Any:
             value = rng.choice([DROP, [], None, {}, "", [1], [None], [{}], 0, [[]]])
             _set(page, ("timeSeries",), copy.deepcopy(value))
         elif kind == 7:  # an unknown member anywhere (sometimes nested past any parser's depth)
-            dicts = [()] + [p for p in _all_paths(page) if isinstance(_get(page, p), dict)]
+            dicts = [()] + [p for p in all_paths(page) if isinstance(_get(page, p), dict)]
             where = rng.choice(dicts)
             value = _deep(rng.choice([10, 100, 500])) if rng.random() < 0.1 else None
             name = rng.choice(["new", "zz", "Value", "doubleValue2", "labels_"])
             _set(page, (*where, name), value or copy.deepcopy(rng.choice(NESTED)))
         elif kind == 8:
-            page = _shuffled(page, rng)
+            page = shuffled(page, rng)
         elif kind == 9 and series:
             _set(page, (*series, "metric", "type"), copy.deepcopy(rng.choice(METRIC_TYPES)))
         elif kind == 10 and series:
@@ -572,16 +544,6 @@ def _get(page: Any, path: tuple) -> Any:
             return None
         page = page[part]
     return page
-
-
-def _shuffled(value: Any, rng: random.Random) -> Any:
-    if isinstance(value, dict):
-        items = [(k, _shuffled(v, rng)) for k, v in value.items()]
-        rng.shuffle(items)
-        return dict(items)
-    if isinstance(value, list):
-        return [_shuffled(v, rng) for v in value]
-    return value
 
 
 # -- changes to the text -----------------------------------------------------------------------
@@ -747,7 +709,7 @@ def plain_mutate(page: dict, rng: random.Random) -> dict:
     if page["timeSeries"] and rng.random() < 0.3:  # a chip-metric's series split in two
         page["timeSeries"].append(copy.deepcopy(rng.choice(page["timeSeries"])))
     if rng.random() < 0.3:
-        page = _shuffled(page, rng)
+        page = shuffled(page, rng)
     if rng.random() < 0.2:
         page["unit"] = rng.choice(["%", "By", 5, [1, 2], {"a": {"b": 1}}])
     return page
