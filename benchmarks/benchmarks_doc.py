@@ -1,6 +1,6 @@
 """docs/benchmarks.md and docs/img/benchmarks.png from the JSON results of fleet_month.py.
 
-    .venv/bin/python benchmarks/benchmarks_doc.py benchmarks/results/fleet_month-*.json
+    .venv/bin/python benchmarks/benchmarks_doc.py benchmarks/results/fleet_month-*-{before,final}-*.json
 
 Results of the same preset and label are merged in file order (a later file's stages replace
 an earlier one's: `fleet_month.py --reuse --stages floor` re-measures one stage). The analysis
@@ -205,12 +205,15 @@ def chart_svg(results: list[dict]) -> str:
         f'<text x="{x(t):.1f}" y="{y + 14}" text-anchor="middle" font-size="11">{t:g}</text>'
         for t in (0.01, 0.1, 1, 10, 100)
     )
+    per_row = max(1, (width - left) // 200)  # the legend wraps: every sitting named
     legend = "".join(
-        f'<rect x="{left + 200 * i}" y="{y + 26}" width="12" height="12" fill="{colours[i % len(colours)]}"/>'
-        f'<text x="{left + 200 * i + 16}" y="{y + 37}" font-size="12">{_name(r)}</text>'
+        f'<rect x="{left + 200 * (i % per_row)}" y="{y + 26 + 20 * (i // per_row)}" width="12" '
+        f'height="12" fill="{colours[i % len(colours)]}"/>'
+        f'<text x="{left + 200 * (i % per_row) + 16}" y="{y + 37 + 20 * (i // per_row)}" '
+        f'font-size="12">{_name(r)}</text>'
         for i, r in enumerate(results)
     )
-    height = y + 50
+    height = y + 50 + 20 * ((len(results) - 1) // per_row)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'font-family="sans-serif" font-size="13"><rect width="100%" height="100%" fill="white"/>'
@@ -240,6 +243,13 @@ def write_png(svg: str, path: Path) -> bool:
     return True
 
 
+def _results_glob(results: list[dict]) -> str:
+    """The shell pattern naming the sittings this document compares, by their labels."""
+    labels = list(dict.fromkeys(r["label"] for r in results))
+    label = labels[0] if len(labels) == 1 else "{" + ",".join(labels) + "}"
+    return f"benchmarks/results/fleet_month-*-{label}-*.json"
+
+
 def document(results: list[dict]) -> str:
     commands = sorted({r["command"] for r in results})
     lines = [
@@ -250,7 +260,7 @@ def document(results: list[dict]) -> str:
         "",
         "```",
         *[f".venv/bin/python {c}" for c in commands],
-        ".venv/bin/python benchmarks/benchmarks_doc.py benchmarks/results/fleet_month-*.json",
+        f".venv/bin/python benchmarks/benchmarks_doc.py {_results_glob(results)}",
         "```",
         "",
         "Each preset simulates its window plus one day, runs `flopledger run --to <last day>`, then",
