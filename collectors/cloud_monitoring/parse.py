@@ -256,11 +256,6 @@ class SampleBuilder:
         """`_minute_us` with this builder's cache (raises BadInput)."""
         return _minute_us(end_time, self._time_cache)
 
-    @property
-    def plausible_us(self) -> tuple[int, int]:
-        """The plausible window's first and last minute, in epoch microseconds."""
-        return self._earliest_us, self._latest_us
-
     def _add_points(self, points: Any, key: int, column: int, file: str, line: int) -> None:
         if not isinstance(points, list):
             raise BadInput("points is not a list")
@@ -305,16 +300,27 @@ class SampleBuilder:
             )
         except (TypeError, KeyError, ValueError, OverflowError, BadInput):
             return None
-        if len(minutes) and (minutes.min() < self._earliest_us or minutes.max() > self._latest_us):
-            return None
-        name, read = _COLUMNS[column], ~np.isnan(values)
-        if name in BYTES_COLUMNS and not np.all((values[read] >= 0) & (values[read] < INT64_MAX)):
-            return None
-        if name.endswith("_pct") and not np.all(
-            (values[read] >= 0.0) & (values[read] <= self.limits.max_pct)
+        return (minutes, values) if self.arrays_pass(column, minutes, values) else None
+
+    def arrays_pass(
+        self, column: int | np.ndarray, minute_us: np.ndarray, value: np.ndarray
+    ) -> bool:
+        """Whether every point of the arrays passes `_check` (`column`: one column number
+        for all, or one a point); the per-object and the columnar reader's one vectorised
+        copy of its rules."""
+        if len(minute_us) and (
+            minute_us.min() < self._earliest_us or minute_us.max() > self._latest_us
         ):
-            return None
-        return minutes, values
+            return False
+        columns = np.broadcast_to(np.asarray(column, dtype=np.uint8), value.shape)
+        read = ~np.isnan(value)
+        for number, name in enumerate(_COLUMNS):
+            v = value[read & (columns == number)]
+            if name in BYTES_COLUMNS and not np.all((v >= 0) & (v < INT64_MAX)):
+                return False
+            if name.endswith("_pct") and not np.all((v >= 0.0) & (v <= self.limits.max_pct)):
+                return False
+        return True
 
     def _check(self, column: int, minute_us: int, value: float) -> None:
         """A point inside the plausible window with a value its column can hold (NaN is a
