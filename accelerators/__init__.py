@@ -10,10 +10,15 @@ and from it the `accelerator_specs` warehouse table that MFU is measured against
 simulator and the simulated NVML all read this table.
 """
 
-from accelerators.lookup import CANONICAL_NAMES, accelerator, find_accelerator, peak_tflops
-from accelerators.match import match_alias, match_device_kind, match_sku
-from accelerators.spec import DTYPES, Accelerator, NvmlCapture, Peak
-from accelerators.table import ACCELERATORS
+from flopledger.accelerators.lookup import (
+    CANONICAL_NAMES,
+    accelerator,
+    find_accelerator,
+    peak_tflops,
+)
+from flopledger.accelerators.match import match_alias, match_device_kind, match_sku
+from flopledger.accelerators.spec import DTYPES, Accelerator, NvmlCapture, Peak
+from flopledger.accelerators.table import ACCELERATORS
 
 __all__ = [
     "ACCELERATORS",

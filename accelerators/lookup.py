@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from accelerators.spec import Accelerator
-from accelerators.table import ACCELERATORS
+from flopledger.accelerators.spec import Accelerator
+from flopledger.accelerators.table import ACCELERATORS
 
 CANONICAL_NAMES = frozenset(a.name for a in ACCELERATORS)
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from accelerators.spec import Accelerator
-from accelerators.table import ACCELERATORS
+from flopledger.accelerators.spec import Accelerator
+from flopledger.accelerators.table import ACCELERATORS
 
 _Patterns = tuple[tuple[re.Pattern[str], Accelerator], ...]
 

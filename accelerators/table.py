@@ -11,7 +11,7 @@ so their dense figure is half of it. NVML captures are from shared/data/nvidia-s
 
 from __future__ import annotations
 
-from accelerators.spec import Accelerator, NvmlCapture, Peak
+from flopledger.accelerators.spec import Accelerator, NvmlCapture, Peak
 
 GIB = 2**30
 MIB = 2**20

@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from collectors.nvml.agent import Agent, AgentConfig, ManualClock
-from collectors.nvml.labels import NodeLabels
-from collectors.nvml.nvml import Nvml
-from collectors.nvml.simulated import SimulatedNvml
+from flopledger.collectors.nvml.agent import Agent, AgentConfig, ManualClock
+from flopledger.collectors.nvml.labels import NodeLabels
+from flopledger.collectors.nvml.nvml import Nvml
+from flopledger.collectors.nvml.simulated import SimulatedNvml
 
 
 class TimedBackend:

@@ -28,11 +28,11 @@ from sqlglot import exp
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import traverse_scope
 
-import models
-from dashboards import queries
-from settings import load_config
-from warehouse import open_warehouse
-from warehouse.base import Reader
+from flopledger import models
+from flopledger.dashboards import queries
+from flopledger.settings import load_config
+from flopledger.warehouse import open_warehouse
+from flopledger.warehouse.base import Reader
 
 MIN_BILLED = 10 * 2**20  # on-demand: at least 10 MB per table referenced
 FIXED = {

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import duckdb
 
-import models
-from dashboards import data
-from dashboards.timing import load_page
-from warehouse.duckdb import DuckDBWarehouse
+from flopledger import models
+from flopledger.dashboards import data
+from flopledger.dashboards.timing import load_page
+from flopledger.warehouse.duckdb import DuckDBWarehouse
 
 RESULTS = Path(__file__).resolve().parent / "results" / "dashboard_queries.md"
 NODES, GPUS_PER_NODE, HOURS, RUN_BLOCK_H = 128, 8, 8760, 48

@@ -22,9 +22,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from probes.shapes import Shape  # noqa: E402
-from probes.sweep import Sweep, SweepConfig  # noqa: E402
-from probes.timing import TimingPolicy  # noqa: E402
+from flopledger.probes.shapes import Shape  # noqa: E402
+from flopledger.probes.sweep import Sweep, SweepConfig  # noqa: E402
+from flopledger.probes.timing import TimingPolicy  # noqa: E402
 
 
 def numpy_best_gflops(shape: Shape, seconds: float) -> float:

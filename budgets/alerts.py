@@ -15,8 +15,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from models import query_sql
-from warehouse import Warehouse
+from flopledger.models import query_sql
+from flopledger.warehouse import Warehouse
 
 SEVERITIES = ("info", "warning", "critical")
 

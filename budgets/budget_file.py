@@ -12,7 +12,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from settings import ConfigError
+from flopledger.settings import ConfigError
 
 STALE_SOURCES = ("gcp_billing", "jobs", "nvml_spool", "cloud_monitoring", "probes")
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from budgets.periods import period_containing
+from flopledger.budgets.periods import period_containing
 
 
 def _round(amount: Decimal) -> str:

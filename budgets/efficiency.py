@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from budgets.alerts import Alert
-from budgets.budget_file import EfficiencyRule
-from models import query_sql
-from models.figures import figure
-from warehouse import Warehouse
+from flopledger.budgets.alerts import Alert
+from flopledger.budgets.budget_file import EfficiencyRule
+from flopledger.models import query_sql
+from flopledger.models.figures import figure
+from flopledger.warehouse import Warehouse
 
 QUERIES = {
     "idle_cost_share": "idle_cost_share_by_project",

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from budgets.alerts import Alert
-from budgets.budget_file import BudgetsFile
-from budgets.efficiency import efficiency_alerts, measure
-from budgets.fx import Rates
-from budgets.health import health_alerts
-from budgets.rules import budget_alerts, spend_change_alerts
-from budgets.spend import by_day, data_bounds, scoped_daily_spend
-from budgets.status import Status, budget_statuses
-from warehouse import Warehouse
+from flopledger.budgets.alerts import Alert
+from flopledger.budgets.budget_file import BudgetsFile
+from flopledger.budgets.efficiency import efficiency_alerts, measure
+from flopledger.budgets.fx import Rates
+from flopledger.budgets.health import health_alerts
+from flopledger.budgets.rules import budget_alerts, spend_change_alerts
+from flopledger.budgets.spend import by_day, data_bounds, scoped_daily_spend
+from flopledger.budgets.status import Status, budget_statuses
+from flopledger.warehouse import Warehouse
 
 
 def as_of(warehouse: Warehouse, now: datetime) -> datetime:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from budgets.periods import Period
+from flopledger.budgets.periods import Period
 
 NANO = Decimal("0.000000001")
 ZERO = Decimal(0)

@@ -14,7 +14,7 @@ from datetime import date
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from pathlib import Path
 
-from budgets.budget_file import BudgetConfigError
+from flopledger.budgets.budget_file import BudgetConfigError
 
 NANO = Decimal("0.000000001")
 Rates = dict[str, list[tuple[date, Decimal]]]

@@ -10,10 +10,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from budgets.alerts import Alert
-from budgets.budget_file import HealthRules
-from models import query_sql
-from warehouse import Warehouse
+from flopledger.budgets.alerts import Alert
+from flopledger.budgets.budget_file import HealthRules
+from flopledger.models import query_sql
+from flopledger.warehouse import Warehouse
 
 
 def _lookback(rules: HealthRules) -> dict[str, int]:

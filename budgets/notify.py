@@ -19,11 +19,11 @@ from typing import Any
 
 import requests
 
-from budgets.alerts import open_alerts
-from budgets.budget_file import BudgetsFile, Channel
-from budgets.payloads import payload_for
-from models import query_sql
-from warehouse import Warehouse
+from flopledger.budgets.alerts import open_alerts
+from flopledger.budgets.budget_file import BudgetsFile, Channel
+from flopledger.budgets.payloads import payload_for
+from flopledger.models import query_sql
+from flopledger.warehouse import Warehouse
 
 log = logging.getLogger(__name__)
 

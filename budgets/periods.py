@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from budgets.budget_file import WEEKDAYS
+from flopledger.budgets.budget_file import WEEKDAYS
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ from collections import defaultdict
 from datetime import date, timedelta
 from decimal import Decimal
 
-from budgets.alerts import Alert
-from budgets.budget_file import SpendChangeRule
-from budgets.status import Status
+from flopledger.budgets.alerts import Alert
+from flopledger.budgets.budget_file import SpendChangeRule
+from flopledger.budgets.status import Status
 
 
 def _money(value: Decimal) -> str:

@@ -14,9 +14,9 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from budgets.budget_file import Scope
-from models import query_sql
-from warehouse import Warehouse
+from flopledger.budgets.budget_file import Scope
+from flopledger.models import query_sql
+from flopledger.warehouse import Warehouse
 
 QUERIES = {"billing": "billing_spend_by_day", "allocated": "allocated_spend_by_day"}
 

@@ -9,10 +9,10 @@ from decimal import Decimal
 
 import pyarrow as pa
 
-from budgets.budget_file import Budget
-from budgets.forecast import forecast_period
-from budgets.fx import Rates, rate_on, to_usd
-from budgets.periods import Period, period_containing, periods_between
+from flopledger.budgets.budget_file import Budget
+from flopledger.budgets.forecast import forecast_period
+from flopledger.budgets.fx import Rates, rate_on, to_usd
+from flopledger.budgets.periods import Period, period_containing, periods_between
 
 MONEY = pa.decimal128(38, 9)
 

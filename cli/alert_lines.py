@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from budgets.alerts import open_alerts
-from warehouse import Warehouse
+from flopledger.budgets.alerts import open_alerts
+from flopledger.warehouse import Warehouse
 
 
 def alert_line(alert: dict[str, Any]) -> str:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from models import query_sql
-from warehouse import Warehouse
+from flopledger.models import query_sql
+from flopledger.warehouse import Warehouse
 
 TERM_NAMES = {"1y": "1-year", "3y": "3-year"}
 

@@ -4,12 +4,12 @@ figures are named as docs/glossary.md names them (models/figures.py)."""
 
 from decimal import Decimal
 
-from cli.commitment_plan_lines import commitment_plan_lines
-from cli.managed_lines import managed_lines
-from cli.portfolio_lines import portfolio_lines
-from models import query_sql
-from models.figures import figure
-from warehouse import Warehouse
+from flopledger.cli.commitment_plan_lines import commitment_plan_lines
+from flopledger.cli.managed_lines import managed_lines
+from flopledger.cli.portfolio_lines import portfolio_lines
+from flopledger.models import query_sql
+from flopledger.models.figures import figure
+from flopledger.warehouse import Warehouse
 
 
 def _money(amount: Decimal | None, currency: str) -> str:

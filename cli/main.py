@@ -13,7 +13,7 @@ import logging
 import sys
 import warnings
 
-from settings import ConfigError
+from flopledger.settings import ConfigError
 
 COMMANDS = (
     "run",
@@ -41,9 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         try:
-            module = importlib.import_module(f"cli.commands.{name}")
+            module = importlib.import_module(f"flopledger.cli.commands.{name}")
         except ModuleNotFoundError as exc:
-            if exc.name == f"cli.commands.{name}":
+            if exc.name == f"flopledger.cli.commands.{name}":
                 continue  # command not built yet
             raise
         module.register(sub)
@@ -52,11 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _one_line_errors() -> tuple[type[Exception], ...]:
     """Errors printed as one line. The agent's slim install has no warehouse (nor DuckDB)."""
-    from collectors.gcs import StorageError  # a bucket missing, no permission: one line
+    from flopledger.collectors.gcs import StorageError  # a bucket missing, no permission: one line
 
     try:
-        from clients.bigquery import BigQueryError  # no credentials, a refused query
-        from warehouse import WarehouseLocked
+        from flopledger.clients.bigquery import BigQueryError  # no credentials, a refused query
+        from flopledger.warehouse import WarehouseLocked
     except ModuleNotFoundError:
         return (ConfigError, StorageError)
     return (ConfigError, StorageError, WarehouseLocked, BigQueryError)

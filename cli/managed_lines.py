@@ -4,8 +4,8 @@ the utilisation at which self-hosting breaks even (docs/managed-inference.md).""
 
 from decimal import Decimal
 
-from models import query_sql
-from warehouse import Warehouse
+from flopledger.models import query_sql
+from flopledger.warehouse import Warehouse
 
 
 def _pct(value: float | None) -> str:

@@ -7,8 +7,8 @@ cheapest), its busy share and USD per delivered PFLOP-hour, and the next cheapes
 from decimal import Decimal
 from typing import Any
 
-from models import query_sql
-from warehouse import Warehouse
+from flopledger.models import query_sql
+from flopledger.warehouse import Warehouse
 
 
 def _rate(value: Decimal | None) -> str:

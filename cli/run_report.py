@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from cli.alert_lines import alert_lines
-from cli.headline import headline_lines
-from pipelines.outcome import CheckResult, RunOutcome
-from warehouse import open_warehouse
+from flopledger.cli.alert_lines import alert_lines
+from flopledger.cli.headline import headline_lines
+from flopledger.pipelines.outcome import CheckResult, RunOutcome
+from flopledger.warehouse import open_warehouse
 
 
 def print_report(outcome: RunOutcome) -> None:

@@ -1,6 +1,6 @@
 """docs/tables.md from the warehouse's own table and column comments.
 
-`python -m cli.tables_doc CONFIG.yaml > docs/tables.md` writes the reference from the
+`python -m flopledger.cli.tables_doc CONFIG.yaml > docs/tables.md` writes the reference from the
 config's warehouse (its published snapshot); a test checks the committed file against a
 freshly built warehouse, so the two cannot drift apart. Example queries live after the
 marker and are kept as written.
@@ -9,8 +9,8 @@ marker and are kept as written.
 import sys
 from pathlib import Path
 
-from settings import load_config
-from warehouse import TableInfo, Warehouse, open_warehouse
+from flopledger.settings import load_config
+from flopledger.warehouse import TableInfo, Warehouse, open_warehouse
 
 MARKER = "<!-- generated above; hand-written below -->"
 RAW = (

@@ -10,7 +10,7 @@ import re
 from decimal import Decimal
 from typing import NamedTuple
 
-from accelerators import CANONICAL_NAMES, match_alias, match_sku
+from flopledger.accelerators import CANONICAL_NAMES, match_alias, match_sku
 
 # Words that say a SKU is accelerator time, not the VM's cores, RAM or disk around it.
 _ACCELERATOR_WORDS = re.compile(r"\bGPU\b|gpu slice|\bTpu|\bTPU\b|Trillium", re.I)

@@ -39,7 +39,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path, PosixPath
 from typing import Any
 
-from collectors.gcs import (
+from flopledger.collectors.gcs import (
     ObjectVanished,
     download_object,
     list_folder,

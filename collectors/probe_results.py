@@ -18,10 +18,10 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from collectors.files import Unreadable, iter_ndjson
-from collectors.limits import DEFAULT_LIMITS, Limits, OutOfBounds, finite, fits
-from collectors.quarantine import Quarantined
-from collectors.timeparse import BadTimestamp, parse_timestamp
+from flopledger.collectors.files import Unreadable, iter_ndjson
+from flopledger.collectors.limits import DEFAULT_LIMITS, Limits, OutOfBounds, finite, fits
+from flopledger.collectors.quarantine import Quarantined
+from flopledger.collectors.timeparse import BadTimestamp, parse_timestamp
 
 SOURCE = "probe_results"
 

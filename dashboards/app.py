@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import auth, sidebar
-from dashboards.data import NoWarehouse, QueryFailed, config_path
-from settings import ConfigError, load_config
+from flopledger.dashboards import auth, sidebar
+from flopledger.dashboards.data import NoWarehouse, QueryFailed, config_path
+from flopledger.settings import ConfigError, load_config
 
 PAGES = [
     st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),

@@ -10,8 +10,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboards.filters import DIMENSIONS, Filters
-from models.figures import figure
+from flopledger.dashboards.filters import DIMENSIONS, Filters
+from flopledger.models.figures import figure
 
 NO_TELEMETRY = "no telemetry yet"
 # Internal values shown in words (Kubecost's __unallocated__ is a value, never a label).

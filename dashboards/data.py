@@ -43,11 +43,11 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-import warehouse
-from dashboards import queries
-from dashboards.filters import ExplorerFilters, Filters
-from settings import load_config
-from warehouse import Reader, open_warehouse
+from flopledger import warehouse
+from flopledger.dashboards import queries
+from flopledger.dashboards.filters import ExplorerFilters, Filters
+from flopledger.settings import load_config
+from flopledger.warehouse import Reader, open_warehouse
 
 log = logging.getLogger(__name__)
 

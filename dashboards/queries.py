@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from models.sql_text import named_params, without_comments
+from flopledger.models.sql_text import named_params, without_comments
 
 SQL_DIR = Path(__file__).parent / "sql"
 FRAGMENT_DIR = SQL_DIR / "fragments"

@@ -7,9 +7,9 @@ from datetime import UTC, date, datetime
 import pandas as pd
 import streamlit as st
 
-from dashboards import data
-from dashboards.components import display_value
-from dashboards.filters import DIMENSIONS, Filters, from_url, to_url
+from flopledger.dashboards import data
+from flopledger.dashboards.components import display_value
+from flopledger.dashboards.filters import DIMENSIONS, Filters, from_url, to_url
 
 STATE_KEY = "filters"
 # URL keys a page keeps for itself (the cost explorer's grouping and period), left as they are.

@@ -13,7 +13,7 @@ from typing import Any
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from dashboards import data
+from flopledger.dashboards import data
 
 APP = Path(__file__).resolve().parent / "app.py"
 

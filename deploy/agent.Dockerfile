@@ -15,6 +15,7 @@ RUN uv venv --python /usr/local/bin/python3.11 /opt/agent
 # Dependencies first (a layer that changes only with requirements.txt), then the code.
 COPY deploy/agent/requirements.txt deploy/agent/install.sh /src/deploy/agent/
 COPY deploy/agent/pyproject.toml /src/deploy/agent/
+COPY flopledger/__init__.py /src/flopledger/
 COPY accelerators/ /src/accelerators/
 COPY settings/ /src/settings/
 COPY cli/__init__.py cli/main.py /src/cli/

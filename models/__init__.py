@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from models.sql_text import named_params, without_comments
+from flopledger.models.sql_text import named_params, without_comments
 
 MODELS_DIR = Path(__file__).parent
 

@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from typing import NamedTuple
 
-from models import query_sql
-from models.accelerator_prices import AcceleratorPrice
+from flopledger.models import query_sql
+from flopledger.models.accelerator_prices import AcceleratorPrice
 
 HOUR_NANOS = 3_600 * 10**9  # one accelerator-hour in accelerator-seconds x 1e9
 NANO = Decimal("0.000000001")

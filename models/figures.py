@@ -2,7 +2,7 @@
 
 The CLI, every dashboard page, alerts and budgets print a figure under `Figure.name`, never
 under a name of their own, and a page links its definition (`Figure.anchor`). docs/glossary.md
-is written from this table (`python -m models.figures > docs/glossary.md`); a test checks that
+is written from this table (`python -m flopledger.models.figures > docs/glossary.md`); a test checks that
 it is current.
 """
 
@@ -206,7 +206,7 @@ def glossary_markdown() -> str:
         "",
         "One name and one definition per figure. The CLI, the dashboards, alerts and budgets use",
         "these names; the dashboards link here. Generated from `models/figures.py`",
-        "(`python -m models.figures > docs/glossary.md`).",
+        "(`python -m flopledger.models.figures > docs/glossary.md`).",
         "",
     ]
     for f in FIGURES:

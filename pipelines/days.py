@@ -7,19 +7,19 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
-from collectors.cloud_monitoring.pages import page_days
-from collectors.focus.read import read_focus_files
-from collectors.gcp_billing.days import usage_days
-from collectors.inference.days import managed_days
-from collectors.jobs.read import read_jobs_files
-from collectors.kubernetes.read import read_pod_files
-from collectors.limits import Limits
-from collectors.probe_results import probe_days
-from pipelines.inputs import pattern_inputs, source_inputs, source_listing
-from pipelines.loading import run_limits
-from pipelines.sources.gcp_billing.export import export_config, export_input_days
-from settings import Config
-from warehouse import open_warehouse
+from flopledger.collectors.cloud_monitoring.pages import page_days
+from flopledger.collectors.focus.read import read_focus_files
+from flopledger.collectors.gcp_billing.days import usage_days
+from flopledger.collectors.inference.days import managed_days
+from flopledger.collectors.jobs.read import read_jobs_files
+from flopledger.collectors.kubernetes.read import read_pod_files
+from flopledger.collectors.limits import Limits
+from flopledger.collectors.probe_results import probe_days
+from flopledger.pipelines.inputs import pattern_inputs, source_inputs, source_listing
+from flopledger.pipelines.loading import run_limits
+from flopledger.pipelines.sources.gcp_billing.export import export_config, export_input_days
+from flopledger.settings import Config
+from flopledger.warehouse import open_warehouse
 
 
 def _limits(config: Config) -> Limits:

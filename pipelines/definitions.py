@@ -13,14 +13,14 @@ from pathlib import Path
 
 import dagster as dg
 
-from pipelines import alerts, month_report, schedules
-from pipelines.asset_jobs import asset_jobs
-from pipelines.marts import assets as mart_assets
-from pipelines.marts import checks as mart_checks
-from pipelines.partitions import daily_partitions
-from pipelines.progress import progress_logger
-from pipelines.resources import Flopledger
-from pipelines.sources import (
+from flopledger.pipelines import alerts, month_report, schedules
+from flopledger.pipelines.asset_jobs import asset_jobs
+from flopledger.pipelines.marts import assets as mart_assets
+from flopledger.pipelines.marts import checks as mart_checks
+from flopledger.pipelines.partitions import daily_partitions
+from flopledger.pipelines.progress import progress_logger
+from flopledger.pipelines.resources import Flopledger
+from flopledger.pipelines.sources import (
     cloud_monitoring,
     focus,
     gcp_billing,
@@ -29,7 +29,7 @@ from pipelines.sources import (
     nvml_spool,
     probes,
 )
-from settings import Config, ConfigError, SchedulesConfig, load_config
+from flopledger.settings import Config, ConfigError, SchedulesConfig, load_config
 
 # Each source package has build(partitions) -> dg.Definitions. Add a source here.
 SOURCES = [gcp_billing, jobs, nvml_spool, cloud_monitoring, probes, managed_inference, focus]

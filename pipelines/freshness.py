@@ -4,8 +4,8 @@ from datetime import datetime, timedelta
 
 import dagster as dg
 
-from models import query_sql
-from pipelines.resources import Flopledger
+from flopledger.models import query_sql
+from flopledger.pipelines.resources import Flopledger
 
 
 def _newest_and_billed(

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import dagster as dg
 
-from collectors.gcs import reader_client
-from collectors.inputs import InputCache, InputObject, for_days, window_days
-from settings import Config
+from flopledger.collectors.gcs import reader_client
+from flopledger.collectors.inputs import InputCache, InputObject, for_days, window_days
+from flopledger.settings import Config
 
 # Sources whose file names bound the days they hold, and by how much a file may run past
 # the day its name says (a spool file is named by its first minute and may run into the

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from settings import Config
+from flopledger.settings import Config
 
 REPO = Path(__file__).resolve().parent.parent
 INSTANCE_TEMPLATE = REPO / "dagster.yaml"

@@ -8,10 +8,10 @@ import dagster as dg
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from collectors.limits import Limits
-from collectors.quarantine import Quarantined, quarantine_table
-from settings import Config
-from warehouse import Warehouse
+from flopledger.collectors.limits import Limits
+from flopledger.collectors.quarantine import Quarantined, quarantine_table
+from flopledger.settings import Config
+from flopledger.warehouse import Warehouse
 
 
 def run_limits(config: Config, now: datetime) -> Limits:

@@ -9,14 +9,14 @@ from typing import Any
 
 import dagster as dg
 
-from budgets.alerts import store_alerts
-from budgets.budget_file import load_budgets
-from collectors.timeparse import naive_utc
-from pipelines.asset_jobs import WRITER_TAGS
-from pipelines.marts.snapshot import SNAPSHOT_ASSET
-from pipelines.resources import Flopledger
-from pipelines.run_tags import NOW_TAG, run_now
-from reports.month import (
+from flopledger.budgets.alerts import store_alerts
+from flopledger.budgets.budget_file import load_budgets
+from flopledger.collectors.timeparse import naive_utc
+from flopledger.pipelines.asset_jobs import WRITER_TAGS
+from flopledger.pipelines.marts.snapshot import SNAPSHOT_ASSET
+from flopledger.pipelines.resources import Flopledger
+from flopledger.pipelines.run_tags import NOW_TAG, run_now
+from flopledger.reports.month import (
     closes_at,
     months_to_write,
     parse_month,
@@ -24,8 +24,8 @@ from reports.month import (
     report_alert,
     write_month,
 )
-from settings import SchedulesConfig
-from warehouse import NoWarehouse
+from flopledger.settings import SchedulesConfig
+from flopledger.warehouse import NoWarehouse
 
 MONTH_REPORT_JOB = "month_close"  # not "month_report": Dagster wants job and asset names apart
 MONTH_TAG = "flopledger/month"  # YYYY-MM: the month to report (else the latest closed one)

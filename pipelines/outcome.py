@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from settings import Config
+from flopledger.settings import Config
 
 
 @dataclass

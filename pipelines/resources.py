@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import dagster as dg
 from pydantic import PrivateAttr
 
-from settings import Config, load_config
-from warehouse import Warehouse, open_warehouse
+from flopledger.settings import Config, load_config
+from flopledger.warehouse import Warehouse, open_warehouse
 
 
 class Flopledger(dg.ConfigurableResource):

@@ -4,8 +4,8 @@ from datetime import datetime
 
 import dagster as dg
 
-from collectors.timeparse import naive_utc
-from pipelines.resources import Flopledger
+from flopledger.collectors.timeparse import naive_utc
+from flopledger.pipelines.resources import Flopledger
 
 # The run's clock: a schedule sets it from its scheduled execution time (time is an input).
 NOW_TAG = "flopledger/now"

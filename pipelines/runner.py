@@ -13,16 +13,16 @@ from typing import Any
 
 import dagster as dg
 
-from pipelines.asset_jobs import INGEST_JOB, MARTS_JOB
-from pipelines.days import DAY_FINDERS, input_days
-from pipelines.definitions import build_definitions
-from pipelines.inputs import list_sources
-from pipelines.instance import flopledger_instance
-from pipelines.marts.snapshot import SNAPSHOT_ASSET
-from pipelines.outcome import CheckResult, RunOutcome
-from pipelines.run_tags import CLI_TAG, WINDOW_ONLY_TAG
-from settings import Config
-from warehouse import open_warehouse
+from flopledger.pipelines.asset_jobs import INGEST_JOB, MARTS_JOB
+from flopledger.pipelines.days import DAY_FINDERS, input_days
+from flopledger.pipelines.definitions import build_definitions
+from flopledger.pipelines.inputs import list_sources
+from flopledger.pipelines.instance import flopledger_instance
+from flopledger.pipelines.marts.snapshot import SNAPSHOT_ASSET
+from flopledger.pipelines.outcome import CheckResult, RunOutcome
+from flopledger.pipelines.run_tags import CLI_TAG, WINDOW_ONLY_TAG
+from flopledger.settings import Config
+from flopledger.warehouse import open_warehouse
 
 # One concise line per step instead of Dagster's console log; the report comes at the end.
 QUIET: dict[str, Any] = {"loggers": {"progress": {}}}

@@ -11,10 +11,10 @@ from typing import Any
 
 import dagster as dg
 
-from collectors.timeparse import naive_utc
-from pipelines.asset_jobs import INGEST_JOB, MARTS_JOB, TELEMETRY_JOB
-from pipelines.run_tags import CLI_TAG, NOW_TAG
-from settings import SchedulesConfig
+from flopledger.collectors.timeparse import naive_utc
+from flopledger.pipelines.asset_jobs import INGEST_JOB, MARTS_JOB, TELEMETRY_JOB
+from flopledger.pipelines.run_tags import CLI_TAG, NOW_TAG
+from flopledger.settings import SchedulesConfig
 
 LATE_DAYS = (
     3  # the daily ingest rebuilds the last days' telemetry and jobs; billing takes every unseen row

@@ -1,7 +1,7 @@
-"""`python -m probes [--quick|--full] [--dtype ...] [--out FILE]` from the repository root."""
+"""`python -m flopledger.probes [--quick|--full] [--dtype ...] [--out FILE]` from the repository root."""
 
 import sys
 
-from probes.cli import main
+from flopledger.probes.cli import main
 
 sys.exit(main())

@@ -1,4 +1,4 @@
-"""Command line of the probe: `flopledger probe ...` and `python -m probes ...` share it.
+"""Command line of the probe: `flopledger probe ...` and `python -m flopledger.probes ...` share it.
 
 The parser imports no JAX; `run` imports the sweep (and JAX) only when a sweep starts.
 Exit codes: 0 every shape verified, 1 a shape failed verification or errored, 2 bad arguments.
@@ -13,14 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from probes.dtypes import probe_dtype
-from probes.report import progress_line, summary_lines
-from probes.results import ProbeResult, append_jsonl, write_jsonl
-from probes.shapes import Shape, default_shapes, parse_shapes
-from probes.timing import TimingPolicy
+from flopledger.probes.dtypes import probe_dtype
+from flopledger.probes.report import progress_line, summary_lines
+from flopledger.probes.results import ProbeResult, append_jsonl, write_jsonl
+from flopledger.probes.shapes import Shape, default_shapes, parse_shapes
+from flopledger.probes.timing import TimingPolicy
 
 if TYPE_CHECKING:
-    from probes.sweep import SweepConfig
+    from flopledger.probes.sweep import SweepConfig
 
 _BUDGET_S = {"quick": 0.3, "full": 1.0}  # timed seconds per shape
 
@@ -71,7 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _config(args: argparse.Namespace, backend: str) -> SweepConfig:
-    from probes.sweep import SweepConfig
+    from flopledger.probes.sweep import SweepConfig
 
     dtypes: tuple[str, ...] = ("fp32",) if backend == "cpu" else ("bf16",)
     if args.dtype != "auto":
@@ -102,8 +102,8 @@ def _writer(out: str) -> Callable[[ProbeResult], None]:
 
 def run(args: argparse.Namespace) -> int:
     """Run the sweep: JSONL to --out, progress to stderr, the summary to stdout (stderr with --out -)."""
-    from probes.kernels import backend_of, pick_device
-    from probes.sweep import run_sweep
+    from flopledger.probes.kernels import backend_of, pick_device
+    from flopledger.probes.sweep import run_sweep
 
     try:
         config = _config(args, backend_of(pick_device(args.device)))
@@ -126,9 +126,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m probes`: the same options as `flopledger probe`."""
+    """`python -m flopledger.probes`: the same options as `flopledger probe`."""
     parser = argparse.ArgumentParser(
-        prog="python -m probes", description="Calibrated, verified matmul sweep (achieved TFLOP/s)."
+        prog="python -m flopledger.probes", description="Calibrated, verified matmul sweep (achieved TFLOP/s)."
     )
     add_arguments(parser)
     return run(parser.parse_args(argv))

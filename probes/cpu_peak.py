@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from probes.shapes import Shape
-from probes.timing import Clock, TimingPolicy, calibrate, measure
+from flopledger.probes.shapes import Shape
+from flopledger.probes.timing import Clock, TimingPolicy, calibrate, measure
 
 
 def _no_sync(_: object) -> None:

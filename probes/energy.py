@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from collectors.nvml.nvml import Nvml, total_energy_mj
+from flopledger.collectors.nvml.nvml import Nvml, total_energy_mj
 
 EnergyMeter = Callable[[], float | None]  # cumulative joules since some origin, None if unknown
 

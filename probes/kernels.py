@@ -12,8 +12,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from probes.dtypes import ProbeDtype
-from probes.verify import freivalds_bound
+from flopledger.probes.dtypes import ProbeDtype
+from flopledger.probes.verify import freivalds_bound
 
 Kernel = Callable[[jax.Array, jax.Array], jax.Array]
 KernelFactory = Callable[[ProbeDtype], Kernel]

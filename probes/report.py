@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from probes.results import ProbeResult
+from flopledger.probes.results import ProbeResult
 
 
 def _fmt(value: float | None, spec: str) -> str:

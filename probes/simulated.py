@@ -17,11 +17,11 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
-from accelerators import find_accelerator
-from probes import PROBE_VERSION
-from probes.results import ProbeResult, result_id, write_jsonl
-from probes.shapes import Shape, default_shapes
-from probes.specs import accelerator_type_of, peak_spec
+from flopledger.accelerators import find_accelerator
+from flopledger.probes import PROBE_VERSION
+from flopledger.probes.results import ProbeResult, result_id, write_jsonl
+from flopledger.probes.shapes import Shape, default_shapes
+from flopledger.probes.specs import accelerator_type_of, peak_spec
 
 JAX_VERSION = "0.10.2"
 DTYPE = "bf16"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from accelerators import ACCELERATORS, DTYPES, match_device_kind, peak_tflops
+from flopledger.accelerators import ACCELERATORS, DTYPES, match_device_kind, peak_tflops
 
 __all__ = [
     "DTYPES",

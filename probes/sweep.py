@@ -16,11 +16,11 @@ from datetime import UTC, datetime
 import jax
 import numpy as np
 
-from probes import PROBE_VERSION
-from probes.cpu_peak import cpu_peak_source, numpy_peak_tflops
-from probes.dtypes import ProbeDtype, probe_dtype
-from probes.energy import EnergyMeter, energy_between_j, nvml_energy_meter
-from probes.kernels import (
+from flopledger.probes import PROBE_VERSION
+from flopledger.probes.cpu_peak import cpu_peak_source, numpy_peak_tflops
+from flopledger.probes.dtypes import ProbeDtype, probe_dtype
+from flopledger.probes.energy import EnergyMeter, energy_between_j, nvml_energy_meter
+from flopledger.probes.kernels import (
     KernelFactory,
     backend_of,
     freivalds_terms,
@@ -29,11 +29,11 @@ from probes.kernels import (
     pick_device,
     sampled_block,
 )
-from probes.results import ProbeResult, result_id
-from probes.shapes import Shape
-from probes.specs import accelerator_type_of, peak_spec
-from probes.timing import Clock, Timing, TimingPolicy, calibrate, measure
-from probes.verify import Verdict, check_block, check_freivalds, combine
+from flopledger.probes.results import ProbeResult, result_id
+from flopledger.probes.shapes import Shape
+from flopledger.probes.specs import accelerator_type_of, peak_spec
+from flopledger.probes.timing import Clock, Timing, TimingPolicy, calibrate, measure
+from flopledger.probes.verify import Verdict, check_block, check_freivalds, combine
 
 Progress = Callable[[int, int, ProbeResult], None]
 

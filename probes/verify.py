@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from probes.dtypes import ProbeDtype
+from flopledger.probes.dtypes import ProbeDtype
 
 GEMV_ROUNDOFF = 2.0**-22  # float32 GEMV at HIGHEST precision (bf16x6 on TPU is a little looser)
 

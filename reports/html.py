@@ -9,10 +9,10 @@ from decimal import Decimal
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from models.figures import FIGURES
+from flopledger.models.figures import FIGURES
 
 if TYPE_CHECKING:
-    from reports.month import MonthReport, Rows
+    from flopledger.reports.month import MonthReport, Rows
 
 NAMES = {f.key: f.name for f in FIGURES}
 CSS = """

@@ -25,8 +25,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from budgets.alerts import Alert
-from models import query_sql
+from flopledger.budgets.alerts import Alert
+from flopledger.models import query_sql
 
 Rows = list[dict[str, Any]]
 Read = Callable[[str, dict[str, Any]], Rows]  # (SQL, bound parameters) -> rows
@@ -287,7 +287,7 @@ def changes_between(before: dict[str, str], after: dict[str, str]) -> Rows:
 
 def write_month(report: MonthReport, out: Path | str, now: datetime) -> Written:
     """Write the report (or its revision) unless the last written one has the same totals."""
-    from reports.html import render_page
+    from flopledger.reports.html import render_page
 
     month_dir = Path(out) / report.key
     manifest = load_manifest(month_dir)
@@ -326,7 +326,7 @@ def write_provisional(
     provisional, in `<out>/<YYYY-MM>/provisional/` (replaced by the next provisional run). Not a
     revision: the manifest is neither read nor written, so the report written when the month
     closes is its revision 1."""
-    from reports.html import render_page
+    from flopledger.reports.html import render_page
 
     folder = Path(out) / report.key / PROVISIONAL
     folder.mkdir(parents=True, exist_ok=True)

@@ -24,7 +24,7 @@ RUN_S=$(( END - NOW ))
 echo "gpu_check: running the agent for ${RUN_S}s (>= ${SECONDS_TO_RUN}s, ending after a minute boundary)"
 
 HEALTH_PORT="${HEALTH_PORT:-19464}"
-"$PY" -m cli.main -v agent --spool "$SPOOL" --interval 1s --duration "${RUN_S}s" \
+"$PY" -m flopledger.cli.main -v agent --spool "$SPOOL" --interval 1s --duration "${RUN_S}s" \
     --health "127.0.0.1:${HEALTH_PORT}" &
 AGENT=$!
 # The agent's own health, scraped mid-run (docs/nvml-agent.md, "Health").

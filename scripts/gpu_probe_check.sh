@@ -28,7 +28,7 @@ PY
 
 rm -f "$RESULTS"
 status=0
-timeout 290 "$PYTHON" -m probes --full --dtype bf16 --device "$DEVICE" --out "$RESULTS" || status=$?
+timeout 290 "$PYTHON" -m flopledger.probes --full --dtype bf16 --device "$DEVICE" --out "$RESULTS" || status=$?
 
 [ -s "$RESULTS" ] || { echo "no results written to $RESULTS"; exit 1; }
 "$PYTHON" - "$RESULTS" "$STRETCH_TFLOPS" <<'PY'

@@ -1,6 +1,6 @@
 """flopledger's configuration: `flopledger.yaml`, read and validated (settings/config_file.py)."""
 
-from settings.config_file import (
+from flopledger.settings.config_file import (
     AllocationConfig,
     BigQueryExportConfig,
     CloudMonitoringConfig,

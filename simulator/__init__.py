@@ -18,21 +18,21 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from budgets.demo import write_demo_budgets
-from probes.simulated import simulated_probe_rows, write_probe_jsonl
-from simulator.aws import build_aws, write_aws
-from simulator.billing import BILLING_DETAILS, day_rows
-from simulator.clock import DAY_US, day_start_us, to_naive
-from simulator.extracts import ExportWriter
-from simulator.fleet import EUR, USD, Fleet, build_fleet
-from simulator.gke import build_gke, write_pods
-from simulator.gke import config_lines as gke_config_lines
-from simulator.jobfiles import write_jobs_jsonl, write_sacct
-from simulator.managed import CONFIG_LINES as MANAGED_CONFIG
-from simulator.managed import write_managed
-from simulator.schedule import Run, build_schedule, check_density
-from simulator.telemetry import index_placements, write_gpu_day, write_tpu_day
-from simulator.truth import Truth
+from flopledger.budgets.demo import write_demo_budgets
+from flopledger.probes.simulated import simulated_probe_rows, write_probe_jsonl
+from flopledger.simulator.aws import build_aws, write_aws
+from flopledger.simulator.billing import BILLING_DETAILS, day_rows
+from flopledger.simulator.clock import DAY_US, day_start_us, to_naive
+from flopledger.simulator.extracts import ExportWriter
+from flopledger.simulator.fleet import EUR, USD, Fleet, build_fleet
+from flopledger.simulator.gke import build_gke, write_pods
+from flopledger.simulator.gke import config_lines as gke_config_lines
+from flopledger.simulator.jobfiles import write_jobs_jsonl, write_sacct
+from flopledger.simulator.managed import CONFIG_LINES as MANAGED_CONFIG
+from flopledger.simulator.managed import write_managed
+from flopledger.simulator.schedule import Run, build_schedule, check_density
+from flopledger.simulator.telemetry import index_placements, write_gpu_day, write_tpu_day
+from flopledger.simulator.truth import Truth
 
 DEFAULT_START = date(2026, 10, 1)
 OWNED = (

@@ -42,11 +42,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from accelerators import accelerator
-from simulator.clock import DAY_US, HOUR_US, US, hour_overlaps, to_datetime, to_naive
-from simulator.fleet import Account, Fleet, MachineType, Project, Vm
-from simulator.schedule import Run, build_schedule
-from simulator.truth import Truth, nanos_text, spread
+from flopledger.accelerators import accelerator
+from flopledger.simulator.clock import DAY_US, HOUR_US, US, hour_overlaps, to_datetime, to_naive
+from flopledger.simulator.fleet import Account, Fleet, MachineType, Project, Vm
+from flopledger.simulator.schedule import Run, build_schedule
+from flopledger.simulator.truth import Truth, nanos_text, spread
 
 PROVIDER = "AWS"
 PAYER = Account("109876543210", "USD", Decimal(1))  # BillingAccountId: the management account
@@ -353,7 +353,7 @@ def bill(seg: AwsSegment, start_us: int, end_us: int) -> _Hours:
 
 
 def _schema() -> pa.Schema:
-    from collectors.focus.read import COLUMNS
+    from flopledger.collectors.focus.read import COLUMNS
 
     kinds = {
         "money": pa.decimal128(38, 12),

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from clients.bigquery import append_file, create_day_partitioned_table, make_client
-from collectors.gcp_billing.schema import EXPORT_FIELDS
+from flopledger.clients.bigquery import append_file, create_day_partitioned_table, make_client
+from flopledger.collectors.gcp_billing.schema import EXPORT_FIELDS
 
 DEMO_TABLE = "flopledger-demo.billing_export.gcp_billing_export_resource_v1_simulated"
 FILES_LINE = '    paths: ["billing/**/*.ndjson", "billing/**/*.parquet"]'

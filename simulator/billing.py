@@ -10,9 +10,9 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from simulator.clock import DAY_US, HOUR_US, US, hour_overlaps
-from simulator.fleet import Bucket, Fleet, Project, TpuSlice, Vm
-from simulator.prices import (
+from flopledger.simulator.clock import DAY_US, HOUR_US, US, hour_overlaps
+from flopledger.simulator.fleet import Bucket, Fleet, Project, TpuSlice, Vm
+from flopledger.simulator.prices import (
     ACCELERATOR_SKUS,
     GIB,
     SKUS,
@@ -20,8 +20,8 @@ from simulator.prices import (
     TAX_RATE,
     round_cost,
 )
-from simulator.rows import Charge, Where, credit, make_row, usage_cost
-from simulator.schedule import Run
+from flopledger.simulator.rows import Charge, Where, credit, make_row, usage_cost
+from flopledger.simulator.schedule import Run
 
 Row = dict[str, Any]
 UNKNOWN_RUN_ID = "run-999999"  # a storage label naming a run that does not exist

@@ -18,9 +18,13 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from collectors.gcp_billing.schema import EXPORT_FIELDS, EXPORT_PARQUET_SCHEMA, ExportField
-from simulator.clock import bq_text, day_of, to_datetime
-from simulator.truth import Truth
+from flopledger.collectors.gcp_billing.schema import (
+    EXPORT_FIELDS,
+    EXPORT_PARQUET_SCHEMA,
+    ExportField,
+)
+from flopledger.simulator.clock import bq_text, day_of, to_datetime
+from flopledger.simulator.truth import Truth
 
 Row = dict[str, Any]
 NUMERIC_PLACES = Decimal("1e-9")

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import NamedTuple
 
-from accelerators import Accelerator, accelerator
-from simulator.clock import DAY_US, HOUR_US, US
+from flopledger.accelerators import Accelerator, accelerator
+from flopledger.simulator.clock import DAY_US, HOUR_US, US
 
 
 class Account(NamedTuple):

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from simulator.clock import HOUR_US, MINUTE_US, US, iso_text
-from simulator.fleet import A3, PROJECTS, ZONE, Fleet, Vm
-from simulator.schedule import MODELS, Placement, Run
+from flopledger.simulator.clock import HOUR_US, MINUTE_US, US, iso_text
+from flopledger.simulator.fleet import A3, PROJECTS, ZONE, Fleet, Vm
+from flopledger.simulator.schedule import MODELS, Placement, Run
 
 CLUSTER = "acme-gke"
 PROJECT = PROJECTS[0]

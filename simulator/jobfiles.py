@@ -7,8 +7,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from simulator.clock import US, day_of, iso_text
-from simulator.schedule import SLURM_CLUSTER, Run
+from flopledger.simulator.clock import US, day_of, iso_text
+from flopledger.simulator.schedule import SLURM_CLUSTER, Run
 
 SLURM_STATE = {
     "succeeded": "COMPLETED",

@@ -32,8 +32,8 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 from typing import Any
 
-from simulator.clock import DAY_US, MINUTE_US, US, day_start_us, iso_text
-from simulator.schedule import MODELS, Run
+from flopledger.simulator.clock import DAY_US, MINUTE_US, US, day_start_us, iso_text
+from flopledger.simulator.schedule import MODELS, Run
 
 NANO = Decimal("1e-9")
 EXPORT_PROVIDER = "fireworks_ai"

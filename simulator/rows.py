@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from simulator.clock import to_naive
-from simulator.fleet import Account, Project
-from simulator.prices import Sku, list_cost_usd, pricing_units, round_cost
+from flopledger.simulator.clock import to_naive
+from flopledger.simulator.fleet import Account, Project
+from flopledger.simulator.prices import Sku, list_cost_usd, pricing_units, round_cost
 
 ORG = ("organizations/123456789012", "acme.example")
 PRICE_PLACES = Decimal("1e-9")

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-from accelerators import find_accelerator, peak_tflops
-from simulator.clock import HOUR_US, MINUTE_US, US
-from simulator.fleet import Fleet, TpuSlice, Vm
+from flopledger.accelerators import find_accelerator, peak_tflops
+from flopledger.simulator.clock import HOUR_US, MINUTE_US, US
+from flopledger.simulator.fleet import Fleet, TpuSlice, Vm
 
 
 class Workload(NamedTuple):

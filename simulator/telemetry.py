@@ -14,12 +14,12 @@ from typing import Any, NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from collectors.cloud_monitoring.pages import write_pages
-from collectors.nvml.schema import GPU_SAMPLES_SCHEMA
-from collectors.nvml.spool import write_spool_file
-from simulator.clock import DAY_US, MINUTE_US, to_naive
-from simulator.fleet import TpuSlice, Vm
-from simulator.schedule import Run
+from flopledger.collectors.cloud_monitoring.pages import write_pages
+from flopledger.collectors.nvml.schema import GPU_SAMPLES_SCHEMA
+from flopledger.collectors.nvml.spool import write_spool_file
+from flopledger.simulator.clock import DAY_US, MINUTE_US, to_naive
+from flopledger.simulator.fleet import TpuSlice, Vm
+from flopledger.simulator.schedule import Run
 
 TPU_METRIC = "tpu.googleapis.com/accelerator/"
 

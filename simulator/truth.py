@@ -31,9 +31,9 @@ from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
-from simulator.clock import HOUR_US, hour_overlaps, to_naive
-from simulator.prices import ACCELERATOR_SKUS, SKUS
-from simulator.schedule import Run
+from flopledger.simulator.clock import HOUR_US, hour_overlaps, to_naive
+from flopledger.simulator.prices import ACCELERATOR_SKUS, SKUS
+from flopledger.simulator.schedule import Run
 
 COMMITMENT_SKU_IDS = frozenset({SKUS["h100_commitment"].sku_id})
 UNUSED_LABEL = "compute.googleapis.com/is_unused_reservation"

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from google.api_core.exceptions import GoogleAPIError
 
-from clients.bigquery import append_file, create_day_partitioned_table, make_client
-from collectors.gcp_billing.schema import EXPORT_FIELDS
+from flopledger.clients.bigquery import append_file, create_day_partitioned_table, make_client
+from flopledger.collectors.gcp_billing.schema import EXPORT_FIELDS
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = REPO / ".tools" / "bqemulator" / "bin" / "python"

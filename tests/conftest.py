@@ -132,8 +132,8 @@ class FileBooks:
 
     def build(self, billing: list[Any], runs: list[Any]) -> FileBooks:
         # Imported here: Dagster is slow to import and most tests never need it.
-        from pipelines.runner import run_pipeline
-        from settings import load_config
+        from flopledger.pipelines.runner import run_pipeline
+        from flopledger.settings import load_config
 
         write_ndjson(self.root / "billing" / "x.ndjson", billing)
         write_ndjson(self.root / "jobs" / "runs.jsonl", runs)
@@ -145,7 +145,7 @@ class FileBooks:
         return self
 
     def rows(self, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
-        from warehouse import open_warehouse
+        from flopledger.warehouse import open_warehouse
 
         return open_warehouse(self.config.warehouse).query(sql, params).to_pylist()
 

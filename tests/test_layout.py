@@ -78,15 +78,41 @@ def _within(name: str, library: str) -> bool:
     return name == library or name.startswith(library + ".")
 
 
+def _room_of(name: str) -> str | None:
+    """The room an import names (`flopledger.collectors.gcs` -> collectors), else None."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "flopledger" else None
+
+
 def test_rooms_import_only_what_the_architecture_allows():
     wrong = []
     for path in _modules():
         room = path.relative_to(REPO).parts[0]
         for name in _imports(path):
-            top = name.split(".")[0]
+            top = _room_of(name)
             if top in ROOMS and top != room and top not in MAY_IMPORT[room]:
                 wrong.append(f"{path.relative_to(REPO)} imports {name}")
     assert wrong == []
+
+
+def test_every_room_is_imported_through_the_one_package_name():
+    """`import flopledger.models`, never `import models`: in a checkout both would load (the
+    root is on the path), as two copies of one module; an installed wheel has only the first."""
+    tracked = subprocess.run(
+        ["git", "ls-files", "*.py"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
+    bare = [
+        f"{path} imports {name}"
+        for path in tracked
+        if (REPO / path).is_file()
+        for name in _imports(REPO / path)
+        if name.split(".")[0] in ROOMS
+    ]
+    assert bare == []
+    links = {
+        p.name: p.readlink().as_posix() for p in (REPO / "flopledger").iterdir() if p.is_symlink()
+    }
+    assert links == {room: f"../{room}" for room in ROOMS}
 
 
 def test_each_outside_library_has_its_doors_only():
@@ -132,7 +158,7 @@ def test_no_module_level_mutable_state():
 def test_the_workspace_loads_without_touching_the_warehouse(tmp_path):
     config = tmp_path / "flopledger.yaml"
     config.write_text("history_start: 2026-01-01\nwarehouse: {path: w.duckdb}\n")
-    code = "import pipelines.definitions as d\ndefs = d.defs()\nprint(len(list(defs.assets)))\n"
+    code = "import flopledger.pipelines.definitions as d\ndefs = d.defs()\nprint(len(list(defs.assets)))\n"
     env = {**os.environ, "FLOPLEDGER_CONFIG": str(config)}
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120

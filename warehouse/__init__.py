@@ -2,7 +2,7 @@
 
 The only package that imports `duckdb` (and, later, `google.cloud.bigquery`)."""
 
-from warehouse.base import (
+from flopledger.warehouse.base import (
     ColumnInfo,
     NoWarehouse,
     Params,
@@ -12,7 +12,7 @@ from warehouse.base import (
     Warehouse,
     WarehouseLocked,
 )
-from warehouse.factory import open_warehouse
+from flopledger.warehouse.factory import open_warehouse
 
 __all__ = [
     "ColumnInfo",

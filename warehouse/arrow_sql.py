@@ -12,7 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 import duckdb
-from models.readers import reader_sql
+from flopledger.models.readers import reader_sql
 
 
 class ArrowSQL:

@@ -26,10 +26,10 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-import models
-from clients import bigquery as bq
-from warehouse.base import ColumnInfo, Params, Reader, TableInfo, Warehouse, identifier
-from warehouse.transpile import Column, columns, to_bigquery
+from flopledger import models
+from flopledger.clients import bigquery as bq
+from flopledger.warehouse.base import ColumnInfo, Params, Reader, TableInfo, Warehouse, identifier
+from flopledger.warehouse.transpile import Column, columns, to_bigquery
 
 # Each day-replaced raw table: the column whose UTC day is its partition (the one its
 # replace_days names), and the keys the marts join it on (its clustering).
@@ -282,7 +282,7 @@ class BigQueryWarehouse(Warehouse):
             reader.close()
 
     def reader(self) -> Reader:
-        from warehouse.bigquery_reader import BigQueryReader  # the read side (issue 17)
+        from flopledger.warehouse.bigquery_reader import BigQueryReader  # the read side (issue 17)
 
         return BigQueryReader(self)
 
@@ -290,7 +290,7 @@ class BigQueryWarehouse(Warehouse):
         """Nothing to copy: BigQuery readers query the dataset itself, and every table is
         replaced by one atomic job, so a reader never sees half a table. The run is recorded
         (the marker table readers key their caches on, warehouse/bigquery_reader.py)."""
-        from warehouse.bigquery_reader import mark_published
+        from flopledger.warehouse.bigquery_reader import mark_published
 
         return mark_published(self)
 

@@ -32,12 +32,12 @@ import pyarrow.compute as pc
 import sqlglot
 from sqlglot import exp
 
-from clients import bigquery as bq
-from warehouse.base import NoWarehouse, Params, QueryError, Reader
-from warehouse.transpile import TranspileError, to_bigquery
+from flopledger.clients import bigquery as bq
+from flopledger.warehouse.base import NoWarehouse, Params, QueryError, Reader
+from flopledger.warehouse.transpile import TranspileError, to_bigquery
 
 if TYPE_CHECKING:
-    from warehouse.bigquery import BigQueryWarehouse
+    from flopledger.warehouse.bigquery import BigQueryWarehouse
 
 # The marker a successful run replaces (one row: when); its modified time is the version.
 MARKER = "published_runs"

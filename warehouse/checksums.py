@@ -3,8 +3,8 @@
 Used to show that a change to a reader leaves the warehouse identical (issue 15): record the
 checksums of a fleet's warehouse before the change, rerun the fleet after it, compare.
 
-    .venv/bin/python -m warehouse.checksums demo/warehouse.duckdb > before.tsv
-    .venv/bin/python -m warehouse.checksums demo/warehouse.duckdb --against before.tsv
+    .venv/bin/python -m flopledger.warehouse.checksums demo/warehouse.duckdb > before.tsv
+    .venv/bin/python -m flopledger.warehouse.checksums demo/warehouse.duckdb --against before.tsv
 
 Columns that differ between any two runs by design (the run's wall clock, the snapshot's
 publish time) are left out of the checksum and named in VOLATILE.
@@ -16,8 +16,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from warehouse.base import identifier
-from warehouse.duckdb import connect
+from flopledger.warehouse.base import identifier
+from flopledger.warehouse.duckdb import connect
 
 # Columns set from the wall clock when a run starts (not from the inputs).
 VOLATILE = frozenset(

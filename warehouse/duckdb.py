@@ -16,8 +16,8 @@ from pathlib import Path
 import pyarrow as pa
 
 import duckdb
-import models
-from warehouse.base import (
+from flopledger import models
+from flopledger.warehouse.base import (
     ColumnInfo,
     Params,
     Reader,
@@ -25,8 +25,8 @@ from warehouse.base import (
     Warehouse,
     identifier,
 )
-from warehouse.duckdb_lock import as_locked
-from warehouse.duckdb_reader import SnapshotReader
+from flopledger.warehouse.duckdb_lock import as_locked
+from flopledger.warehouse.duckdb_reader import SnapshotReader
 
 # insert_new's ordinal of each incoming row: which of two rows with one key is kept.
 INCOMING_ORDER = "__flopledger_incoming_order"

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import duckdb
-from warehouse.base import WarehouseLocked
+from flopledger.warehouse.base import WarehouseLocked
 
 _HOLDER = re.compile(r"Conflicting lock is held in .*\(PID (\d+)\)")
 

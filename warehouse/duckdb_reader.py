@@ -20,8 +20,8 @@ from pathlib import Path
 import pyarrow as pa
 
 import duckdb
-from warehouse.base import NoWarehouse, Params, QueryError, Reader
-from warehouse.duckdb_lock import as_locked
+from flopledger.warehouse.base import NoWarehouse, Params, QueryError, Reader
+from flopledger.warehouse.duckdb_lock import as_locked
 
 
 class _Attached:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from settings import WarehouseConfig
-from warehouse.base import Warehouse
+from flopledger.settings import WarehouseConfig
+from flopledger.warehouse.base import Warehouse
 
 
 def open_warehouse(config: WarehouseConfig) -> Warehouse:
     if config.kind == "bigquery":
-        from warehouse.bigquery import BigQueryWarehouse
+        from flopledger.warehouse.bigquery import BigQueryWarehouse
 
         assert config.project is not None and config.dataset is not None  # settings checks
         return BigQueryWarehouse(
@@ -18,6 +18,6 @@ def open_warehouse(config: WarehouseConfig) -> Warehouse:
             endpoint=config.endpoint,
             max_bytes_billed=config.max_bytes_billed,
         )
-    from warehouse.duckdb import DuckDBWarehouse
+    from flopledger.warehouse.duckdb import DuckDBWarehouse
 
     return DuckDBWarehouse(config.path)

@@ -25,8 +25,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.expressions import DType
 
-import models
-from models.sql_text import without_comments
+from flopledger import models
+from flopledger.models.sql_text import without_comments
 
 _MACRO = re.compile(
     r"CREATE\s+OR\s+REPLACE\s+MACRO\s+(\w+)\s*\(([^)]*)\)\s+AS\s+(.*?);\s*(?=CREATE|\Z)",

@@ -9,11 +9,11 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from collectors.nvml.simulated import SCENARIOS
-from settings import ConfigError
+from flopledger.collectors.nvml.simulated import SCENARIOS
+from flopledger.settings import ConfigError
 
 if TYPE_CHECKING:
-    from collectors.nvml.agent import AgentConfig
+    from flopledger.collectors.nvml.agent import AgentConfig
 
 DEFAULT_POD_SOCKET = "/var/lib/kubelet/pod-resources/kubelet.sock"
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
@@ -72,10 +72,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _config(args: argparse.Namespace) -> AgentConfig:
-    from collectors.nvml.agent import AgentConfig
-    from collectors.nvml.health import parse_address
-    from collectors.nvml.labels import load_node_labels
-    from collectors.nvml.spool import SpoolLimits
+    from flopledger.collectors.nvml.agent import AgentConfig
+    from flopledger.collectors.nvml.health import parse_address
+    from flopledger.collectors.nvml.labels import load_node_labels
+    from flopledger.collectors.nvml.spool import SpoolLimits
 
     try:
         labels = load_node_labels(args.node_labels, use_metadata=args.simulate is None)
@@ -104,13 +104,15 @@ def _config(args: argparse.Namespace) -> AgentConfig:
 
 
 def run(args: argparse.Namespace) -> int:
-    from collectors.nvml.agent import Agent, stop_on_signals
-    from collectors.nvml.labels import kube_pod_uid
-    from collectors.nvml.nvml import Nvml, NvmlUnavailable
-    from collectors.nvml.podresources import PodResolver
-    from collectors.nvml.upload import Uploader
+    from flopledger.collectors.nvml.agent import Agent, stop_on_signals
+    from flopledger.collectors.nvml.labels import kube_pod_uid
+    from flopledger.collectors.nvml.nvml import Nvml, NvmlUnavailable
+    from flopledger.collectors.nvml.podresources import PodResolver
+    from flopledger.collectors.nvml.upload import Uploader
 
-    logging.getLogger("collectors.nvml").setLevel(logging.INFO)  # health lines always shown
+    logging.getLogger("flopledger.collectors.nvml").setLevel(
+        logging.INFO
+    )  # health lines always shown
     config = _config(args)
     try:
         uploader = Uploader(args.upload) if args.upload else None
@@ -128,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _simulated_backend(args: argparse.Namespace) -> Any:
-    from collectors.nvml.simulated import SimulatedNvml
+    from flopledger.collectors.nvml.simulated import SimulatedNvml
 
     if args.gpus < 1:
         raise ConfigError("--gpus must be at least 1")

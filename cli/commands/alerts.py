@@ -8,10 +8,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from budgets.alerts import all_alerts, open_alerts
-from cli.alert_lines import alert_line
-from settings import load_config
-from warehouse import open_warehouse
+from flopledger.budgets.alerts import all_alerts, open_alerts
+from flopledger.cli.alert_lines import alert_line
+from flopledger.settings import load_config
+from flopledger.warehouse import open_warehouse
 
 
 def register(sub: argparse._SubParsersAction) -> None:

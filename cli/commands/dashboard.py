@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from settings import load_config
+from flopledger.settings import load_config
 
 APP = Path(__file__).resolve().parents[2] / "dashboards" / "app.py"
 

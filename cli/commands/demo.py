@@ -30,10 +30,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cli.run_report import print_report
-    from pipelines.runner import run_pipeline
-    from settings import load_config
-    from simulator import simulate
+    from flopledger.cli.run_report import print_report
+    from flopledger.pipelines.runner import run_pipeline
+    from flopledger.settings import load_config
+    from flopledger.simulator import simulate
 
     print(
         f"simulating {DEMO['gpus']} GPUs and {DEMO['tpu_chips']} TPU chips for {DEMO['days']} days "

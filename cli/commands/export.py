@@ -10,10 +10,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from collectors.focus.write import ExportError, write_focus
-from models import query_sql
-from settings import ConfigError, load_config
-from warehouse import QueryError, open_warehouse
+from flopledger.collectors.focus.write import ExportError, write_focus
+from flopledger.models import query_sql
+from flopledger.settings import ConfigError, load_config
+from flopledger.warehouse import QueryError, open_warehouse
 
 
 def register(sub: argparse._SubParsersAction) -> None:

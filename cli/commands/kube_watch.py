@@ -16,7 +16,7 @@ from pathlib import Path
 from types import FrameType
 from typing import NamedTuple
 
-from settings import ConfigError, load_config
+from flopledger.settings import ConfigError, load_config
 
 
 class _Stopped(Exception):
@@ -70,8 +70,13 @@ def _settings(args: argparse.Namespace) -> _Settings:
 
 
 def run(args: argparse.Namespace) -> int:
-    from collectors.kubernetes.client import KubernetesError, core_api, list_pods, watch_pods
-    from collectors.kubernetes.watch import PodWatcher
+    from flopledger.collectors.kubernetes.client import (
+        KubernetesError,
+        core_api,
+        list_pods,
+        watch_pods,
+    )
+    from flopledger.collectors.kubernetes.watch import PodWatcher
 
     got = _settings(args)
     namespace = got.namespace

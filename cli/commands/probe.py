@@ -1,6 +1,6 @@
 """`flopledger probe`: calibrated, verified matmul sweep on this node (see docs/probes.md).
 
-The options and the run live in `probes.cli` (shared with `python -m probes`); JAX is
+The options and the run live in `probes.cli` (shared with `python -m flopledger.probes`); JAX is
 imported only when the command runs.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from probes.cli import add_arguments, run
+from flopledger.probes.cli import add_arguments, run
 
 
 def register(subparsers: Any) -> None:

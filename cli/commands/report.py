@@ -11,7 +11,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from reports.month import (
+from flopledger.reports.month import (
     ReportError,
     closes_at,
     parse_month,
@@ -19,8 +19,8 @@ from reports.month import (
     write_month,
     write_provisional,
 )
-from settings import ConfigError, load_config
-from warehouse import QueryError, open_warehouse
+from flopledger.settings import ConfigError, load_config
+from flopledger.warehouse import QueryError, open_warehouse
 
 NEEDS = "team_chargeback"
 
@@ -69,7 +69,7 @@ def report_month(args: argparse.Namespace) -> int:
         return 1
     warehouse = open_warehouse(config.warehouse)
     try:
-        from models import query_sql
+        from flopledger.models import query_sql
 
         named = warehouse.read_query(query_sql("tables_named"), {"table_name": NEEDS})
         if not named.to_pylist()[0]["n"]:

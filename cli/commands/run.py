@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from datetime import date
 
-from settings import ConfigError, load_config
+from flopledger.settings import ConfigError, load_config
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,8 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cli.run_report import print_report
-    from pipelines.runner import run_pipeline
+    from flopledger.cli.run_report import print_report
+    from flopledger.pipelines.runner import run_pipeline
 
     if args.start and args.end and args.start > args.end:
         raise ConfigError(f"--from {args.start} is after --to {args.end}")
@@ -47,9 +47,9 @@ def run(args: argparse.Namespace) -> int:
 def _dry_run(config, first_day: date | None) -> int:
     from datetime import UTC, datetime
 
-    from collectors.gcp_billing.bigquery import FOREVER, NEVER
-    from pipelines.sources.gcp_billing.export import dry_run_scans
-    from warehouse import open_warehouse
+    from flopledger.collectors.gcp_billing.bigquery import FOREVER, NEVER
+    from flopledger.pipelines.sources.gcp_billing.export import dry_run_scans
+    from flopledger.warehouse import open_warehouse
 
     today = datetime.now(UTC).date()  # the command's edge: the wall clock, as a run's
     # A BigQuery failure (no credentials, a refused query) is cli.main's one line, exit 2.

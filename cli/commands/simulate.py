@@ -6,8 +6,8 @@ import argparse
 import sys
 from datetime import date
 
-from simulator import DEFAULT_START, simulate
-from simulator.billing import BILLING_DETAILS
+from flopledger.simulator import DEFAULT_START, simulate
+from flopledger.simulator.billing import BILLING_DETAILS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -115,8 +115,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _load_bigquery(result, endpoint: str) -> int:
-    from clients.bigquery import BigQueryError
-    from simulator.bigquery import DEMO_TABLE, load_export, read_from_bigquery
+    from flopledger.clients.bigquery import BigQueryError
+    from flopledger.simulator.bigquery import DEMO_TABLE, load_export, read_from_bigquery
 
     try:
         files = load_export(result.out_dir / "billing", endpoint, progress=_progress)

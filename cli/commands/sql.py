@@ -7,8 +7,8 @@ import sys
 
 import pyarrow as pa
 
-from settings import load_config
-from warehouse import QueryError, open_warehouse
+from flopledger.settings import load_config
+from flopledger.warehouse import QueryError, open_warehouse
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from settings import load_config
+from flopledger.settings import load_config
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def dagster_dev(config_path: Path, host: str, port: int) -> tuple[list[str], dict[str, str]]:
     """The child's argv and environment: `dagster dev` on the config's instance."""
-    from pipelines.instance import prepare_dagster_home
+    from flopledger.pipelines.instance import prepare_dagster_home
 
     home = prepare_dagster_home(load_config(config_path, warn=False))
     argv = [sys.executable, "-m", "dagster", "dev", "-w", str(REPO / "workspace.yaml")]

@@ -5,11 +5,11 @@ Reads `tpu.googleapis.com/accelerator/*` (resource types `tpu_worker` and
 from the API or from saved ListTimeSeriesResponse JSON pages. See docs/cloud-monitoring.md.
 """
 
-from collectors.cloud_monitoring.collect import collect_tpu_samples
-from collectors.cloud_monitoring.inventory import Inventory, TpuNode, load_inventory
-from collectors.cloud_monitoring.pages import PagesByDay, read_saved_pages, write_pages
-from collectors.cloud_monitoring.query import CloudMonitoringError, RetryPolicy
-from collectors.cloud_monitoring.schema import TPU_SAMPLES_SCHEMA
+from flopledger.collectors.cloud_monitoring.collect import collect_tpu_samples
+from flopledger.collectors.cloud_monitoring.inventory import Inventory, TpuNode, load_inventory
+from flopledger.collectors.cloud_monitoring.pages import PagesByDay, read_saved_pages, write_pages
+from flopledger.collectors.cloud_monitoring.query import CloudMonitoringError, RetryPolicy
+from flopledger.collectors.cloud_monitoring.schema import TPU_SAMPLES_SCHEMA
 
 __all__ = [
     "TPU_SAMPLES_SCHEMA",

@@ -9,12 +9,12 @@ from pathlib import Path
 import pyarrow as pa
 from google.auth.credentials import Credentials
 
-from collectors.cloud_monitoring.client import make_client
-from collectors.cloud_monitoring.inventory import Inventory, as_inventory
-from collectors.cloud_monitoring.parse import SampleBuilder
-from collectors.cloud_monitoring.query import RetryPolicy, build_request, list_pages
-from collectors.cloud_monitoring.schema import METRIC_TYPES
-from collectors.quarantine import Quarantined
+from flopledger.collectors.cloud_monitoring.client import make_client
+from flopledger.collectors.cloud_monitoring.inventory import Inventory, as_inventory
+from flopledger.collectors.cloud_monitoring.parse import SampleBuilder
+from flopledger.collectors.cloud_monitoring.query import RetryPolicy, build_request, list_pages
+from flopledger.collectors.cloud_monitoring.schema import METRIC_TYPES
+from flopledger.collectors.quarantine import Quarantined
 
 
 def collect_tpu_samples(

@@ -40,7 +40,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
 
-from collectors.cloud_monitoring.parse import BadInput, ChipKey, SampleBuilder, series_target
+from flopledger.collectors.cloud_monitoring.parse import (
+    BadInput,
+    ChipKey,
+    SampleBuilder,
+    series_target,
+)
 
 BOM = b"\xef\xbb\xbf"
 # The labels series_target reads (any other label is never looked at).

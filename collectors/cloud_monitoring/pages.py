@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from collectors.cloud_monitoring.columnar import add_parsed, parse_page
-from collectors.cloud_monitoring.inventory import Inventory, as_inventory
-from collectors.cloud_monitoring.parse import SampleBuilder
-from collectors.limits import DEFAULT_LIMITS, Limits
-from collectors.quarantine import Quarantined
+from flopledger.collectors.cloud_monitoring.columnar import add_parsed, parse_page
+from flopledger.collectors.cloud_monitoring.inventory import Inventory, as_inventory
+from flopledger.collectors.cloud_monitoring.parse import SampleBuilder
+from flopledger.collectors.limits import DEFAULT_LIMITS, Limits
+from flopledger.collectors.quarantine import Quarantined
 
 PAGE_GLOB = "*.json"
 _ALIGN = timedelta(seconds=60)

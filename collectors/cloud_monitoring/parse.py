@@ -22,16 +22,16 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from collectors.cloud_monitoring.inventory import Inventory
-from collectors.cloud_monitoring.schema import (
+from flopledger.collectors.cloud_monitoring.inventory import Inventory
+from flopledger.collectors.cloud_monitoring.schema import (
     BYTES_COLUMNS,
     KEY_COLUMNS,
     METRIC_COLUMNS,
     TPU_SAMPLES_SCHEMA,
     metric_column,
 )
-from collectors.limits import DEFAULT_LIMITS, INT64_MAX, Limits
-from collectors.quarantine import Quarantined
+from flopledger.collectors.limits import DEFAULT_LIMITS, INT64_MAX, Limits
+from flopledger.collectors.quarantine import Quarantined
 
 SOURCE = "cloud_monitoring"
 GCE_TPU_WORKER = "tpu.googleapis.com/GceTpuWorker"

@@ -16,7 +16,7 @@ from typing import Any
 from google.api_core import exceptions, retry, timeout
 from google.protobuf.json_format import MessageToDict
 
-from collectors.cloud_monitoring.client import (
+from flopledger.collectors.cloud_monitoring.client import (
     Aggregation,
     ListTimeSeriesRequest,
     ListTimeSeriesResponse,

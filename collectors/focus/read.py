@@ -29,12 +29,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from accelerators.instances import match_instance
-from collectors.files import Unreadable, iter_records, raw_text
-from collectors.limits import DEFAULT_LIMITS, Limits, OutOfBounds
-from collectors.money import WIDE, BadNumber, to_decimal
-from collectors.quarantine import Quarantined
-from collectors.timeparse import BadTimestamp, parse_timestamp
+from flopledger.accelerators.instances import match_instance
+from flopledger.collectors.files import Unreadable, iter_records, raw_text
+from flopledger.collectors.limits import DEFAULT_LIMITS, Limits, OutOfBounds
+from flopledger.collectors.money import WIDE, BadNumber, to_decimal
+from flopledger.collectors.quarantine import Quarantined
+from flopledger.collectors.timeparse import BadTimestamp, parse_timestamp
 
 SOURCE = "focus"
 MONEY_PLACES = 12  # DECIMAL(38, 12): the public sample carries 11

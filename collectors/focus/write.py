@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from collectors.focus.read import COLUMNS, snake
+from flopledger.collectors.focus.read import COLUMNS, snake
 
 SUFFIXES = (".parquet", ".csv")
 _FOCUS_NAMES = {snake(name): name for name in COLUMNS}

@@ -1,5 +1,5 @@
 """The Google Cloud Billing detailed usage cost export, read from its NDJSON and Parquet extracts."""
 
-from collectors.gcp_billing.read import BillingRead, read_billing_files
+from flopledger.collectors.gcp_billing.read import BillingRead, read_billing_files
 
 __all__ = ["BillingRead", "read_billing_files"]

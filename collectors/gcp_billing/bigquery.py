@@ -23,14 +23,14 @@ from datetime import date, datetime, timedelta
 
 import pyarrow as pa
 
-from clients.bigquery import Client, Param, dry_run_bytes, query_batches
-from collectors.files import raw_text
-from collectors.gcp_billing.normalise import BadRow, normalise
-from collectors.gcp_billing.read import SOURCE, UNEXPECTED, BillingRead, window_batches
-from collectors.limits import DEFAULT_LIMITS, Limits
-from collectors.money import BadNumber
-from collectors.quarantine import Quarantined
-from collectors.timeparse import BadTimestamp
+from flopledger.clients.bigquery import Client, Param, dry_run_bytes, query_batches
+from flopledger.collectors.files import raw_text
+from flopledger.collectors.gcp_billing.normalise import BadRow, normalise
+from flopledger.collectors.gcp_billing.read import SOURCE, UNEXPECTED, BillingRead, window_batches
+from flopledger.collectors.limits import DEFAULT_LIMITS, Limits
+from flopledger.collectors.money import BadNumber
+from flopledger.collectors.quarantine import Quarantined
+from flopledger.collectors.timeparse import BadTimestamp
 
 SOURCE_PREFIX = "bigquery:"
 NEVER = datetime(1970, 1, 1)

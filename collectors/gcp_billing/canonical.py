@@ -12,9 +12,13 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from collectors.gcp_billing.fields import BOOLEAN_FIELDS, NUMERIC_FIELDS, TIMESTAMP_FIELDS
-from collectors.money import to_decimal
-from collectors.timeparse import parse_timestamp
+from flopledger.collectors.gcp_billing.fields import (
+    BOOLEAN_FIELDS,
+    NUMERIC_FIELDS,
+    TIMESTAMP_FIELDS,
+)
+from flopledger.collectors.money import to_decimal
+from flopledger.collectors.timeparse import parse_timestamp
 
 
 def _number_text(value: Decimal) -> str:

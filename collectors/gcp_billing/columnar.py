@@ -27,11 +27,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from collectors.accelerators import _SECONDS_PER_UNIT as SECONDS_PER_UNIT
-from collectors.accelerators import classify_sku
-from collectors.files import ndjson_lines
-from collectors.gcp_billing.schema import BILLING_SCHEMA, EXPORT_PARQUET_SCHEMA
-from collectors.limits import Limits
+from flopledger.collectors.accelerators import _SECONDS_PER_UNIT as SECONDS_PER_UNIT
+from flopledger.collectors.accelerators import classify_sku
+from flopledger.collectors.files import ndjson_lines
+from flopledger.collectors.gcp_billing.schema import BILLING_SCHEMA, EXPORT_PARQUET_SCHEMA
+from flopledger.collectors.limits import Limits
 
 BOM = b"\xef\xbb\xbf"
 BATCH_LINES = 4096

@@ -11,9 +11,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from collectors.files import JSON_SUFFIXES
-from collectors.limits import DEFAULT_LIMITS, Limits, OutOfBounds
-from collectors.timeparse import BadTimestamp, parse_timestamp
+from flopledger.collectors.files import JSON_SUFFIXES
+from flopledger.collectors.limits import DEFAULT_LIMITS, Limits, OutOfBounds
+from flopledger.collectors.timeparse import BadTimestamp, parse_timestamp
 
 _START = re.compile(r'"usage_start_time"\s*:\s*("[^"]*"|[\d.eE+-]+)')
 

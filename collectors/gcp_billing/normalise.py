@@ -8,12 +8,12 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from collectors.accelerators import accelerator_seconds, classify_sku
-from collectors.gcp_billing.canonical import canonical_value, row_id
-from collectors.gcp_billing.fields import KNOWN_TOP_LEVEL
-from collectors.limits import DEFAULT_LIMITS, Limits, OutOfBounds
-from collectors.money import BadNumber, money, to_decimal, to_usd
-from collectors.timeparse import BadTimestamp, parse_timestamp
+from flopledger.collectors.accelerators import accelerator_seconds, classify_sku
+from flopledger.collectors.gcp_billing.canonical import canonical_value, row_id
+from flopledger.collectors.gcp_billing.fields import KNOWN_TOP_LEVEL
+from flopledger.collectors.limits import DEFAULT_LIMITS, Limits, OutOfBounds
+from flopledger.collectors.money import BadNumber, money, to_decimal, to_usd
+from flopledger.collectors.timeparse import BadTimestamp, parse_timestamp
 
 RATE_PLACES = Decimal("1e-18")
 

@@ -10,19 +10,19 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from collectors.files import JSON_SUFFIXES, Unreadable, iter_records, raw_text
-from collectors.gcp_billing.columnar import (
+from flopledger.collectors.files import JSON_SUFFIXES, Unreadable, iter_records, raw_text
+from flopledger.collectors.gcp_billing.columnar import (
     ArrowEngine,
     in_line_order,
     is_export_parquet,
     plain_rows,
 )
-from collectors.gcp_billing.normalise import BadRow, normalise
-from collectors.gcp_billing.schema import BILLING_SCHEMA
-from collectors.limits import DEFAULT_LIMITS, Limits
-from collectors.money import BadNumber
-from collectors.quarantine import Quarantined
-from collectors.timeparse import BadTimestamp
+from flopledger.collectors.gcp_billing.normalise import BadRow, normalise
+from flopledger.collectors.gcp_billing.schema import BILLING_SCHEMA
+from flopledger.collectors.limits import DEFAULT_LIMITS, Limits
+from flopledger.collectors.money import BadNumber
+from flopledger.collectors.quarantine import Quarantined
+from flopledger.collectors.timeparse import BadTimestamp
 
 SOURCE = "gcp_billing"
 # NDJSON extracts read by one statement: a few days of a large fleet, far below its memory.

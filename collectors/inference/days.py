@@ -10,8 +10,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from collectors.inference.gateway import read_gateway_logs
-from collectors.inference.provider_export import read_provider_export
+from flopledger.collectors.inference.gateway import read_gateway_logs
+from flopledger.collectors.inference.provider_export import read_provider_export
 
 
 def _days(column: pa.ChunkedArray) -> set[date]:

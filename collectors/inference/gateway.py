@@ -22,11 +22,11 @@ from typing import Any
 
 import pyarrow as pa
 
-from collectors.files import Unreadable, iter_ndjson
-from collectors.inference import values as v
-from collectors.inference.values import BadValue
-from collectors.jobs.schema import WORKLOAD_CLASSES
-from collectors.quarantine import Quarantined
+from flopledger.collectors.files import Unreadable, iter_ndjson
+from flopledger.collectors.inference import values as v
+from flopledger.collectors.inference.values import BadValue
+from flopledger.collectors.jobs.schema import WORKLOAD_CLASSES
+from flopledger.collectors.quarantine import Quarantined
 
 SOURCE = "managed_inference"
 DEFAULT_CLASS = "online_inference"

@@ -19,10 +19,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from collectors.files import Unreadable, iter_csv
-from collectors.inference import values as v
-from collectors.inference.values import BadValue
-from collectors.quarantine import Quarantined
+from flopledger.collectors.files import Unreadable, iter_csv
+from flopledger.collectors.inference import values as v
+from flopledger.collectors.inference.values import BadValue
+from flopledger.collectors.quarantine import Quarantined
 
 SOURCE = "managed_inference"
 PRICES = (

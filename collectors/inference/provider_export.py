@@ -26,10 +26,10 @@ from typing import Any, NamedTuple
 
 import pyarrow as pa
 
-from collectors.files import Unreadable, iter_ndjson
-from collectors.inference import values as v
-from collectors.inference.values import BadValue
-from collectors.quarantine import Quarantined
+from flopledger.collectors.files import Unreadable, iter_ndjson
+from flopledger.collectors.inference import values as v
+from flopledger.collectors.inference.values import BadValue
+from flopledger.collectors.quarantine import Quarantined
 
 SOURCE = "managed_inference"
 USAGE_RESULT = "organization.usage.completions.result"

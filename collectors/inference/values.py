@@ -6,8 +6,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from collectors.money import BadNumber, money, to_decimal
-from collectors.timeparse import BadTimestamp, parse_timestamp
+from flopledger.collectors.money import BadNumber, money, to_decimal
+from flopledger.collectors.timeparse import BadTimestamp, parse_timestamp
 
 
 class BadValue(ValueError):

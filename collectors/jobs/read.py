@@ -11,12 +11,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from collectors.files import Unreadable, iter_records, raw_text
-from collectors.jobs.records import BadRecord, normalise_job
-from collectors.jobs.sacct import NotARun, is_sacct_document, sacct_run_record
-from collectors.jobs.schema import JOBS_SCHEMA, PLACEMENTS_SCHEMA
-from collectors.limits import DEFAULT_LIMITS, Limits
-from collectors.quarantine import Quarantined
+from flopledger.collectors.files import Unreadable, iter_records, raw_text
+from flopledger.collectors.jobs.records import BadRecord, normalise_job
+from flopledger.collectors.jobs.sacct import NotARun, is_sacct_document, sacct_run_record
+from flopledger.collectors.jobs.schema import JOBS_SCHEMA, PLACEMENTS_SCHEMA
+from flopledger.collectors.limits import DEFAULT_LIMITS, Limits
+from flopledger.collectors.quarantine import Quarantined
 
 SOURCE = "jobs"
 # What a record of an unforeseen shape may raise deep in normalising; quarantined, named.

@@ -8,10 +8,17 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from collectors.accelerators import canonical_accelerator
-from collectors.jobs.schema import STATUSES, WORKLOAD_CLASSES
-from collectors.limits import DEFAULT_LIMITS, INT32_MAX, INT64_MAX, Limits, OutOfBounds, finite
-from collectors.timeparse import BadTimestamp, parse_timestamp
+from flopledger.collectors.accelerators import canonical_accelerator
+from flopledger.collectors.jobs.schema import STATUSES, WORKLOAD_CLASSES
+from flopledger.collectors.limits import (
+    DEFAULT_LIMITS,
+    INT32_MAX,
+    INT64_MAX,
+    Limits,
+    OutOfBounds,
+    finite,
+)
+from flopledger.collectors.timeparse import BadTimestamp, parse_timestamp
 
 
 class BadRecord(ValueError):

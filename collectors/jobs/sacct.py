@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.jobs.hostlist import expand_hostlist
+from flopledger.collectors.jobs.hostlist import expand_hostlist
 
 # Slurm job states to flopledger run status. Pending jobs hold nothing yet and are reported.
 _STATUS = {

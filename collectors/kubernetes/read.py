@@ -28,12 +28,18 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from collectors.jobs.read import JobsRead
-from collectors.jobs.records import BadRecord, normalise_job
-from collectors.jobs.schema import JOBS_SCHEMA, PLACEMENTS_SCHEMA
-from collectors.kubernetes.pods import RECORD, NotAPod, pod_record
-from collectors.kubernetes.runs import NotARun, PodLabelKeys, has_accelerators, run_key, run_record
-from collectors.quarantine import Quarantined
+from flopledger.collectors.jobs.read import JobsRead
+from flopledger.collectors.jobs.records import BadRecord, normalise_job
+from flopledger.collectors.jobs.schema import JOBS_SCHEMA, PLACEMENTS_SCHEMA
+from flopledger.collectors.kubernetes.pods import RECORD, NotAPod, pod_record
+from flopledger.collectors.kubernetes.runs import (
+    NotARun,
+    PodLabelKeys,
+    has_accelerators,
+    run_key,
+    run_record,
+)
+from flopledger.collectors.quarantine import Quarantined
 
 SOURCE = "kubernetes"
 SCHEDULER = "kubernetes"

@@ -20,10 +20,10 @@ from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import Any
 
-from accelerators.mig import mig_profile, mig_share
-from collectors.accelerators import canonical_accelerator
-from collectors.jobs.schema import WORKLOAD_CLASSES
-from collectors.kubernetes.pods import MIG_PREFIX
+from flopledger.accelerators.mig import mig_profile, mig_share
+from flopledger.collectors.accelerators import canonical_accelerator
+from flopledger.collectors.jobs.schema import WORKLOAD_CLASSES
+from flopledger.collectors.kubernetes.pods import MIG_PREFIX
 
 GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
 GKE_TPU_ACCELERATOR = "cloud.google.com/gke-tpu-accelerator"

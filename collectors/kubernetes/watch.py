@@ -25,9 +25,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from collectors.kubernetes.client import Gone, KubernetesError
-from collectors.kubernetes.pods import NotAPod, pod_record
-from collectors.kubernetes.read import latest_pods
+from flopledger.collectors.kubernetes.client import Gone, KubernetesError
+from flopledger.collectors.kubernetes.pods import NotAPod, pod_record
+from flopledger.collectors.kubernetes.read import latest_pods
 
 log = logging.getLogger(__name__)
 

@@ -22,14 +22,19 @@ from pathlib import Path
 from types import FrameType
 from typing import Protocol
 
-from collectors.nvml.aggregate import MinuteAggregator, minute_start
-from collectors.nvml.health import HealthServer, HealthSnapshot, Liveness, SystemdNotifier
-from collectors.nvml.labels import NodeLabels
-from collectors.nvml.nvml import Nvml
-from collectors.nvml.podresources import PodRef, PodResolver
-from collectors.nvml.sampler import GpuSampler
-from collectors.nvml.spool import Spool, SpoolLimits
-from collectors.nvml.upload import Uploader, UploadWorker
+from flopledger.collectors.nvml.aggregate import MinuteAggregator, minute_start
+from flopledger.collectors.nvml.health import (
+    HealthServer,
+    HealthSnapshot,
+    Liveness,
+    SystemdNotifier,
+)
+from flopledger.collectors.nvml.labels import NodeLabels
+from flopledger.collectors.nvml.nvml import Nvml
+from flopledger.collectors.nvml.podresources import PodRef, PodResolver
+from flopledger.collectors.nvml.sampler import GpuSampler
+from flopledger.collectors.nvml.spool import Spool, SpoolLimits
+from flopledger.collectors.nvml.upload import Uploader, UploadWorker
 
 log = logging.getLogger(__name__)
 

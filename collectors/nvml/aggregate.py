@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from collectors.nvml.labels import NodeLabels
-from collectors.nvml.podresources import PodRef
-from collectors.nvml.sampler import Reading
-from collectors.nvml.schema import gpu_key, sample_id
+from flopledger.collectors.nvml.labels import NodeLabels
+from flopledger.collectors.nvml.podresources import PodRef
+from flopledger.collectors.nvml.sampler import Reading
+from flopledger.collectors.nvml.schema import gpu_key, sample_id
 
 CORE_FIELDS = ("util_gpu_pct", "mem_used_bytes", "power_w", "energy_mj")
 MEAN_FIELDS = (

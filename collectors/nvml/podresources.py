@@ -44,7 +44,7 @@ from pathlib import Path
 
 import grpc
 
-from collectors.nvml.kubelet import api_pb2, api_pb2_grpc
+from flopledger.collectors.nvml.kubelet import api_pb2, api_pb2_grpc
 
 log = logging.getLogger(__name__)
 

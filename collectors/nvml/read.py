@@ -27,9 +27,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from collectors.gcs import parse_gs_uri, storage_client
-from collectors.limits import DEFAULT_LIMITS, Limits
-from collectors.nvml.schema import (
+from flopledger.collectors.gcs import parse_gs_uri, storage_client
+from flopledger.collectors.limits import DEFAULT_LIMITS, Limits
+from flopledger.collectors.nvml.schema import (
     GPU_SAMPLES_SCHEMA,
     NON_NEGATIVE_COLUMNS,
     PCT_COLUMNS,
@@ -38,8 +38,8 @@ from collectors.nvml.schema import (
     SPOOL_COLUMNS,
     STATUSES,
 )
-from collectors.nvml.spool import SUFFIX, is_spool_file
-from collectors.quarantine import Quarantined
+from flopledger.collectors.nvml.spool import SUFFIX, is_spool_file
+from flopledger.collectors.quarantine import Quarantined
 
 SOURCE = "nvml_spool"
 PCT_TOLERANCE = 1e-6

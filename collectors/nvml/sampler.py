@@ -14,7 +14,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from collectors.nvml.nvml import GpuLost, Nvml, text
+from flopledger.collectors.nvml.nvml import GpuLost, Nvml, text
 
 log = logging.getLogger(__name__)
 

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from accelerators import Accelerator, NvmlCapture, accelerator
-from collectors.nvml.nvml import load_pynvml
+from flopledger.accelerators import Accelerator, NvmlCapture, accelerator
+from flopledger.collectors.nvml.nvml import load_pynvml
 
 MIB = 2**20
 LOSS_AFTER_S = 90.0

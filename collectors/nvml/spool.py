@@ -29,7 +29,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from collectors.nvml.schema import GPU_SAMPLES_SCHEMA, rows_to_table
+from flopledger.collectors.nvml.schema import GPU_SAMPLES_SCHEMA, rows_to_table
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from collectors.gcs import parse_gs_uri, storage_client
+from flopledger.collectors.gcs import parse_gs_uri, storage_client
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-from dashboards.sidebar import current
-from dashboards.views import efficiency
+from flopledger.dashboards.sidebar import current
+from flopledger.dashboards.views import efficiency
 
 efficiency.render(current())

@@ -1,5 +1,5 @@
-from dashboards.sidebar import current
-from dashboards.views import commitment_plan, commitments
+from flopledger.dashboards.sidebar import current
+from flopledger.dashboards.views import commitment_plan, commitments
 
 commitments.render(current())
 commitment_plan.render()

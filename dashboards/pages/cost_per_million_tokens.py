@@ -1,5 +1,5 @@
-from dashboards.sidebar import current
-from dashboards.views import managed_inference, tokens
+from flopledger.dashboards.sidebar import current
+from flopledger.dashboards.views import managed_inference, tokens
 
 filters = current()
 tokens.render(filters)

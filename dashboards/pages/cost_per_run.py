@@ -1,4 +1,4 @@
-from dashboards.sidebar import current
-from dashboards.views import runs
+from flopledger.dashboards.sidebar import current
+from flopledger.dashboards.views import runs
 
 runs.render(current())

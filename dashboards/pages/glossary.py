@@ -1,3 +1,3 @@
-from dashboards.views import glossary
+from flopledger.dashboards.views import glossary
 
 glossary.render()

@@ -1,4 +1,4 @@
-from dashboards.sidebar import current
-from dashboards.views import overview
+from flopledger.dashboards.sidebar import current
+from flopledger.dashboards.views import overview
 
 overview.render(current())

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import data
-from dashboards.components import (
+from flopledger.dashboards import data
+from flopledger.dashboards.components import (
     definition_link,
     display_value,
     empty_state,
@@ -15,8 +15,8 @@ from dashboards.components import (
     table,
     usd_column,
 )
-from dashboards.filters import Filters
-from models.figures import figure
+from flopledger.dashboards.filters import Filters
+from flopledger.models.figures import figure
 
 MONEY = {
     "run_cost_usd": "Cost of runs (USD)",

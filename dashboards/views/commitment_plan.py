@@ -8,8 +8,8 @@ from decimal import Decimal
 import pandas as pd
 import streamlit as st
 
-from dashboards import data
-from dashboards.components import empty_state, money, table, usd_column
+from flopledger.dashboards import data
+from flopledger.dashboards.components import empty_state, money, table, usd_column
 
 TERMS = {"1y": "1 year", "3y": "3 years"}
 

@@ -7,10 +7,17 @@ from decimal import Decimal
 
 import streamlit as st
 
-from dashboards import charts, data
-from dashboards.components import empty_state, money, percent, scope_note, table, usd_column
-from dashboards.filters import Filters
-from models.figures import figure
+from flopledger.dashboards import charts, data
+from flopledger.dashboards.components import (
+    empty_state,
+    money,
+    percent,
+    scope_note,
+    table,
+    usd_column,
+)
+from flopledger.dashboards.filters import Filters
+from flopledger.models.figures import figure
 
 APPLIES = {"project", "accelerator"}
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import charts, data
-from dashboards.components import (
+from flopledger.dashboards import charts, data
+from flopledger.dashboards.components import (
     count_column,
     definition_link,
     empty_state,
     percent_column,
     table,
 )
-from dashboards.filters import Filters
+from flopledger.dashboards.filters import Filters
 
 NO_PROBES = (
     "No probe data yet",

@@ -16,8 +16,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboards import charts, data
-from dashboards.components import (
+from flopledger.dashboards import charts, data
+from flopledger.dashboards.components import (
     definition_link,
     display_value,
     empty_state,
@@ -26,7 +26,7 @@ from dashboards.components import (
     table,
     usd_column,
 )
-from dashboards.filters import EXPLORER_FILTERED, ExplorerFilters, Filters
+from flopledger.dashboards.filters import EXPLORER_FILTERED, ExplorerFilters, Filters
 
 DIMENSIONS = {
     "provider": "Provider",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from models.figures import FIGURES
+from flopledger.models.figures import FIGURES
 
 
 def render() -> None:

@@ -9,8 +9,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboards import charts, data
-from dashboards.components import (
+from flopledger.dashboards import charts, data
+from flopledger.dashboards.components import (
     NO_TELEMETRY,
     definition_link,
     empty_state,
@@ -21,8 +21,8 @@ from dashboards.components import (
     table,
     usd_column,
 )
-from dashboards.filters import Filters
-from models.figures import figure
+from flopledger.dashboards.filters import Filters
+from flopledger.models.figures import figure
 
 APPLIES = {"provider", "project", "accelerator"}
 

@@ -6,9 +6,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboards import data
-from dashboards.components import empty_state, money, number, scope_note, table, usd_column
-from dashboards.filters import Filters
+from flopledger.dashboards import data
+from flopledger.dashboards.components import (
+    empty_state,
+    money,
+    number,
+    scope_note,
+    table,
+    usd_column,
+)
+from flopledger.dashboards.filters import Filters
 
 
 def render(f: Filters) -> None:

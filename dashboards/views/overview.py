@@ -8,8 +8,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboards import charts, data
-from dashboards.components import (
+from flopledger.dashboards import charts, data
+from flopledger.dashboards.components import (
     count_column,
     definition_link,
     display_value,
@@ -20,9 +20,9 @@ from dashboards.components import (
     table,
     usd_column,
 )
-from dashboards.filters import Filters
-from dashboards.views.budgets import show_budgets
-from models.figures import figure
+from flopledger.dashboards.filters import Filters
+from flopledger.dashboards.views.budgets import show_budgets
+from flopledger.models.figures import figure
 
 TOP_N = 10
 PROVIDER_COLUMNS = {

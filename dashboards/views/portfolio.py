@@ -7,8 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboards import charts, data
-from dashboards.components import (
+from flopledger.dashboards import charts, data
+from flopledger.dashboards.components import (
     count_column,
     definition_link,
     empty_state,
@@ -17,7 +17,7 @@ from dashboards.components import (
     table,
     usd_column,
 )
-from dashboards.filters import Filters
+from flopledger.dashboards.filters import Filters
 
 NO_PORTFOLIO = (
     "No portfolio yet",

@@ -6,8 +6,8 @@ from typing import Any
 
 import streamlit as st
 
-from dashboards import charts, data
-from dashboards.components import (
+from flopledger.dashboards import charts, data
+from flopledger.dashboards.components import (
     count_column,
     definition_link,
     duration,
@@ -20,7 +20,7 @@ from dashboards.components import (
     telemetry,
     usd_column,
 )
-from dashboards.filters import Filters
+from flopledger.dashboards.filters import Filters
 
 ROW_LIMITS = (50, 100, 500, 1000, 5000)
 MAX_SEARCH = 200

@@ -6,9 +6,16 @@ from decimal import Decimal
 
 import streamlit as st
 
-from dashboards import charts, data
-from dashboards.components import count_column, empty_state, money, number, table, usd_column
-from dashboards.filters import Filters
+from flopledger.dashboards import charts, data
+from flopledger.dashboards.components import (
+    count_column,
+    empty_state,
+    money,
+    number,
+    table,
+    usd_column,
+)
+from flopledger.dashboards.filters import Filters
 
 
 def dimension(chosen: str | None) -> str:

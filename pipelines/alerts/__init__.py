@@ -3,7 +3,7 @@ notifier sensors. The logic is in the top-level `budgets/` package."""
 
 import dagster as dg
 
-from pipelines.alerts import assets, checks, sensors
+from flopledger.pipelines.alerts import assets, checks, sensors
 
 
 def build() -> dg.Definitions:

@@ -11,14 +11,14 @@ from datetime import datetime
 import dagster as dg
 import pyarrow as pa
 
-from budgets.alerts import store_alerts
-from budgets.budget_file import BudgetsFile, load_budgets
-from budgets.evaluate import evaluate_budgets, raise_alerts
-from budgets.fx import load_fx_rates
-from budgets.status import from_rows, to_arrow
-from models import query_sql
-from pipelines.resources import Flopledger
-from pipelines.run_tags import run_now
+from flopledger.budgets.alerts import store_alerts
+from flopledger.budgets.budget_file import BudgetsFile, load_budgets
+from flopledger.budgets.evaluate import evaluate_budgets, raise_alerts
+from flopledger.budgets.fx import load_fx_rates
+from flopledger.budgets.status import from_rows, to_arrow
+from flopledger.models import query_sql
+from flopledger.pipelines.resources import Flopledger
+from flopledger.pipelines.run_tags import run_now
 
 SPEND_MARTS = ["billing_line_items", "run_allocation", "run_direct_costs", "jobs", "spend_daily"]
 

@@ -3,8 +3,8 @@ or forecast to overrun (where the budget asks for forecast alerts)."""
 
 import dagster as dg
 
-from models import query_sql
-from pipelines.resources import Flopledger
+from flopledger.models import query_sql
+from flopledger.pipelines.resources import Flopledger
 
 
 def _current(flopledger: Flopledger) -> list[dict]:

@@ -10,12 +10,12 @@ import time
 
 import dagster as dg
 
-from budgets.budget_file import load_budgets
-from budgets.notify import channel_url, deliver_pending, post_json
-from budgets.payloads import payload_for, run_failure_alert
-from pipelines.asset_jobs import WRITER_TAGS
-from pipelines.resources import Flopledger
-from warehouse import WarehouseLocked
+from flopledger.budgets.budget_file import load_budgets
+from flopledger.budgets.notify import channel_url, deliver_pending, post_json
+from flopledger.budgets.payloads import payload_for, run_failure_alert
+from flopledger.pipelines.asset_jobs import WRITER_TAGS
+from flopledger.pipelines.resources import Flopledger
+from flopledger.warehouse import WarehouseLocked
 
 RUN_FAILURE_TRIES = 3
 # A run in one of these may be writing the warehouse, or about to.

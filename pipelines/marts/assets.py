@@ -3,11 +3,11 @@
 import dagster as dg
 import pyarrow as pa
 
-import models
-from pipelines.marts.commitment_plan import commitment_plan
-from pipelines.marts.snapshot import build_snapshot_asset
-from pipelines.resources import Flopledger
-from probes.specs import spec_rows
+from flopledger import models
+from flopledger.pipelines.marts.commitment_plan import commitment_plan
+from flopledger.pipelines.marts.snapshot import build_snapshot_asset
+from flopledger.pipelines.resources import Flopledger
+from flopledger.probes.specs import spec_rows
 
 
 def _mart_asset(mart: models.Model, known: set[str]) -> dg.AssetsDefinition:

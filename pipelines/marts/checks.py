@@ -7,8 +7,8 @@ Their queries are in models/queries, named for what they count."""
 
 import dagster as dg
 
-from models import query_sql
-from pipelines.resources import Flopledger
+from flopledger.models import query_sql
+from flopledger.pipelines.resources import Flopledger
 
 ERROR, WARN = dg.AssetCheckSeverity.ERROR, dg.AssetCheckSeverity.WARN
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import dagster as dg
 import pyarrow as pa
 
-from models.accelerator_prices import PriceBookError, price_book
-from models.commitment_planner import TERMS, plan_from_warehouse
-from pipelines.resources import Flopledger
+from flopledger.models.accelerator_prices import PriceBookError, price_book
+from flopledger.models.commitment_planner import TERMS, plan_from_warehouse
+from flopledger.pipelines.resources import Flopledger
 
 MONEY = pa.decimal128(38, 9)
 SHARE = pa.decimal128(12, 6)

@@ -6,7 +6,7 @@ publish the same way."""
 
 import dagster as dg
 
-from pipelines.resources import Flopledger
+from flopledger.pipelines.resources import Flopledger
 
 SNAPSHOT_ASSET = "warehouse_snapshot"
 # Written by the marts job besides the SQL marts (alerts/ and marts/assets.py).

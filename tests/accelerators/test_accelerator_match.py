@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from accelerators import match_alias, match_device_kind, match_sku
+from flopledger.accelerators import match_alias, match_device_kind, match_sku
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from accelerators import (
+from flopledger.accelerators import (
     ACCELERATORS,
     CANONICAL_NAMES,
     DTYPES,

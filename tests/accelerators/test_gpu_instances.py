@@ -3,8 +3,8 @@ FOCUS rows use (AWS ChargeDescription, Azure meter names, OCI shapes)."""
 
 import pytest
 
-from accelerators import CANONICAL_NAMES
-from accelerators.instances import GPU_INSTANCES, match_instance
+from flopledger.accelerators import CANONICAL_NAMES
+from flopledger.accelerators.instances import GPU_INSTANCES, match_instance
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,8 @@
 
 from fractions import Fraction
 
-from accelerators import CANONICAL_NAMES
-from accelerators.mig import MIG_PROFILES, mig_profile, mig_share
+from flopledger.accelerators import CANONICAL_NAMES
+from flopledger.accelerators.mig import MIG_PROFILES, mig_profile, mig_share
 
 
 def test_mig_profiles_of_h100_are_sevenths_of_the_gpu():

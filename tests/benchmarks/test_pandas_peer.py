@@ -8,11 +8,11 @@ from pathlib import Path
 
 from benchmarks.pandas_peer import run_costs
 
-from pipelines.runner import run_pipeline
-from settings import load_config
-from simulator import simulate
+from flopledger.pipelines.runner import run_pipeline
+from flopledger.settings import load_config
+from flopledger.simulator import simulate
+from flopledger.warehouse import open_warehouse
 from tests.conftest import billing_row, run_record, write_ndjson
-from warehouse import open_warehouse
 
 NANO = Decimal("0.000000001")
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.resources import Flopledger
-from pipelines.runner import run_pipeline
-from settings import load_config
+from flopledger.pipelines.resources import Flopledger
+from flopledger.pipelines.runner import run_pipeline
+from flopledger.settings import load_config
 from tests.conftest import billing_row, write_ndjson
 
 NOW = datetime(2026, 10, 11, 6, 0)

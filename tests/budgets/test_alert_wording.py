@@ -4,8 +4,8 @@ days (its key, the week's first day, reads like a date), and the scope says whic
 from datetime import date, datetime
 from decimal import Decimal as D
 
-from budgets.rules import forecast_alert, threshold_alerts
-from budgets.status import Status
+from flopledger.budgets.rules import forecast_alert, threshold_alerts
+from flopledger.budgets.status import Status
 
 
 def _weekly(**kw) -> Status:
@@ -39,8 +39,8 @@ def test_a_month_keeps_its_key():
 
 
 def test_a_spend_jump_by_team_says_which_team():
-    from budgets.budget_file import SpendChangeRule
-    from budgets.rules import spend_change_alerts
+    from flopledger.budgets.budget_file import SpendChangeRule
+    from flopledger.budgets.rules import spend_change_alerts
 
     # llm's label-team spend: 10 a day for 3 days, then 20 (+100% > +50%).
     rule = SpendChangeRule(name="jump", group_by="team", baseline_days=3, above_pct=50)

@@ -6,8 +6,8 @@ from decimal import Decimal as D
 import pytest
 import yaml
 
-from budgets.budget_file import BudgetConfigError, load_budgets, parse_budgets
-from budgets.demo import write_demo_budgets
+from flopledger.budgets.budget_file import BudgetConfigError, load_budgets, parse_budgets
+from flopledger.budgets.demo import write_demo_budgets
 
 
 def error(text: str) -> str:

@@ -14,10 +14,10 @@ from decimal import Decimal
 
 import pytest
 
-from budgets.budget_file import Scope
-from budgets.spend import data_bounds, scoped_daily_spend
-from collectors.focus.read import read_focus_files
-from warehouse.duckdb import DuckDBWarehouse
+from flopledger.budgets.budget_file import Scope
+from flopledger.budgets.spend import data_bounds, scoped_daily_spend
+from flopledger.collectors.focus.read import read_focus_files
+from flopledger.warehouse.duckdb import DuckDBWarehouse
 
 D = Decimal
 HEADER = (

@@ -10,8 +10,8 @@ from decimal import Decimal as D
 
 import pytest
 
-from cli.run_report import render
-from pipelines.resources import Flopledger
+from flopledger.cli.run_report import render
+from flopledger.pipelines.resources import Flopledger
 from tests.budgets.conftest import NOW, Ledger, new_project
 
 BUDGETS = """

@@ -13,8 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import dagster as dg
 import pytest
 
-from pipelines.definitions import build_definitions
-from pipelines.resources import Flopledger
+from flopledger.pipelines.definitions import build_definitions
+from flopledger.pipelines.resources import Flopledger
 
 BUDGETS = """
 channels:

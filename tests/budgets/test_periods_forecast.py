@@ -5,11 +5,11 @@ from decimal import Decimal as D
 
 import pytest
 
-from budgets.budget_file import BudgetConfigError, SpendChangeRule
-from budgets.forecast import forecast_period
-from budgets.fx import load_fx_rates, rate_on, to_usd
-from budgets.periods import period_containing, periods_between
-from budgets.rules import spend_change_alerts
+from flopledger.budgets.budget_file import BudgetConfigError, SpendChangeRule
+from flopledger.budgets.forecast import forecast_period
+from flopledger.budgets.fx import load_fx_rates, rate_on, to_usd
+from flopledger.budgets.periods import period_containing, periods_between
+from flopledger.budgets.rules import spend_change_alerts
 
 
 @pytest.mark.parametrize(

@@ -5,13 +5,13 @@ from datetime import datetime
 import pyarrow as pa
 import pytest
 
-from budgets.alerts import Alert, store_alerts
-from budgets.budget_file import EfficiencyRule, HealthRules
-from budgets.efficiency import efficiency_alerts
-from budgets.health import health_alerts
-from cli.main import main
-from settings import load_config
-from warehouse import open_warehouse
+from flopledger.budgets.alerts import Alert, store_alerts
+from flopledger.budgets.budget_file import EfficiencyRule, HealthRules
+from flopledger.budgets.efficiency import efficiency_alerts
+from flopledger.budgets.health import health_alerts
+from flopledger.cli.main import main
+from flopledger.settings import load_config
+from flopledger.warehouse import open_warehouse
 
 NOW = datetime(2026, 10, 11, 6, 0)
 

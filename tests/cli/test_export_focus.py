@@ -21,7 +21,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
-from cli.main import main
+from flopledger.cli.main import main
 from tests.conftest import REPO
 
 SAMPLE = REPO / "tests" / "fixtures" / "focus" / "focus_sample.csv"
@@ -42,8 +42,8 @@ def _run(config: Path) -> None:
     731 hold nothing, and Dagster records two events per asset and partition (minutes on a
     loaded machine). The FOCUS asset still loads every sample day (it replaces, besides the
     window, each day the files hold differently from the warehouse): the 1,000 rows below."""
-    from pipelines.runner import run_pipeline
-    from settings import load_config
+    from flopledger.pipelines.runner import run_pipeline
+    from flopledger.settings import load_config
 
     report = run_pipeline(load_config(config), config, FLEET_DAY, FLEET_DAY)
     assert report.succeeded, report.failures
@@ -52,7 +52,7 @@ def _run(config: Path) -> None:
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from simulator import simulate
+    from flopledger.simulator import simulate
 
     out = tmp_path_factory.mktemp("fleet")
     simulate(out, gpus=8, tpu_chips=0, days=1, seed=1, start=FLEET_DAY, telemetry=False)
@@ -69,8 +69,8 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _sql(fleet: Path, sql: str) -> list[dict]:
-    from settings import load_config
-    from warehouse import open_warehouse
+    from flopledger.settings import load_config
+    from flopledger.warehouse import open_warehouse
 
     return open_warehouse(load_config(fleet / "flopledger.yaml").warehouse).query(sql).to_pylist()
 

@@ -4,7 +4,7 @@ benchmark once found `37,160,08837,160,088` where two columns ran together."""
 
 from __future__ import annotations
 
-from cli.run_report import _source_lines
+from flopledger.cli.run_report import _source_lines
 
 
 def test_eight_digit_counts_and_long_table_names_stay_apart() -> None:

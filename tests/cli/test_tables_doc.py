@@ -2,11 +2,11 @@
 
 from pathlib import Path
 
-from cli.tables_doc import MARKER, render
-from pipelines.runner import run_pipeline
-from settings import load_config
+from flopledger.cli.tables_doc import MARKER, render
+from flopledger.pipelines.runner import run_pipeline
+from flopledger.settings import load_config
+from flopledger.warehouse import open_warehouse
 from tests.conftest import REPO, billing_row, run_record, write_ndjson
-from warehouse import open_warehouse
 
 
 def test_tables_doc_matches_the_warehouse(project_dir: Path):
@@ -18,7 +18,7 @@ def test_tables_doc_matches_the_warehouse(project_dir: Path):
     fresh = render(open_warehouse(load_config(config).warehouse), committed)
     assert fresh.split(MARKER)[0] == committed.split(MARKER)[0], (
         "docs/tables.md is out of date: regenerate it with "
-        "`.venv/bin/python -m cli.tables_doc <flopledger.yaml> > docs/tables.md`"
+        "`.venv/bin/python -m flopledger.cli.tables_doc <flopledger.yaml> > docs/tables.md`"
     )
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from collectors.accelerators import canonical_accelerator, classify_sku
+from flopledger.collectors.accelerators import canonical_accelerator, classify_sku
 
 
 @pytest.mark.parametrize(

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from clients.bigquery import BigQueryError, is_emulated, make_client
-from collectors.gcp_billing.bigquery import since_day
-from models import bigquery_sql
-from settings import ConfigError, load_config
+from flopledger.clients.bigquery import BigQueryError, is_emulated, make_client
+from flopledger.collectors.gcp_billing.bigquery import since_day
+from flopledger.models import bigquery_sql
+from flopledger.settings import ConfigError, load_config
 from tests.conftest import write_config
 
 TABLE = "billing-admin.billing_export.gcp_billing_export_resource_v1_01A3F5_7C2B9D_4E8F10"
@@ -85,7 +85,7 @@ def test_the_first_partition_read() -> None:
 def test_an_unreachable_endpoint_is_one_line_not_a_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from cli.main import main
+    from flopledger.cli.main import main
 
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))

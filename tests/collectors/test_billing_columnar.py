@@ -16,14 +16,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from collectors.gcp_billing.columnar import plain_rows
-from collectors.gcp_billing.read import read_billing_files
-from collectors.gcp_billing.schema import EXPORT_FIELDS, EXPORT_PARQUET_SCHEMA
-from collectors.limits import DEFAULT_LIMITS
+from flopledger.collectors.gcp_billing.columnar import plain_rows
+from flopledger.collectors.gcp_billing.read import read_billing_files
+from flopledger.collectors.gcp_billing.schema import EXPORT_FIELDS, EXPORT_PARQUET_SCHEMA
+from flopledger.collectors.limits import DEFAULT_LIMITS
+from flopledger.warehouse.arrow_sql import ArrowSQL
 from tests.conftest import billing_row
 from tests.hostile.hostile import LOADED, Case, check, write_lines
 from tests.hostile.test_hostile_billing import CASES as HOSTILE
-from warehouse.arrow_sql import ArrowSQL
 
 NOW = datetime(2026, 11, 1)
 
@@ -205,7 +205,7 @@ def test_hand_worked_values_of_columnar_rows(both):
 
 def test_a_huge_extract_is_streamed_row_by_row_with_the_same_result(both, monkeypatch):
     """An extract past GROUP_BYTES is not held in memory whole: the per-row reader streams it."""
-    import collectors.gcp_billing.read as read
+    import flopledger.collectors.gcp_billing.read as read
 
     (a, stats_a), _, _, main = both
     monkeypatch.setattr(read, "GROUP_BYTES", 100)  # every test extract is "huge" now

@@ -32,19 +32,23 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from collectors.gcp_billing.columnar import plain_rows
-from collectors.gcp_billing.read import BillingRead, iter_billing_batches
-from collectors.gcp_billing.schema import BILLING_SCHEMA, EXPORT_FIELDS, EXPORT_PARQUET_SCHEMA
-from collectors.limits import DEFAULT_LIMITS, Limits
-from simulator import DEFAULT_START
-from simulator.billing import day_rows
-from simulator.clock import DAY_US, day_start_us
-from simulator.extracts import _arrow_leaf, _value, ndjson_line
-from simulator.fleet import build_fleet
-from simulator.schedule import build_schedule
+from flopledger.collectors.gcp_billing.columnar import plain_rows
+from flopledger.collectors.gcp_billing.read import BillingRead, iter_billing_batches
+from flopledger.collectors.gcp_billing.schema import (
+    BILLING_SCHEMA,
+    EXPORT_FIELDS,
+    EXPORT_PARQUET_SCHEMA,
+)
+from flopledger.collectors.limits import DEFAULT_LIMITS, Limits
+from flopledger.simulator import DEFAULT_START
+from flopledger.simulator.billing import day_rows
+from flopledger.simulator.clock import DAY_US, day_start_us
+from flopledger.simulator.extracts import _arrow_leaf, _value, ndjson_line
+from flopledger.simulator.fleet import build_fleet
+from flopledger.simulator.schedule import build_schedule
+from flopledger.warehouse.arrow_sql import ArrowSQL
 from tests.collectors.test_billing_columnar import _parquet, compact, full_row
 from tests.fuzz_json import Raw, all_paths, dumps_with_raws, shuffled
-from warehouse.arrow_sql import ArrowSQL
 
 NOW = datetime(2026, 11, 1)
 SEED = 20261201

@@ -6,8 +6,8 @@ from datetime import date, datetime
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from collectors.gcp_billing.days import files_for_days
-from collectors.gcp_billing.read import read_billing_files
+from flopledger.collectors.gcp_billing.days import files_for_days
+from flopledger.collectors.gcp_billing.read import read_billing_files
 from tests.conftest import billing_row, write_ndjson
 
 OCT2 = {date(2026, 10, 2)}

@@ -2,7 +2,7 @@
 
 import pyarrow as pa
 
-from collectors.gcp_billing.read import in_batches_of
+from flopledger.collectors.gcp_billing.read import in_batches_of
 
 
 def _table(first: int, rows: int) -> pa.Table:

@@ -6,8 +6,8 @@ from decimal import Decimal
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from collectors.gcp_billing.canonical import row_id
-from collectors.gcp_billing.read import read_billing_files
+from flopledger.collectors.gcp_billing.canonical import row_id
+from flopledger.collectors.gcp_billing.read import read_billing_files
 from tests.conftest import billing_row, credit, write_ndjson
 
 

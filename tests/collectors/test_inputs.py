@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from collectors.gcs import StorageError, reader_client
-from collectors.inputs import (
+from flopledger.collectors.gcs import StorageError, reader_client
+from flopledger.collectors.inputs import (
     InputCache,
     InputObject,
     _copy_path,

@@ -8,8 +8,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from collectors.jobs.hostlist import expand_hostlist
-from collectors.jobs.read import read_jobs_files
+from flopledger.collectors.jobs.hostlist import expand_hostlist
+from flopledger.collectors.jobs.read import read_jobs_files
 from tests.conftest import FIXTURES, run_record, write_ndjson
 
 SACCT = FIXTURES / "slurm_sacct_json"

@@ -11,9 +11,9 @@ import polars as pl
 import pyarrow as pa
 from polars.testing import assert_frame_equal
 
-from collectors.probe_results import PROBE_RESULTS_SCHEMA, read_probe_results
-from models import model
-from probes.results import FIELD_NAMES, ProbeResult, append_jsonl, result_id
+from flopledger.collectors.probe_results import PROBE_RESULTS_SCHEMA, read_probe_results
+from flopledger.models import model
+from flopledger.probes.results import FIELD_NAMES, ProbeResult, append_jsonl, result_id
 
 WHEN = datetime(2025, 3, 1, 12, 0, 0, 250000)
 

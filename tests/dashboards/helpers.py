@@ -10,10 +10,10 @@ from typing import Any
 import duckdb
 from streamlit.testing.v1 import AppTest
 
-from pipelines.runner import run_pipeline
-from settings import load_config
-from simulator import simulate
-from warehouse.duckdb import DuckDBWarehouse
+from flopledger.pipelines.runner import run_pipeline
+from flopledger.settings import load_config
+from flopledger.simulator import simulate
+from flopledger.warehouse.duckdb import DuckDBWarehouse
 
 APP = Path(__file__).resolve().parents[2] / "dashboards" / "app.py"
 START = date(2026, 10, 1)

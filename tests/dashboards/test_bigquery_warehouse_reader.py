@@ -27,17 +27,17 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from cli.main import main
-from clients import bigquery as bq
-from dashboards import queries
-from settings import load_config
+from flopledger.cli.main import main
+from flopledger.clients import bigquery as bq
+from flopledger.dashboards import queries
+from flopledger.settings import load_config
+from flopledger.warehouse import NoWarehouse, QueryError, open_warehouse
+from flopledger.warehouse.bigquery import BigQueryWarehouse
+from flopledger.warehouse.bigquery_reader import BigQueryReader, mark_published
+from flopledger.warehouse.transpile import Column
 from tests.bigquery_emulator import PROJECT, BigQueryEmulator
 from tests.bigquery_live import LIVE_ENV, LOCATION_ENV
 from tests.dashboards.helpers import APP, START, metric
-from warehouse import NoWarehouse, QueryError, open_warehouse
-from warehouse.bigquery import BigQueryWarehouse
-from warehouse.bigquery_reader import BigQueryReader, mark_published
-from warehouse.transpile import Column
 
 DATASET = "dashboards"
 # Values for every parameter the dashboards bind (lists empty: "all"); the fleet's three days.

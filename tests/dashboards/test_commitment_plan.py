@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from cli.headline import headline_lines
-from settings import load_config
+from flopledger.cli.headline import headline_lines
+from flopledger.settings import load_config
+from flopledger.warehouse import open_warehouse
 from tests.dashboards.helpers import PAGES, Marts, metric, money
-from warehouse import open_warehouse
 
 TOL = 1e-6  # accelerator-hours are DOUBLE in the marts
 
@@ -113,7 +113,15 @@ def test_today_commitment_is_the_last_hour_committed(marts: Marts) -> None:
 
 
 def test_flopledger_plan_commitments_prints_the_plan(marts: Marts) -> None:
-    cli = [sys.executable, "-m", "cli.main", "plan", "commitments", "--config", str(marts.config)]
+    cli = [
+        sys.executable,
+        "-m",
+        "flopledger.cli.main",
+        "plan",
+        "commitments",
+        "--config",
+        str(marts.config),
+    ]
     done = subprocess.run([*cli, "--days", "2", "--term", "3y"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "3-year term, last 2 days" in done.stdout
@@ -138,7 +146,15 @@ def test_a_bad_price_book_is_one_clear_line(marts: Marts, tmp_path: Path) -> Non
     warehouse = load_config(marts.config).warehouse.path
     config.write_text(f"warehouse:\n  path: {warehouse}\nprice_book: {book}\n")
     done = subprocess.run(
-        [sys.executable, "-m", "cli.main", "plan", "commitments", "--config", str(config)],
+        [
+            sys.executable,
+            "-m",
+            "flopledger.cli.main",
+            "plan",
+            "commitments",
+            "--config",
+            str(config),
+        ],
         capture_output=True,
         text=True,
     )
@@ -180,7 +196,15 @@ def test_a_config_price_book_overrides_the_shipped_one(marts: Marts, tmp_path: P
     warehouse = load_config(marts.config).warehouse.path
     config.write_text(f"warehouse:\n  path: {warehouse}\nprice_book: {book}\n")
     done = subprocess.run(
-        [sys.executable, "-m", "cli.main", "plan", "commitments", "--config", str(config)],
+        [
+            sys.executable,
+            "-m",
+            "flopledger.cli.main",
+            "plan",
+            "commitments",
+            "--config",
+            str(config),
+        ],
         capture_output=True,
         text=True,
     )
@@ -194,7 +218,15 @@ def test_no_warehouse_yet_is_one_line(tmp_path: Path) -> None:
     config = tmp_path / "flopledger.yaml"
     config.write_text("warehouse:\n  path: w.duckdb\n")
     done = subprocess.run(
-        [sys.executable, "-m", "cli.main", "plan", "commitments", "--config", str(config)],
+        [
+            sys.executable,
+            "-m",
+            "flopledger.cli.main",
+            "plan",
+            "commitments",
+            "--config",
+            str(config),
+        ],
         capture_output=True,
         text=True,
     )
@@ -209,8 +241,8 @@ def test_a_bad_price_book_flags_every_row_and_holds_nothing_back(fleet_copy: Pat
     an unreadable book: it succeeds, every row has no plan and says why."""
     import dagster as dg
 
-    from pipelines.marts.commitment_plan import commitment_plan
-    from pipelines.resources import Flopledger
+    from flopledger.pipelines.marts.commitment_plan import commitment_plan
+    from flopledger.pipelines.resources import Flopledger
 
     book = fleet_copy.parent / "prices.csv"
     book.write_text("accelerator_type,region\nH100-80GB,us-central1\n")

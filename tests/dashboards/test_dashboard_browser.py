@@ -93,7 +93,7 @@ def served(fleet_copy: Path) -> Iterator[str]:
         [
             sys.executable,
             "-m",
-            "cli.main",
+            "flopledger.cli.main",
             "dashboard",
             "--config",
             str(fleet_copy),

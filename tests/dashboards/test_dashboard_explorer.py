@@ -9,10 +9,10 @@ from decimal import Decimal
 
 import pytest
 
-from budgets.budget_file import EfficiencyRule
-from budgets.efficiency import efficiency_alerts, measure
-from cli.headline import idle_figure_lines
-from dashboards.views.explorer import DIMENSIONS
+from flopledger.budgets.budget_file import EfficiencyRule
+from flopledger.budgets.efficiency import efficiency_alerts, measure
+from flopledger.cli.headline import idle_figure_lines
+from flopledger.dashboards.views.explorer import DIMENSIONS
 from tests.dashboards.helpers import Marts, metric, money
 
 
@@ -94,7 +94,7 @@ def test_idle_figures_agree_between_cli_pages_and_alerts(open_page, marts: Marts
 
 
 def test_the_glossary_page_defines_every_figure(open_page) -> None:
-    from models.figures import FIGURES
+    from flopledger.models.figures import FIGURES
 
     at = open_page("glossary")
     assert [h.value for h in at.header] == [f.name for f in FIGURES]

@@ -7,10 +7,10 @@ from datetime import date
 
 import pytest
 
-from dashboards import queries
-from dashboards.components import definition_link, display_value, duration
-from dashboards.filters import ExplorerFilters
-from dashboards.views.explorer import DIMENSIONS, FILTERED, checked, previous_period
+from flopledger.dashboards import queries
+from flopledger.dashboards.components import definition_link, display_value, duration
+from flopledger.dashboards.filters import ExplorerFilters
+from flopledger.dashboards.views.explorer import DIMENSIONS, FILTERED, checked, previous_period
 
 
 @pytest.mark.parametrize(

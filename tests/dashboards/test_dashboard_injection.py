@@ -6,10 +6,10 @@ from datetime import date
 
 import pytest
 
-from dashboards import data
-from dashboards.filters import Filters
-from dashboards.views.runs import sort_key
-from dashboards.views.tokens import dimension
+from flopledger.dashboards import data
+from flopledger.dashboards.filters import Filters
+from flopledger.dashboards.views.runs import sort_key
+from flopledger.dashboards.views.tokens import dimension
 from tests.dashboards.helpers import PAGES, Marts
 
 PAYLOADS = [

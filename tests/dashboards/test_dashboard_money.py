@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 import streamlit as st
 
-import models
-from settings import load_config
+from flopledger import models
+from flopledger.settings import load_config
+from flopledger.warehouse import open_warehouse
 from tests.dashboards.helpers import metric
-from warehouse import open_warehouse
 
 # Two runs of one model on 2026-10-01. run-a costs 1234567890.123456789 USD: 19 significant
 # digits, so a float would write it as 1234567890.1234567.

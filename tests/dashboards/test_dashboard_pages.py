@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from settings import load_config
+from flopledger.settings import load_config
+from flopledger.warehouse.duckdb import DuckDBWarehouse, connect
 from tests.dashboards.helpers import Marts, infos, metric, money
-from warehouse.duckdb import DuckDBWarehouse, connect
 
 TEAM = "llm"
 

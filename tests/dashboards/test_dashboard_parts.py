@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from cli.commands.dashboard import streamlit_command
-from cli.main import build_parser
-from dashboards import charts
-from dashboards.components import csv_text, money
-from dashboards.filters import Filters, from_url, to_url
-from dashboards.views.overview import projection
+from flopledger.cli.commands.dashboard import streamlit_command
+from flopledger.cli.main import build_parser
+from flopledger.dashboards import charts
+from flopledger.dashboards.components import csv_text, money
+from flopledger.dashboards.filters import Filters, from_url, to_url
+from flopledger.dashboards.views.overview import projection
 
 LO, HI = date(2026, 10, 1), date(2026, 10, 31)
 OPTIONS = {

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboards.filters import Filters, from_url, to_url
+from flopledger.dashboards.filters import Filters, from_url, to_url
 from tests.dashboards.helpers import Marts, metric, money
 from tests.dashboards.test_dashboard_browser import (
     ARGS,
@@ -185,7 +185,7 @@ def served_two(two_clouds: Path) -> Iterator[str]:
     """`flopledger dashboard` on the two-provider warehouse (read only: no copy needed)."""
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "dashboard", "--config", str(two_clouds),
+        [sys.executable, "-m", "flopledger.cli.main", "dashboard", "--config", str(two_clouds),
          "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -10,13 +10,13 @@ from pathlib import Path
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from settings import load_config
+from flopledger.settings import load_config
+from flopledger.warehouse.duckdb import DuckDBWarehouse
 from tests.dashboards.helpers import APP, PAGES
-from warehouse.duckdb import DuckDBWarehouse
 
 REPUBLISH = """
 import sys
-from warehouse.duckdb import DuckDBWarehouse
+from flopledger.warehouse.duckdb import DuckDBWarehouse
 w = DuckDBWarehouse(sys.argv[1])
 for _ in range(15):
     w.publish_snapshot()
@@ -51,7 +51,7 @@ def test_every_page_load_succeeds_while_the_pipeline_writes(fleet_copy: Path, mo
     failures: list[str] = []
     # a full `flopledger run` in its own process (it holds the warehouse's write lock) ...
     run = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "run", "--config", str(fleet_copy)],
+        [sys.executable, "-m", "flopledger.cli.main", "run", "--config", str(fleet_copy)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from dashboards import data, queries
-from dashboards.filters import Filters
+from flopledger.dashboards import data, queries
+from flopledger.dashboards.filters import Filters
 
 DASHBOARDS = Path(__file__).resolve().parents[2] / "dashboards"
 # What Filters.params() binds, written out here (sql/fragments/filter_values.sql uses them).

@@ -13,8 +13,8 @@ from decimal import Decimal
 
 import pytest
 
-from collectors.gcp_billing.days import usage_days
-from collectors.gcp_billing.read import read_billing_files
+from flopledger.collectors.gcp_billing.days import usage_days
+from flopledger.collectors.gcp_billing.read import read_billing_files
 from tests.conftest import billing_row, credit
 from tests.hostile.hostile import LOADED, Case, check, write_lines
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from collectors.jobs.read import read_jobs_files
+from flopledger.collectors.jobs.read import read_jobs_files
 from tests.conftest import run_record
 from tests.hostile.hostile import DUPLICATE, LOADED, Case, check, write_lines
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from collectors.probe_results import ProbeRead, read_probe_results
+from flopledger.collectors.probe_results import ProbeRead, read_probe_results
 from tests.hostile.hostile import DUPLICATE, LOADED, Case, check, write_lines
 
 

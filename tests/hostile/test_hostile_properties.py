@@ -17,13 +17,13 @@ import pyarrow.parquet as pq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from collectors.cloud_monitoring import read_saved_pages
-from collectors.gcp_billing.read import read_billing_files
-from collectors.jobs.read import read_jobs_files
-from collectors.nvml.read import SpoolRead, read_spool
-from collectors.nvml.schema import rows_to_table
-from collectors.nvml.spool import spool_file_name
-from collectors.probe_results import ProbeRead, read_probe_results
+from flopledger.collectors.cloud_monitoring import read_saved_pages
+from flopledger.collectors.gcp_billing.read import read_billing_files
+from flopledger.collectors.jobs.read import read_jobs_files
+from flopledger.collectors.nvml.read import SpoolRead, read_spool
+from flopledger.collectors.nvml.schema import rows_to_table
+from flopledger.collectors.nvml.spool import spool_file_name
+from flopledger.collectors.probe_results import ProbeRead, read_probe_results
 from tests.conftest import billing_row, run_record
 from tests.hostile.test_hostile_probes import result
 

@@ -15,9 +15,9 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from cli.main import main
-from collectors.nvml.spool import spool_file_name
-from simulator import simulate
+from flopledger.cli.main import main
+from flopledger.collectors.nvml.spool import spool_file_name
+from flopledger.simulator import simulate
 from tests.conftest import billing_row, run_record
 from tests.hostile.hostile import LOADED, Case, write_lines
 

@@ -14,9 +14,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from collectors.nvml.read import SpoolRead, read_spool
-from collectors.nvml.schema import SCHEMA_VERSION_KEY, rows_to_table
-from collectors.nvml.spool import spool_file_name
+from flopledger.collectors.nvml.read import SpoolRead, read_spool
+from flopledger.collectors.nvml.schema import SCHEMA_VERSION_KEY, rows_to_table
+from flopledger.collectors.nvml.spool import spool_file_name
 from tests.hostile.hostile import LOADED, Case
 
 DAY = datetime(2026, 10, 1, 8, 0)
@@ -131,7 +131,7 @@ def test_a_window_read_with_carry_opens_each_file_once(tmp_path, monkeypatch):
     # The same two files as above plus a torn one named for 10-01, read for 10-01 and 10-02
     # with one SpoolCarry (as the asset reads a window): the same counts, each file opened
     # once (not once per day it may touch), the torn file refused once, on its own day.
-    import collectors.nvml.read as spool_read
+    import flopledger.collectors.nvml.read as spool_read
 
     rows = [row("n"), row("n", DAY + timedelta(days=1)),
             row("n", DAY + timedelta(days=1, minutes=1), util_gpu_pct=-1.0)]  # fmt: skip

@@ -11,12 +11,12 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from cli.main import main
-from collectors.gcp_billing.read import read_billing_files
-from pipelines.loading import run_limits
-from settings import ConfigError, load_config
+from flopledger.cli.main import main
+from flopledger.collectors.gcp_billing.read import read_billing_files
+from flopledger.pipelines.loading import run_limits
+from flopledger.settings import ConfigError, load_config
+from flopledger.warehouse.duckdb import DuckDBWarehouse
 from tests.conftest import billing_row, write_config, write_ndjson
-from warehouse.duckdb import DuckDBWarehouse
 
 
 @pytest.fixture

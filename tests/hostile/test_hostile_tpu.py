@@ -9,7 +9,7 @@ from datetime import date
 
 import pytest
 
-from collectors.cloud_monitoring import read_saved_pages
+from flopledger.collectors.cloud_monitoring import read_saved_pages
 from tests.hostile.hostile import LOADED, Case, check
 
 NODE = {"project_id": "p", "zone": "us-west4-a", "node_id": "node-w", "worker_id": "0"}
@@ -85,8 +85,8 @@ def test_a_bom_page_loads_and_a_bomb_page_is_refused(read):
 def test_a_tpu_day_no_bill_names_is_in_the_run_window(tmp_path):
     # Points on 10-07 (no bill, no run that day) and one in year 9999: the run's window takes
     # 10-07 (the old window left those points out without a word) and never 9999.
-    from pipelines.days import input_days
-    from settings import load_config
+    from flopledger.pipelines.days import input_days
+    from flopledger.settings import load_config
     from tests.conftest import write_config
 
     page = {"timeSeries": [_series(1, CASES[0]), _series(9, CASES[8])]}

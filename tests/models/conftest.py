@@ -15,9 +15,9 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-import models
+from flopledger import models
+from flopledger.warehouse.duckdb import DuckDBWarehouse
 from tests.models.rows import split_runs
-from warehouse.duckdb import DuckDBWarehouse
 
 SETTINGS = {"run_label_key": "run_id", "reporting_currency": "USD"}  # the config defaults
 # Peak dense TFLOP/s as the spec table has it: H100 SXM bf16 989.4 (NVIDIA's datasheet

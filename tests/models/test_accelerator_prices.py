@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from models.accelerator_prices import PriceBookError, price_book, read_book
-from simulator.prices import CUD_RATE, SKUS
+from flopledger.models.accelerator_prices import PriceBookError, price_book, read_book
+from flopledger.simulator.prices import CUD_RATE, SKUS
 
 HEADER = (
     "accelerator_type,region,currency,on_demand_per_hour,commit_1y_per_hour,"

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from models import query_sql
+from flopledger.models import query_sql
 
 HOUR = datetime(2026, 10, 1, 10)
 

@@ -15,7 +15,7 @@ from decimal import Decimal as D
 
 import pytest
 
-from models import query_sql
+from flopledger.models import query_sql
 from tests.models.conftest import SETTINGS
 from tests.models.rows import gpu, host, line_item, run
 

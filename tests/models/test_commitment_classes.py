@@ -4,7 +4,7 @@
 from decimal import Decimal as D
 from pathlib import Path
 
-from collectors.accelerators import classify_sku
+from flopledger.collectors.accelerators import classify_sku
 from tests.models.rows import line_item
 
 FEE_SKUS = (

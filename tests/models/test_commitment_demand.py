@@ -16,7 +16,7 @@ No telemetry: busy is null, and nothing counts as held with telemetry.
 
 from decimal import Decimal as D
 
-import models
+from flopledger import models
 from tests.models.rows import gpu, host, run
 
 H = 3_600_000_000_000  # one accelerator-hour in accelerator-seconds x 1e9

@@ -37,7 +37,7 @@ from decimal import Decimal
 
 import pytest
 
-from models.commitment_planner import HOUR_NANOS, Hour, Prices, cost, optimum, plan
+from flopledger.models.commitment_planner import HOUR_NANOS, Hour, Prices, cost, optimum, plan
 
 H = HOUR_NANOS
 DEMAND_HOURS = [Decimal(x) for x in ("0", "1", "2", "2", "3", "3", "3", "4", "5", "7.5")]

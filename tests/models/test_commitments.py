@@ -215,7 +215,7 @@ def test_the_headline_shows_unused_commitment_and_reservation_beside_idle(books)
     # Effective: fee 120 + vm-1 0 (98 - 98) + reservation 80 + tax 5 = 205.
     # Run on vm-1: 80 (its fee share); unused commitment 40; unused reservation 80;
     # shared cost: only the tax, 5 = 205 - 80 - 0 (unallocated idle) - 40 - 80.
-    from cli.headline import headline_lines
+    from flopledger.cli.headline import headline_lines
 
     reservation = {UNUSED: "true", "compute.googleapis.com/reservation_name": "res-h100"}
     billing = [
@@ -420,7 +420,7 @@ def test_idle_figures_keep_unused_commitment_and_reservation_out_of_the_shares(b
     # the run all hour: accelerator resource cost 80, unallocated idle 0, both cost shares 0%.
     # Unused commitment 40 and unused reservation 80 (res-h100, project ml-prod) are figures of
     # their own, in neither share (were they in, the unallocated share would be 120 / 200).
-    from models import query_sql
+    from flopledger.models import query_sql
 
     reservation = {UNUSED: "true", "compute.googleapis.com/reservation_name": "res-h100"}
     billing = [

@@ -5,15 +5,15 @@ from pathlib import Path
 
 import pytest
 
-from cli.headline import idle_figure_lines
-from models.figures import FIGURES, glossary_markdown
+from flopledger.cli.headline import idle_figure_lines
+from flopledger.models.figures import FIGURES, glossary_markdown
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_glossary_is_written_from_the_figures():
     text = (REPO / "docs" / "glossary.md").read_text()
-    assert text == glossary_markdown(), "regenerate: python -m models.figures > docs/glossary.md"
+    assert text == glossary_markdown(), "regenerate: python -m flopledger.models.figures > docs/glossary.md"
 
 
 def test_each_name_and_anchor_is_used_once():

@@ -44,8 +44,8 @@ from pathlib import Path
 
 import pytest
 
-from collectors.focus.read import read_focus_files
-from models import query_sql
+from flopledger.collectors.focus.read import read_focus_files
+from flopledger.models import query_sql
 from tests.models.conftest import Books
 from tests.models.rows import gpu, run
 
@@ -270,7 +270,7 @@ def test_cli_and_overview_count_focus_credits_alike(books):
     credits -5.00; effective 0 + 38.40 + 27.52 - 5.00 = 60.92; commitment amortisation
     60.92 - 85.12 + 5.00 = -19.20 (the plan's hour not used). The CLI's bill lines and the
     Overview's spend_daily sums say the same."""
-    from cli.headline import _bill_lines
+    from flopledger.cli.headline import _bill_lines
 
     rows = [
         f"Purchase,Recurring,Committed,T10,T11,57.60,0,0,0,{PLAN},,Compute Savings Plan,,,{PLAN},,Spend",

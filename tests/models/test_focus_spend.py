@@ -5,7 +5,7 @@ README's exact sums) beside one GCP GPU hour of 80.00."""
 from decimal import Decimal as D
 from pathlib import Path
 
-from collectors.focus.read import read_focus_files
+from flopledger.collectors.focus.read import read_focus_files
 from tests.models.rows import gpu, run
 
 SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "focus" / "focus_sample.csv"

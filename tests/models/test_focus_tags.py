@@ -5,7 +5,7 @@ no label instead of failing every mart that reads a tag (Malformed JSON)."""
 from decimal import Decimal as D
 from pathlib import Path
 
-from collectors.focus.read import read_focus_files
+from flopledger.collectors.focus.read import read_focus_files
 
 
 def test_tags_that_are_not_json_do_not_stop_the_marts(books, tmp_path: Path):

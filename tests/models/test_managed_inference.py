@@ -17,10 +17,10 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from collectors.inference.gateway import read_gateway_logs
-from collectors.inference.price_book import read_price_book
-from collectors.inference.provider_export import read_provider_export
-from warehouse.duckdb import DuckDBWarehouse
+from flopledger.collectors.inference.gateway import read_gateway_logs
+from flopledger.collectors.inference.price_book import read_price_book
+from flopledger.collectors.inference.provider_export import read_provider_export
+from flopledger.warehouse.duckdb import DuckDBWarehouse
 
 DAY = "2026-10-01"
 

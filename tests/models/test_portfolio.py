@@ -16,8 +16,8 @@ from decimal import Decimal as D
 
 import pytest
 
-from cli.portfolio_lines import portfolio_lines
-from models import query_sql
+from flopledger.cli.portfolio_lines import portfolio_lines
+from flopledger.models import query_sql
 from tests.models.conftest import Books
 from tests.models.rows import gpu, run, tpu
 from tests.models.test_mfu import probe

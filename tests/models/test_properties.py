@@ -13,10 +13,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from collectors.gcp_billing.read import read_billing_files
-from collectors.jobs.read import read_jobs_files
-from settings import load_config
-from simulator import simulate
+from flopledger.collectors.gcp_billing.read import read_billing_files
+from flopledger.collectors.jobs.read import read_jobs_files
+from flopledger.settings import load_config
+from flopledger.simulator import simulate
 from tests.models.conftest import Books
 
 

@@ -25,19 +25,19 @@ from typing import Any
 import pytest
 import sqlglot
 
-import models
-from budgets.alerts import all_alerts
-from budgets.budget_file import Scope, load_budgets
-from budgets.notify import deliver_pending
-from budgets.spend import scoped_daily_spend
-from cli.headline import headline_lines
-from pipelines.resources import Flopledger
-from pipelines.runner import run_pipeline
-from reports.month import read_month
-from settings import load_config
+from flopledger import models
+from flopledger.budgets.alerts import all_alerts
+from flopledger.budgets.budget_file import Scope, load_budgets
+from flopledger.budgets.notify import deliver_pending
+from flopledger.budgets.spend import scoped_daily_spend
+from flopledger.cli.headline import headline_lines
+from flopledger.pipelines.resources import Flopledger
+from flopledger.pipelines.runner import run_pipeline
+from flopledger.reports.month import read_month
+from flopledger.settings import load_config
+from flopledger.warehouse import Warehouse, open_warehouse
+from flopledger.warehouse.duckdb import DuckDBWarehouse
 from tests.conftest import billing_row, credit, run_record, write_ndjson
-from warehouse import Warehouse, open_warehouse
-from warehouse.duckdb import DuckDBWarehouse
 
 NOW = datetime(2026, 10, 3, 6, 0)
 GPU = "Nvidia H100 80GB GPU running in Americas"

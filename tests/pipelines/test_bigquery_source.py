@@ -16,9 +16,9 @@ import duckdb
 import pytest
 from google.cloud import bigquery
 
-from cli.main import main
-from collectors.gcp_billing import bigquery as bigquery_source
-from collectors.money import BadNumber, to_decimal
+from flopledger.cli.main import main
+from flopledger.collectors.gcp_billing import bigquery as bigquery_source
+from flopledger.collectors.money import BadNumber, to_decimal
 from tests.bigquery_emulator import BigQueryEmulator, running_bigquery_emulator
 from tests.conftest import billing_row, credit, run_record, write_config, write_ndjson
 

@@ -23,9 +23,9 @@ import dagster as dg
 import duckdb
 import pytest
 
-from cli.main import main
-from pipelines.instance import prepare_dagster_home
-from settings import load_config
+from flopledger.cli.main import main
+from flopledger.pipelines.instance import prepare_dagster_home
+from flopledger.settings import load_config
 from tests.budgets.test_notifier import Receiver
 from tests.conftest import REPO
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.runner import run_pipeline
-from settings import load_config
-from simulator import simulate
+from flopledger.pipelines.runner import run_pipeline
+from flopledger.settings import load_config
+from flopledger.simulator import simulate
+from flopledger.warehouse import open_warehouse
 from tests.conftest import REPO
-from warehouse import open_warehouse
 
 MONEY = "SELECT run_id, effective_cost, allocated_idle_cost FROM cost_per_run ORDER BY run_id"
 IDLE = "SELECT sum(unallocated_idle_cost) AS idle, sum(effective_cost) AS paid FROM idle_capacity"
@@ -25,7 +25,7 @@ IDLE = "SELECT sum(unallocated_idle_cost) AS idle, sum(effective_cost) AS paid F
 def _dagster(env: dict[str, str], *args: str) -> None:
     dagster = str(Path(sys.executable).parent / "dagster")
     done = subprocess.run(
-        [dagster, "job", "execute", "-m", "pipelines.definitions", "-a", "defs", *args],
+        [dagster, "job", "execute", "-m", "flopledger.pipelines.definitions", "-a", "defs", *args],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=240,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from pipelines.definitions import build_definitions
+from flopledger.pipelines.definitions import build_definitions
 from tests.conftest import REPO
 
 

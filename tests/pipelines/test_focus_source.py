@@ -8,11 +8,11 @@ from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
-from collectors.focus.read import read_focus_files
-from pipelines.days import input_days
-from pipelines.sources.focus.assets import days_to_replace, load
-from settings import load_config
-from warehouse.duckdb import DuckDBWarehouse
+from flopledger.collectors.focus.read import read_focus_files
+from flopledger.pipelines.days import input_days
+from flopledger.pipelines.sources.focus.assets import days_to_replace, load
+from flopledger.settings import load_config
+from flopledger.warehouse.duckdb import DuckDBWarehouse
 
 SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "focus" / "focus_sample.csv"
 TOTALS = "SELECT provider_name, sum(billed_cost) AS b, sum(effective_cost) AS e, count(*) AS n FROM focus_line_items GROUP BY 1 ORDER BY 1"

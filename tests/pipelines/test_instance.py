@@ -7,9 +7,9 @@ from pathlib import Path
 
 import dagster as dg
 
-from cli.commands.ui import dagster_dev
-from pipelines.runner import run_pipeline
-from settings import load_config
+from flopledger.cli.commands.ui import dagster_dev
+from flopledger.pipelines.runner import run_pipeline
+from flopledger.settings import load_config
 from tests.conftest import REPO, billing_row, run_record, write_ndjson
 
 

@@ -6,8 +6,8 @@ import json
 from datetime import date
 from pathlib import Path
 
-from pipelines.days import input_days
-from settings import load_config
+from flopledger.pipelines.days import input_days
+from flopledger.settings import load_config
 
 
 def test_kubernetes_pod_days_are_input_days(tmp_path: Path) -> None:

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.runner import run_pipeline
-from settings import load_config
-from simulator import simulate
+from flopledger.pipelines.runner import run_pipeline
+from flopledger.settings import load_config
+from flopledger.simulator import simulate
+from flopledger.warehouse import open_warehouse
 from tests.gcs_emulator import Emulator, running_emulator
-from warehouse import open_warehouse
 
 
 @pytest.fixture

@@ -8,12 +8,15 @@ import json
 from datetime import date
 from pathlib import Path
 
-from collectors.inference.gateway import read_gateway_logs
-from collectors.inference.price_book import MANAGED_PRICES_SCHEMA
-from collectors.inference.provider_export import MANAGED_COSTS_SCHEMA, MANAGED_USAGE_SCHEMA
-from pipelines.sources.managed_inference.assets import days_to_replace, load
+from flopledger.collectors.inference.gateway import read_gateway_logs
+from flopledger.collectors.inference.price_book import MANAGED_PRICES_SCHEMA
+from flopledger.collectors.inference.provider_export import (
+    MANAGED_COSTS_SCHEMA,
+    MANAGED_USAGE_SCHEMA,
+)
+from flopledger.pipelines.sources.managed_inference.assets import days_to_replace, load
+from flopledger.warehouse.duckdb import DuckDBWarehouse
 from tests.models.test_managed_inference import _request
-from warehouse.duckdb import DuckDBWarehouse
 
 D1, D2, D3 = date(2026, 10, 1), date(2026, 10, 2), date(2026, 10, 3)
 

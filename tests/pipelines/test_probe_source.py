@@ -4,12 +4,12 @@ from datetime import date, timedelta
 
 import dagster as dg
 
-from pipelines.days import DAY_FINDERS
-from pipelines.definitions import build_definitions
-from pipelines.runner import run_pipeline
-from probes.simulated import degraded_node, simulated_probe_rows, write_probe_jsonl
-from probes.specs import spec_rows
-from settings import load_config
+from flopledger.pipelines.days import DAY_FINDERS
+from flopledger.pipelines.definitions import build_definitions
+from flopledger.pipelines.runner import run_pipeline
+from flopledger.probes.simulated import degraded_node, simulated_probe_rows, write_probe_jsonl
+from flopledger.probes.specs import spec_rows
+from flopledger.settings import load_config
 from tests.conftest import REPO, FileBooks, billing_row, run_record
 
 NODES = [("a3-1", "H100-80GB"), ("a3u-1", "H200-141GB"), ("v5p-1", "TPU-v5p")]

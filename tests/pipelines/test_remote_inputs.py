@@ -23,11 +23,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from cli.main import main
-from collectors.nvml.upload import object_name
-from pipelines.runner import run_pipeline
-from settings import load_config
-from simulator import simulate
+from flopledger.cli.main import main
+from flopledger.collectors.nvml.upload import object_name
+from flopledger.pipelines.runner import run_pipeline
+from flopledger.settings import load_config
+from flopledger.simulator import simulate
 from tests.conftest import billing_row, run_record, write_ndjson
 from tests.gcs_emulator import Emulator, running_emulator
 
@@ -193,9 +193,9 @@ def test_a_dagster_run_of_three_days_lists_only_their_days_and_reads_only_their_
     """The ingest job as the daemon runs it (no `flopledger run` before it): the first step
     that asks lists, every later step reuses it; spool and Monitoring objects, in day
     folders, are listed and chosen by the day their names say."""
-    from pipelines.asset_jobs import INGEST_JOB
-    from pipelines.definitions import build_definitions
-    from pipelines.instance import flopledger_instance
+    from flopledger.pipelines.asset_jobs import INGEST_JOB
+    from flopledger.pipelines.definitions import build_definitions
+    from flopledger.pipelines.instance import flopledger_instance
 
     _upload(gcs, fleet)
     remote = _remote_config(fleet, tmp_path / "remote")

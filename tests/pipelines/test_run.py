@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import duckdb
 
-from cli.main import main
+from flopledger.cli.main import main
 from tests.conftest import billing_row, credit, run_record, write_config, write_ndjson
 
 
@@ -169,8 +169,8 @@ def test_sql_is_read_only(project_dir, capsys):
 
 def test_a_scheduled_day_picks_up_late_rows_of_any_day(project_dir):
     """A daily run for 2026-10-20 loads a credit for usage on 2026-10-01 that arrived late."""
-    from pipelines.asset_jobs import INGEST_JOB
-    from pipelines.definitions import build_definitions
+    from flopledger.pipelines.asset_jobs import INGEST_JOB
+    from flopledger.pipelines.definitions import build_definitions
 
     late = billing_row(
         hour="2026-10-01 00", cost=0, credits=[credit(-3)], export_time="2026-10-20 00:00:00 UTC"

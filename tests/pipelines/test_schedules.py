@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime, timedelta, timezone
 import dagster as dg
 import pytest
 
-from pipelines.definitions import build_definitions
+from flopledger.pipelines.definitions import build_definitions
 from tests.conftest import write_config
 
 FIRST_DAY = date(2026, 10, 3)

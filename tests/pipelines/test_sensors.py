@@ -15,9 +15,9 @@ import dagster as dg
 import duckdb
 import pytest
 
-from pipelines.alerts.sensors import alert_notifier
-from pipelines.definitions import build_definitions
-from pipelines.resources import Flopledger
+from flopledger.pipelines.alerts.sensors import alert_notifier
+from flopledger.pipelines.definitions import build_definitions
+from flopledger.pipelines.resources import Flopledger
 from tests.budgets.test_notifier import Receiver
 from tests.conftest import REPO, write_config
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.marts import checks
-from pipelines.runner import run_pipeline
-from settings import load_config
+from flopledger.pipelines.marts import checks
+from flopledger.pipelines.runner import run_pipeline
+from flopledger.settings import load_config
 from tests.conftest import billing_row, run_record, write_ndjson
 
 OUT_BY_ONE_CENT = "SELECT 'total' AS check_name, CAST(0.01 AS DECIMAL(38, 9)) AS difference"
@@ -55,7 +55,7 @@ def test_a_failed_blocking_check_mid_graph_says_the_marts_were_not_rebuilt(
     the marts were not rebuilt and `flopledger run` exits 1."""
     import argparse
 
-    from cli.commands.run import run
+    from flopledger.cli.commands.run import run
 
     real = checks.query_sql
     monkeypatch.setattr(

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from collectors.nvml.nvml import Nvml
-from collectors.nvml.simulated import LOSS_AFTER_S, SimulatedNvml
-from probes.energy import energy_between_j, nvml_energy_meter
+from flopledger.collectors.nvml.nvml import Nvml
+from flopledger.collectors.nvml.simulated import LOSS_AFTER_S, SimulatedNvml
+from flopledger.probes.energy import energy_between_j, nvml_energy_meter
 
 
 class Clock:

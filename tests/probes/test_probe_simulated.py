@@ -6,9 +6,9 @@ from datetime import date, timedelta
 
 import pytest
 
-from collectors.probe_results import read_probe_results
-from probes.results import FIELD_NAMES
-from probes.simulated import degraded_node, simulated_probe_rows, write_probe_jsonl
+from flopledger.collectors.probe_results import read_probe_results
+from flopledger.probes.results import FIELD_NAMES
+from flopledger.probes.simulated import degraded_node, simulated_probe_rows, write_probe_jsonl
 
 NODES = [("a3-1", "H100-80GB"), ("a3u-1", "H200-141GB"), ("v5p-1", "TPU-v5p"), ("v6e-1", "TPU-v6e")]
 DAYS = [date(2026, 10, 1) + timedelta(days=i) for i in range(6)]

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from probes.specs import PEAKS, accelerator_type_of, peak_for_device_kind, peak_tflops, spec_rows
+from flopledger.probes.specs import (
+    PEAKS,
+    accelerator_type_of,
+    peak_for_device_kind,
+    peak_tflops,
+    spec_rows,
+)
 
 CANONICAL = {
     "A100-40GB",

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from probes import PROBE_VERSION
-from probes.cli import main
-from probes.results import FIELD_NAMES
-from probes.shapes import Shape, parse_shapes
-from probes.sweep import Sweep, SweepConfig, best_by_dtype, run_sweep
-from probes.timing import TimingPolicy
+from flopledger.probes import PROBE_VERSION
+from flopledger.probes.cli import main
+from flopledger.probes.results import FIELD_NAMES
+from flopledger.probes.shapes import Shape, parse_shapes
+from flopledger.probes.sweep import Sweep, SweepConfig, best_by_dtype, run_sweep
+from flopledger.probes.timing import TimingPolicy
 
 TICK_S = 2.0**-10
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from probes.timing import Plan, TimingPolicy, calibrate, measure
+from flopledger.probes.timing import Plan, TimingPolicy, calibrate, measure
 
 TICK_S = 2.0**-10  # dyadic, so sums of ticks are exact in binary floating point
 

@@ -10,11 +10,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from probes.dtypes import ProbeDtype, probe_dtype
-from probes.shapes import Shape
-from probes.sweep import Sweep, SweepConfig
-from probes.timing import TimingPolicy
-from probes.verify import check_block, check_freivalds
+from flopledger.probes.dtypes import ProbeDtype, probe_dtype
+from flopledger.probes.shapes import Shape
+from flopledger.probes.sweep import Sweep, SweepConfig
+from flopledger.probes.timing import TimingPolicy
+from flopledger.probes.verify import check_block, check_freivalds
 
 FP32 = probe_dtype("fp32")
 SHAPE = Shape(64, 48, 32)

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from models import query_sql
-from reports.month import (
+from flopledger.cli.main import main
+from flopledger.models import query_sql
+from flopledger.reports.month import (
     SPLIT_PARTS,
     ReportError,
     closed_month,
@@ -36,8 +36,8 @@ D0, D1 = Decimal(0), Decimal("1.50")
 
 
 def _run(config: Path) -> None:
-    from pipelines.runner import run_pipeline
-    from settings import load_config
+    from flopledger.pipelines.runner import run_pipeline
+    from flopledger.settings import load_config
 
     report = run_pipeline(load_config(config), config)
     assert report.succeeded, report.failures
@@ -45,7 +45,7 @@ def _run(config: Path) -> None:
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from simulator import simulate
+    from flopledger.simulator import simulate
 
     out = tmp_path_factory.mktemp("fleet")
     simulate(
@@ -62,8 +62,8 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _rows(fleet: Path, sql: str, params: dict | None = None) -> list[dict]:
-    from settings import load_config
-    from warehouse import open_warehouse
+    from flopledger.settings import load_config
+    from flopledger.warehouse import open_warehouse
 
     return (
         open_warehouse(load_config(fleet / "flopledger.yaml").warehouse)
@@ -255,10 +255,10 @@ def test_an_open_month_is_refused_unless_provisional_and_never_becomes_a_revisio
     page), and the schedule's asset given an open month by its tag writes nothing either."""
     import dagster as dg
 
-    import cli.commands.report as report_command
-    from pipelines.month_report import MONTH_TAG, month_report_asset
-    from pipelines.resources import Flopledger
-    from pipelines.run_tags import NOW_TAG
+    import flopledger.cli.commands.report as report_command
+    from flopledger.pipelines.month_report import MONTH_TAG, month_report_asset
+    from flopledger.pipelines.resources import Flopledger
+    from flopledger.pipelines.run_tags import NOW_TAG
 
     config = str(fleet / "flopledger.yaml")
     argv = ["report", "month", "--config", config, "--month", "2026-11", "--out", str(tmp_path)]
@@ -307,10 +307,10 @@ def test_the_asset_writes_the_closed_month_and_raises_an_alert_with_its_link(fle
     November and stores a month_report alert, which the alert_notifier sensor sends."""
     import dagster as dg
 
-    from pipelines.month_report import build_schedule, month_report_asset
-    from pipelines.resources import Flopledger
-    from pipelines.run_tags import NOW_TAG
-    from settings import SchedulesConfig
+    from flopledger.pipelines.month_report import build_schedule, month_report_asset
+    from flopledger.pipelines.resources import Flopledger
+    from flopledger.pipelines.run_tags import NOW_TAG
+    from flopledger.settings import SchedulesConfig
 
     schedule = build_schedule(SchedulesConfig())
     context = dg.build_schedule_context(scheduled_execution_time=datetime(2026, 12, 6, 7))
@@ -353,11 +353,11 @@ def test_the_asset_reads_the_published_snapshot_not_the_live_tables(fleet: Path)
     with +1,000.00 from books nobody checked."""
     import dagster as dg
 
-    from pipelines.month_report import month_report_asset
-    from pipelines.resources import Flopledger
-    from pipelines.run_tags import NOW_TAG
-    from settings import load_config
-    from warehouse import open_warehouse
+    from flopledger.pipelines.month_report import month_report_asset
+    from flopledger.pipelines.resources import Flopledger
+    from flopledger.pipelines.run_tags import NOW_TAG
+    from flopledger.settings import load_config
+    from flopledger.warehouse import open_warehouse
 
     warehouse = open_warehouse(load_config(fleet / "flopledger.yaml").warehouse)
     bump = "UPDATE spend_monthly SET effective_cost = effective_cost + $d WHERE invoice_month = '202611'"
@@ -381,7 +381,7 @@ def test_the_page_renders_in_chromium(fleet: Path, monkeypatch: pytest.MonkeyPat
     """November's provisional page on Nov 15 (its banner shown), then its report on Dec 6."""
     from playwright.sync_api import sync_playwright
 
-    import cli.commands.report as report_command
+    import flopledger.cli.commands.report as report_command
 
     out = fleet / "browser"
     argv = ["report", "month", "--config", str(fleet / "flopledger.yaml"), "--month", "2026-11"]
@@ -428,8 +428,8 @@ def test_the_page_renders_in_chromium(fleet: Path, monkeypatch: pytest.MonkeyPat
 
 def test_the_schedule_and_job_load_with_the_workspace(tmp_path: Path) -> None:
     """The daemon loads them from the definitions: cron from the config, UTC, the writer job."""
-    from pipelines.asset_jobs import WAREHOUSE_TAG
-    from pipelines.definitions import build_definitions
+    from flopledger.pipelines.asset_jobs import WAREHOUSE_TAG
+    from flopledger.pipelines.definitions import build_definitions
 
     config = tmp_path / "flopledger.yaml"
     config.write_text(
@@ -491,7 +491,7 @@ def test_two_accounts_two_currencies_hand_worked(project_dir: Path) -> None:
 
 def test_hostile_names_are_text_in_the_page_and_the_csv(tmp_path: Path) -> None:
     """A team or experiment named like markup or a spreadsheet formula is shown, never run."""
-    from reports.month import MonthReport, write_month
+    from flopledger.reports.month import MonthReport, write_month
 
     evil = '=HYPERLINK("http://x.invalid")<script>alert(1)</script>'
     month = parse_month("2026-10")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from settings import ConfigError, load_config
+from flopledger.settings import ConfigError, load_config
 from tests.conftest import write_config
 
 

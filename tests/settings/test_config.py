@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from settings import ConfigError, load_config
+from flopledger.settings import ConfigError, load_config
 from tests.conftest import write_config
 
 
@@ -76,7 +76,7 @@ def test_a_plain_path_that_does_not_exist_is_refused(tmp_path, text, key, missin
 
 def test_a_glob_matching_nothing_only_warns(tmp_path, caplog):
     path = write_config(tmp_path, "sources: {gcp_billing: {paths: ['none/*.ndjson']}}\n")
-    with caplog.at_level(logging.WARNING, logger="settings.config_file"):
+    with caplog.at_level(logging.WARNING, logger="flopledger.settings.config_file"):
         config = load_config(path)
     assert config.source_files("gcp_billing") == []
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
@@ -124,6 +124,6 @@ def test_defaults_when_the_file_names_nothing(tmp_path):
 def test_a_quiet_load_says_nothing_of_empty_globs(tmp_path, caplog):
     # The Dagster resource rereads the file on every use: it must not repeat the warning.
     path = write_config(tmp_path, "sources: {gcp_billing: {paths: ['none/*.ndjson']}}\n")
-    with caplog.at_level(logging.WARNING, logger="settings.config_file"):
+    with caplog.at_level(logging.WARNING, logger="flopledger.settings.config_file"):
         load_config(path, warn=False)
     assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from settings import ConfigError, load_config
+from flopledger.settings import ConfigError, load_config
 
 
 def test_kubernetes_source_config(tmp_path: Path, monkeypatch):

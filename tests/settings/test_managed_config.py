@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from settings import ConfigError, load_config
-from settings.config_file import ManagedInferenceConfig
+from flopledger.settings import ConfigError, load_config
+from flopledger.settings.config_file import ManagedInferenceConfig
 
 TEXT = """sources:
   managed_inference:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from simulator import SimulationResult, simulate
+from flopledger.simulator import SimulationResult, simulate
 
 TINY = {"gpus": 40, "tpu_chips": 24, "days": 3, "seed": 7}
 

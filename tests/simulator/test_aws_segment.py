@@ -28,11 +28,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from collectors.focus.read import read_focus_files
-from collectors.gcp_billing.read import read_billing_files
-from collectors.jobs.read import read_jobs_files
-from settings import load_config
-from simulator import simulate
+from flopledger.collectors.focus.read import read_focus_files
+from flopledger.collectors.gcp_billing.read import read_billing_files
+from flopledger.collectors.jobs.read import read_jobs_files
+from flopledger.settings import load_config
+from flopledger.simulator import simulate
 from tests.models.conftest import Books
 
 D = Decimal

@@ -11,11 +11,11 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
-from collectors.gcp_billing.read import read_billing_files
-from collectors.jobs.read import read_jobs_files
-from settings import load_config
-from simulator import simulate
-from simulator.billing import COMMITMENT_NAME, RESERVATION_NAME
+from flopledger.collectors.gcp_billing.read import read_billing_files
+from flopledger.collectors.jobs.read import read_jobs_files
+from flopledger.settings import load_config
+from flopledger.simulator import simulate
+from flopledger.simulator.billing import COMMITMENT_NAME, RESERVATION_NAME
 from tests.models.conftest import Books
 
 

@@ -6,11 +6,11 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
-from cli.main import main
-from pipelines.runner import run_pipeline
-from settings import load_config
-from simulator import simulate
-from warehouse import open_warehouse
+from flopledger.cli.main import main
+from flopledger.pipelines.runner import run_pipeline
+from flopledger.settings import load_config
+from flopledger.simulator import simulate
+from flopledger.warehouse import open_warehouse
 
 
 def test_warehouse_totals_equal_truth_exactly(tmp_path: Path) -> None:

@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from collectors.gcp_billing.fields import (
+from flopledger.collectors.gcp_billing.fields import (
     BOOLEAN_FIELDS,
     KNOWN_TOP_LEVEL,
     NUMERIC_FIELDS,
     TIMESTAMP_FIELDS,
 )
-from collectors.gcp_billing.schema import EXPORT_FIELDS, EXPORT_PARQUET_SCHEMA, ExportField
+from flopledger.collectors.gcp_billing.schema import (
+    EXPORT_FIELDS,
+    EXPORT_PARQUET_SCHEMA,
+    ExportField,
+)
 from tests.conftest import FIXTURES
 
 SCHEMA_JSON = FIXTURES / "gcp_billing_export" / "gcp_billing_export_resource_v1.schema.json"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 
-from collectors.accelerators import classify_sku
-from simulator import SimulationResult
-from simulator.fleet import A3, A3U, V5P, V6E
-from simulator.prices import SKUS
+from flopledger.collectors.accelerators import classify_sku
+from flopledger.simulator import SimulationResult
+from flopledger.simulator.fleet import A3, A3U, V5P, V6E
+from flopledger.simulator.prices import SKUS
 from tests.simulator.conftest import files_of
 
 

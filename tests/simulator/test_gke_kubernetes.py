@@ -8,10 +8,10 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
-from pipelines.runner import run_pipeline
-from settings import load_config
-from simulator import simulate
-from warehouse import open_warehouse
+from flopledger.pipelines.runner import run_pipeline
+from flopledger.settings import load_config
+from flopledger.simulator import simulate
+from flopledger.warehouse import open_warehouse
 
 
 def _csv(path: Path) -> list[dict[str, str]]:

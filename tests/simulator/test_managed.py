@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.runner import run_pipeline
-from settings import load_config
-from simulator import SimulationResult, simulate
-from warehouse import open_warehouse
+from flopledger.pipelines.runner import run_pipeline
+from flopledger.settings import load_config
+from flopledger.simulator import SimulationResult, simulate
+from flopledger.warehouse import open_warehouse
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +119,7 @@ def test_config_and_files(built) -> None:
 
 
 def test_headline_shows_managed_spend_on_its_own_line(built) -> None:
-    from cli.headline import headline_lines
+    from flopledger.cli.headline import headline_lines
 
     result, warehouse = built
     text = "\n".join(headline_lines(warehouse, "USD"))

@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 from benchmarks.pandas_peer import run_costs
 
-from cli.main import main
-from pipelines.runner import run_pipeline
-from settings import load_config
-from simulator import DEFAULT_START, simulate
-from simulator.billing import vm_rows
-from simulator.clock import DAY_US, HOUR_US, MINUTE_US, US, day_start_us
-from simulator.fleet import build_fleet
-from simulator.schedule import _cells, build_schedule
-from warehouse import open_warehouse
+from flopledger.cli.main import main
+from flopledger.pipelines.runner import run_pipeline
+from flopledger.settings import load_config
+from flopledger.simulator import DEFAULT_START, simulate
+from flopledger.simulator.billing import vm_rows
+from flopledger.simulator.clock import DAY_US, HOUR_US, MINUTE_US, US, day_start_us
+from flopledger.simulator.fleet import build_fleet
+from flopledger.simulator.schedule import _cells, build_schedule
+from flopledger.warehouse import open_warehouse
 
 START = day_start_us(DEFAULT_START)
 

@@ -15,11 +15,11 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from collectors.cloud_monitoring.pages import read_saved_pages
-from collectors.gcp_billing.read import read_billing_files
-from collectors.jobs.read import read_jobs_files
-from collectors.nvml.read import read_spool
-from simulator import SimulationResult, simulate
+from flopledger.collectors.cloud_monitoring.pages import read_saved_pages
+from flopledger.collectors.gcp_billing.read import read_billing_files
+from flopledger.collectors.jobs.read import read_jobs_files
+from flopledger.collectors.nvml.read import read_spool
+from flopledger.simulator import SimulationResult, simulate
 from tests.conftest import FIXTURES
 from tests.simulator.conftest import TINY, files_of
 

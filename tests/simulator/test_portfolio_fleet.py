@@ -9,10 +9,10 @@ import csv
 from decimal import Decimal
 from pathlib import Path
 
-from pipelines.runner import run_pipeline
-from settings import load_config
-from simulator import simulate
-from warehouse import open_warehouse
+from flopledger.pipelines.runner import run_pipeline
+from flopledger.settings import load_config
+from flopledger.simulator import simulate
+from flopledger.warehouse import open_warehouse
 
 
 def test_the_portfolio_of_a_small_fleet_sums_to_the_truth(tmp_path: Path) -> None:

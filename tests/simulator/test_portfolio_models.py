@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from simulator.clock import DAY_US
-from simulator.fleet import build_fleet
-from simulator.schedule import Run, _on_tpu_and_gpu, build_schedule
+from flopledger.simulator.clock import DAY_US
+from flopledger.simulator.fleet import build_fleet
+from flopledger.simulator.schedule import Run, _on_tpu_and_gpu, build_schedule
 
 
 def _on_both(runs: list[Run]) -> set[str]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from simulator.clock import HOUR_US, hour_overlaps
-from simulator.truth import allocate, nanos_text, spread, to_usd_nanos
+from flopledger.simulator.clock import HOUR_US, hour_overlaps
+from flopledger.simulator.truth import allocate, nanos_text, spread, to_usd_nanos
 
 S = 1_000_000  # microseconds per second
 

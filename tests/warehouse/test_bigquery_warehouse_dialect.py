@@ -13,10 +13,10 @@ import pyarrow as pa
 import pytest
 from google.api_core.exceptions import Forbidden
 
-from clients import bigquery as bq
-from warehouse.bigquery import BigQueryWarehouse
-from warehouse.bigquery_reader import bigquery_sql, naive_utc
-from warehouse.transpile import to_bigquery
+from flopledger.clients import bigquery as bq
+from flopledger.warehouse.bigquery import BigQueryWarehouse
+from flopledger.warehouse.bigquery_reader import bigquery_sql, naive_utc
+from flopledger.warehouse.transpile import to_bigquery
 
 # greatest(NULL, 3.5) = 3.5 and least(2, NULL, 5) = 2 in DuckDB (NULLs skipped), NULL only when
 # every argument is: a gpu_samples row with tensor_active_pct NULL and sm_active_pct 37.5 is

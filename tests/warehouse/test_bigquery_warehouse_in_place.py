@@ -17,24 +17,24 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from clients import bigquery as bq
-from collectors.gcp_billing.bigquery import source_name
-from collectors.gcp_billing.columnar import sku_lookups
-from collectors.gcp_billing.normalise import normalise
-from collectors.gcp_billing.read import BillingRead
-from collectors.gcp_billing.schema import EXPORT_FIELDS, ExportField
-from collectors.limits import DEFAULT_LIMITS
-from models.readers import reader_sql
-from pipelines.loading import run_limits, store_quarantine
-from pipelines.sources.gcp_billing import export as export_module
-from pipelines.sources.gcp_billing.export import take_export
-from pipelines.sources.gcp_billing.in_place import in_place_export
-from settings import Config, load_config
+from flopledger.clients import bigquery as bq
+from flopledger.collectors.gcp_billing.bigquery import source_name
+from flopledger.collectors.gcp_billing.columnar import sku_lookups
+from flopledger.collectors.gcp_billing.normalise import normalise
+from flopledger.collectors.gcp_billing.read import BillingRead
+from flopledger.collectors.gcp_billing.schema import EXPORT_FIELDS, ExportField
+from flopledger.collectors.limits import DEFAULT_LIMITS
+from flopledger.models.readers import reader_sql
+from flopledger.pipelines.loading import run_limits, store_quarantine
+from flopledger.pipelines.sources.gcp_billing import export as export_module
+from flopledger.pipelines.sources.gcp_billing.export import take_export
+from flopledger.pipelines.sources.gcp_billing.in_place import in_place_export
+from flopledger.settings import Config, load_config
+from flopledger.warehouse.arrow_sql import ArrowSQL
+from flopledger.warehouse.bigquery import BigQueryWarehouse
+from flopledger.warehouse.transpile import to_bigquery
 from tests.bigquery_emulator import PROJECT, BigQueryEmulator
 from tests.conftest import billing_row, credit, write_ndjson
-from warehouse.arrow_sql import ArrowSQL
-from warehouse.bigquery import BigQueryWarehouse
-from warehouse.transpile import to_bigquery
 
 TABLE = f"{PROJECT}.export_in_place.gcp_billing_export_resource_v1_01ABCD_234567_89EF01"
 NOW = datetime(2026, 10, 10, 12)

@@ -27,20 +27,25 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-import models
-from budgets.budget_file import load_budgets, parse_budgets
-from budgets.evaluate import evaluate_budgets, raise_alerts
-from budgets.fx import load_fx_rates
-from budgets.status import from_rows, to_arrow
-from clients import bigquery as bq
-from clients.bigquery import BigQueryError, drop_dataset
-from pipelines.runner import run_pipeline
-from settings import load_config
-from simulator import simulate
+from flopledger import models
+from flopledger.budgets.budget_file import load_budgets, parse_budgets
+from flopledger.budgets.evaluate import evaluate_budgets, raise_alerts
+from flopledger.budgets.fx import load_fx_rates
+from flopledger.budgets.status import from_rows, to_arrow
+from flopledger.clients import bigquery as bq
+from flopledger.clients.bigquery import BigQueryError, drop_dataset
+from flopledger.pipelines.runner import run_pipeline
+from flopledger.settings import load_config
+from flopledger.simulator import simulate
+from flopledger.warehouse.bigquery import (
+    MART_LAYOUT,
+    PARTITIONS,
+    BigQueryWarehouse,
+    mart_layout_spec,
+)
+from flopledger.warehouse.duckdb import DuckDBWarehouse
 from tests.bigquery_emulator import PROJECT
 from tests.bigquery_live import LIVE_ENV, LOCATION_ENV
-from warehouse.bigquery import MART_LAYOUT, PARTITIONS, BigQueryWarehouse, mart_layout_spec
-from warehouse.duckdb import DuckDBWarehouse
 
 # The smallest fleet whose pipeline fills the raw tables every mart reads: GPUs and TPU
 # slices with telemetry, runs, commitments, managed inference; one day.

@@ -8,12 +8,12 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-import models
-from dashboards import queries
-from settings import WarehouseConfig
-from warehouse import open_warehouse
-from warehouse.bigquery import BigQueryWarehouse
-from warehouse.transpile import columns, map_columns, time_kind, to_bigquery
+from flopledger import models
+from flopledger.dashboards import queries
+from flopledger.settings import WarehouseConfig
+from flopledger.warehouse import open_warehouse
+from flopledger.warehouse.bigquery import BigQueryWarehouse
+from flopledger.warehouse.transpile import columns, map_columns, time_kind, to_bigquery
 
 
 def test_bigquery_warehouse_macros_are_inlined():

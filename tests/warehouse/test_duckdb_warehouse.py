@@ -9,9 +9,9 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from warehouse import NoWarehouse, QueryError
-from warehouse.base import identifier
-from warehouse.duckdb import DuckDBWarehouse
+from flopledger.warehouse import NoWarehouse, QueryError
+from flopledger.warehouse.base import identifier
+from flopledger.warehouse.duckdb import DuckDBWarehouse
 
 D1, D2, D3 = date(2026, 10, 1), date(2026, 10, 2), date(2026, 10, 3)
 

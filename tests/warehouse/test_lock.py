@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from warehouse import WarehouseLocked
-from warehouse.duckdb import DuckDBWarehouse
+from flopledger.warehouse import WarehouseLocked
+from flopledger.warehouse.duckdb import DuckDBWarehouse
 
 HOLD = "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True); time.sleep(60)"
 
@@ -45,7 +45,7 @@ def test_flopledger_run_on_a_locked_warehouse_says_one_line_and_exits_2(tmp_path
             [
                 sys.executable,
                 "-m",
-                "cli.main",
+                "flopledger.cli.main",
                 "run",
                 "--config",
                 str(tmp_path / "flopledger.yaml"),

@@ -12,8 +12,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from warehouse.base import NoWarehouse
-from warehouse.duckdb import DuckDBWarehouse
+from flopledger.warehouse.base import NoWarehouse
+from flopledger.warehouse.duckdb import DuckDBWarehouse
 
 
 def _publish(wh: DuckDBWarehouse, value: int) -> None:

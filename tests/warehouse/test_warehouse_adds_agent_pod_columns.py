@@ -8,8 +8,8 @@ from pathlib import Path
 
 import duckdb
 
-from collectors.nvml.schema import rows_to_table
-from warehouse.duckdb import DuckDBWarehouse
+from flopledger.collectors.nvml.schema import rows_to_table
+from flopledger.warehouse.duckdb import DuckDBWarehouse
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -5,15 +5,15 @@ from datetime import datetime, time, timedelta
 
 import dagster as dg
 
-from collectors.cloud_monitoring import PagesByDay, collect_tpu_samples, read_saved_pages
-from collectors.limits import DEFAULT_LIMITS, Limits
-from pipelines.inputs import source_inputs
-from pipelines.loading import counts_metadata, load_minutes, run_limits
-from pipelines.partitions import daily_raw_asset, window_days
-from pipelines.resources import Flopledger
-from pipelines.run_tags import run_now
-from settings import CloudMonitoringConfig
-from warehouse import Warehouse
+from flopledger.collectors.cloud_monitoring import PagesByDay, collect_tpu_samples, read_saved_pages
+from flopledger.collectors.limits import DEFAULT_LIMITS, Limits
+from flopledger.pipelines.inputs import source_inputs
+from flopledger.pipelines.loading import counts_metadata, load_minutes, run_limits
+from flopledger.pipelines.partitions import daily_raw_asset, window_days
+from flopledger.pipelines.resources import Flopledger
+from flopledger.pipelines.run_tags import run_now
+from flopledger.settings import CloudMonitoringConfig
+from flopledger.warehouse import Warehouse
 
 
 def _read(

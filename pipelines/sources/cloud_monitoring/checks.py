@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from pipelines.freshness import freshness_check
+from flopledger.pipelines.freshness import freshness_check
 
 
 def build_checks() -> list[dg.AssetChecksDefinition]:

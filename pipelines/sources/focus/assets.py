@@ -12,15 +12,15 @@ import dagster as dg
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from budgets.fx import load_fx_rates
-from collectors.focus.read import FocusRead, read_focus_files
-from models import query_sql
-from pipelines.inputs import SourceInputs, source_inputs
-from pipelines.loading import counts_metadata, run_limits, store_quarantine
-from pipelines.partitions import window_days
-from pipelines.resources import Flopledger
-from pipelines.run_tags import run_now
-from settings import Config
+from flopledger.budgets.fx import load_fx_rates
+from flopledger.collectors.focus.read import FocusRead, read_focus_files
+from flopledger.models import query_sql
+from flopledger.pipelines.inputs import SourceInputs, source_inputs
+from flopledger.pipelines.loading import counts_metadata, run_limits, store_quarantine
+from flopledger.pipelines.partitions import window_days
+from flopledger.pipelines.resources import Flopledger
+from flopledger.pipelines.run_tags import run_now
+from flopledger.settings import Config
 
 TABLE = "focus_line_items"
 

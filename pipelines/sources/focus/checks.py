@@ -5,8 +5,8 @@ cost left null); its reason is in `spec_issues`, for the provider's export to be
 
 import dagster as dg
 
-from models import query_sql
-from pipelines.resources import Flopledger
+from flopledger.models import query_sql
+from flopledger.pipelines.resources import Flopledger
 
 
 @dg.asset_check(

@@ -5,7 +5,7 @@ Every source has the same files: `assets.py` (`build_assets(partitions)`) and `c
 
 import dagster as dg
 
-from pipelines.sources.gcp_billing import assets, checks
+from flopledger.pipelines.sources.gcp_billing import assets, checks
 
 
 def build(partitions: dg.PartitionsDefinition) -> dg.Definitions:

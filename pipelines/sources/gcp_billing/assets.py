@@ -2,15 +2,15 @@
 
 import dagster as dg
 
-from collectors.gcp_billing.days import files_for_days
-from collectors.gcp_billing.read import BillingRead, in_batches_of, iter_billing_batches
-from pipelines.inputs import source_inputs
-from pipelines.loading import counts_metadata, run_limits, store_quarantine
-from pipelines.partitions import daily_raw_asset, window_days
-from pipelines.resources import Flopledger
-from pipelines.run_tags import run_now, window_only
-from pipelines.sources.gcp_billing.export import take_export, taken_through
-from warehouse.arrow_sql import ArrowSQL
+from flopledger.collectors.gcp_billing.days import files_for_days
+from flopledger.collectors.gcp_billing.read import BillingRead, in_batches_of, iter_billing_batches
+from flopledger.pipelines.inputs import source_inputs
+from flopledger.pipelines.loading import counts_metadata, run_limits, store_quarantine
+from flopledger.pipelines.partitions import daily_raw_asset, window_days
+from flopledger.pipelines.resources import Flopledger
+from flopledger.pipelines.run_tags import run_now, window_only
+from flopledger.pipelines.sources.gcp_billing.export import take_export, taken_through
+from flopledger.warehouse.arrow_sql import ArrowSQL
 
 # Rows per warehouse insert (each scans the keys stored): ~100k rows is ~100 MB of Arrow.
 INSERT_ROWS = 100_000

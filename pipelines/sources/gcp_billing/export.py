@@ -8,8 +8,8 @@ from datetime import date, datetime
 
 import pyarrow as pa
 
-from clients.bigquery import Client, make_client
-from collectors.gcp_billing.bigquery import (
+from flopledger.clients.bigquery import Client, make_client
+from flopledger.collectors.gcp_billing.bigquery import (
     NEVER,
     ExportRead,
     export_days,
@@ -19,19 +19,19 @@ from collectors.gcp_billing.bigquery import (
     since_day,
     source_name,
 )
-from collectors.gcp_billing.read import BillingRead
-from collectors.limits import Limits
-from collectors.timeparse import naive_utc
-from models import bigquery_sql, query_sql
-from pipelines.sources.gcp_billing.in_place import (
+from flopledger.collectors.gcp_billing.read import BillingRead
+from flopledger.collectors.limits import Limits
+from flopledger.collectors.timeparse import naive_utc
+from flopledger.models import bigquery_sql, query_sql
+from flopledger.pipelines.sources.gcp_billing.in_place import (
     InPlaceCounts,
     in_place_export,
     read_in_place,
     schema_is_known,
 )
-from settings import BigQueryExportConfig, Config
-from warehouse import Warehouse
-from warehouse.bigquery import BigQueryWarehouse
+from flopledger.settings import BigQueryExportConfig, Config
+from flopledger.warehouse import Warehouse
+from flopledger.warehouse.bigquery import BigQueryWarehouse
 
 
 def export_config(config: Config) -> BigQueryExportConfig | None:

@@ -32,21 +32,21 @@ from decimal import Decimal
 
 import pyarrow as pa
 
-from clients import bigquery as bq
-from collectors.gcp_billing.bigquery import (
+from flopledger.clients import bigquery as bq
+from flopledger.collectors.gcp_billing.bigquery import (
     ExportRead,
     iter_record_batches,
     source_name,
 )
-from collectors.gcp_billing.columnar import limit_params, sku_lookups
-from collectors.gcp_billing.read import BillingRead
-from collectors.gcp_billing.schema import EXPORT_FIELDS, ExportField
-from collectors.limits import Limits
-from models import bigquery_sql
-from models.readers import reader_sql
-from settings import BigQueryExportConfig, Config
-from warehouse import Warehouse
-from warehouse.bigquery import BigQueryWarehouse
+from flopledger.collectors.gcp_billing.columnar import limit_params, sku_lookups
+from flopledger.collectors.gcp_billing.read import BillingRead
+from flopledger.collectors.gcp_billing.schema import EXPORT_FIELDS, ExportField
+from flopledger.collectors.limits import Limits
+from flopledger.models import bigquery_sql
+from flopledger.models.readers import reader_sql
+from flopledger.settings import BigQueryExportConfig, Config
+from flopledger.warehouse import Warehouse
+from flopledger.warehouse.bigquery import BigQueryWarehouse
 
 MODEL = "billing_export_normalised"
 EVERY_DAY = (date(1, 1, 1), date(9999, 12, 31))

@@ -4,14 +4,19 @@ import dagster as dg
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from collectors.jobs.read import read_jobs_files
-from collectors.kubernetes.read import SKIPPED_NO_ACCELERATOR, PodsRead, merge_runs, read_pod_files
-from pipelines.inputs import source_inputs
-from pipelines.loading import counts_metadata, replace_days, run_limits, store_quarantine
-from pipelines.partitions import window_days
-from pipelines.resources import Flopledger
-from pipelines.run_tags import run_now
-from settings import Config
+from flopledger.collectors.jobs.read import read_jobs_files
+from flopledger.collectors.kubernetes.read import (
+    SKIPPED_NO_ACCELERATOR,
+    PodsRead,
+    merge_runs,
+    read_pod_files,
+)
+from flopledger.pipelines.inputs import source_inputs
+from flopledger.pipelines.loading import counts_metadata, replace_days, run_limits, store_quarantine
+from flopledger.pipelines.partitions import window_days
+from flopledger.pipelines.resources import Flopledger
+from flopledger.pipelines.run_tags import run_now
+from flopledger.settings import Config
 
 
 def _pods(config: Config, run_key: str) -> PodsRead:

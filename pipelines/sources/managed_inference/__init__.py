@@ -6,7 +6,7 @@ Every source has the same files: `assets.py` (`build_assets(partitions)`) and `c
 
 import dagster as dg
 
-from pipelines.sources.managed_inference import assets, checks
+from flopledger.pipelines.sources.managed_inference import assets, checks
 
 
 def build(partitions: dg.PartitionsDefinition) -> dg.Definitions:

@@ -10,20 +10,20 @@ import dagster as dg
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from collectors.inference.gateway import read_gateway_logs
-from collectors.inference.price_book import read_price_book
-from collectors.inference.provider_export import (
+from flopledger.collectors.inference.gateway import read_gateway_logs
+from flopledger.collectors.inference.price_book import read_price_book
+from flopledger.collectors.inference.provider_export import (
     MANAGED_COSTS_SCHEMA,
     MANAGED_USAGE_SCHEMA,
     read_provider_export,
 )
-from collectors.quarantine import Quarantined
-from models import query_sql
-from pipelines.inputs import pattern_inputs, source_inputs
-from pipelines.loading import counts_metadata, replace_days, store_quarantine
-from pipelines.partitions import window_days
-from pipelines.resources import Flopledger
-from settings import Config
+from flopledger.collectors.quarantine import Quarantined
+from flopledger.models import query_sql
+from flopledger.pipelines.inputs import pattern_inputs, source_inputs
+from flopledger.pipelines.loading import counts_metadata, replace_days, store_quarantine
+from flopledger.pipelines.partitions import window_days
+from flopledger.pipelines.resources import Flopledger
+from flopledger.settings import Config
 
 TABLES = {
     "managed_requests": "One row per request a gateway sent to a managed provider (LiteLLM spend logs).",

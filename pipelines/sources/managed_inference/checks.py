@@ -5,8 +5,8 @@ counted); a disagreement means the gateway's price table or the book is out of d
 
 import dagster as dg
 
-from models import query_sql
-from pipelines.resources import Flopledger
+from flopledger.models import query_sql
+from flopledger.pipelines.resources import Flopledger
 
 
 def _count(flopledger: Flopledger, query: str) -> int:

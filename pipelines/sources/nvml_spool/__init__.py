@@ -5,7 +5,7 @@ Every source has the same files: `assets.py` (`build_assets(partitions)`) and `c
 
 import dagster as dg
 
-from pipelines.sources.nvml_spool import assets, checks
+from flopledger.pipelines.sources.nvml_spool import assets, checks
 
 
 def build(partitions: dg.PartitionsDefinition) -> dg.Definitions:

@@ -4,12 +4,12 @@ from collections import Counter
 
 import dagster as dg
 
-from collectors.nvml.read import SpoolCarry, SpoolRead, read_spool
-from pipelines.inputs import SourceInputs, source_inputs
-from pipelines.loading import counts_metadata, load_minutes, run_limits
-from pipelines.partitions import daily_raw_asset, window_days
-from pipelines.resources import Flopledger
-from pipelines.run_tags import run_now
+from flopledger.collectors.nvml.read import SpoolCarry, SpoolRead, read_spool
+from flopledger.pipelines.inputs import SourceInputs, source_inputs
+from flopledger.pipelines.loading import counts_metadata, load_minutes, run_limits
+from flopledger.pipelines.partitions import daily_raw_asset, window_days
+from flopledger.pipelines.resources import Flopledger
+from flopledger.pipelines.run_tags import run_now
 
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:

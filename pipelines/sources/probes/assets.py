@@ -6,14 +6,14 @@ import dagster as dg
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from collectors.probe_results import ProbeRead, read_probe_results
-from collectors.quarantine import Quarantined
-from pipelines.inputs import source_inputs
-from pipelines.loading import counts_metadata, replace_days, run_limits, store_quarantine
-from pipelines.partitions import daily_raw_asset, window_days
-from pipelines.resources import Flopledger
-from pipelines.run_tags import run_now
-from warehouse import Warehouse
+from flopledger.collectors.probe_results import ProbeRead, read_probe_results
+from flopledger.collectors.quarantine import Quarantined
+from flopledger.pipelines.inputs import source_inputs
+from flopledger.pipelines.loading import counts_metadata, replace_days, run_limits, store_quarantine
+from flopledger.pipelines.partitions import daily_raw_asset, window_days
+from flopledger.pipelines.resources import Flopledger
+from flopledger.pipelines.run_tags import run_now
+from flopledger.warehouse import Warehouse
 
 
 def load_days(

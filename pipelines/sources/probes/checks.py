@@ -2,8 +2,8 @@
 
 import dagster as dg
 
-from models import query_sql
-from pipelines.resources import Flopledger
+from flopledger.models import query_sql
+from flopledger.pipelines.resources import Flopledger
 
 
 @dg.asset_check(

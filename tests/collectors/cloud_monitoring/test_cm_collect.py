@@ -12,7 +12,7 @@ import pytest
 from cm_fakes import Scenario, monitoring_server, series
 from polars.testing import assert_frame_equal
 
-from collectors.cloud_monitoring import (
+from flopledger.collectors.cloud_monitoring import (
     TPU_SAMPLES_SCHEMA,
     CloudMonitoringError,
     RetryPolicy,

@@ -12,9 +12,9 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from collectors.cloud_monitoring import TPU_SAMPLES_SCHEMA, read_saved_pages, write_pages
-from collectors.cloud_monitoring.inventory import InventoryError, load_inventory
-from models import model
+from flopledger.collectors.cloud_monitoring import TPU_SAMPLES_SCHEMA, read_saved_pages, write_pages
+from flopledger.collectors.cloud_monitoring.inventory import InventoryError, load_inventory
+from flopledger.models import model
 
 DATA = Path(__file__).parents[2] / "fixtures" / "cloud_monitoring_timeseries"
 TPU_EXAMPLE = DATA / "example_timeSeries.list_tpu_duty_cycle.json"

@@ -21,8 +21,8 @@ from datetime import date
 import pyarrow as pa
 import pytest
 
-from collectors.cloud_monitoring import PagesByDay, read_saved_pages
-from collectors.cloud_monitoring.pages import page_days
+from flopledger.collectors.cloud_monitoring import PagesByDay, read_saved_pages
+from flopledger.collectors.cloud_monitoring.pages import page_days
 
 DUTY = "tpu.googleapis.com/accelerator/duty_cycle"
 NODE = {"project_id": "p", "zone": "us-west4-a", "node_id": "node-w", "worker_id": "0"}

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from collectors.focus.read import FOCUS_SCHEMA, read_focus_files
+from flopledger.collectors.focus.read import FOCUS_SCHEMA, read_focus_files
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "focus"
 SAMPLE = FIXTURES / "focus_sample.csv"

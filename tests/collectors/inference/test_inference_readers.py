@@ -8,9 +8,9 @@ from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
-from collectors.inference.gateway import read_gateway_logs
-from collectors.inference.price_book import read_price_book
-from collectors.inference.provider_export import line_item_model, read_provider_export
+from flopledger.collectors.inference.gateway import read_gateway_logs
+from flopledger.collectors.inference.price_book import read_price_book
+from flopledger.collectors.inference.provider_export import line_item_model, read_provider_export
 
 GOOD = {
     "request_id": "a",
@@ -170,8 +170,8 @@ def test_price_book_refuses_with_reasons(tmp_path: Path) -> None:
 
 
 def test_managed_days_are_the_requests_and_buckets_days(tmp_path: Path) -> None:
-    from collectors.inference.days import managed_days
-    from settings.config_file import ManagedInferenceConfig, ProviderExportConfig
+    from flopledger.collectors.inference.days import managed_days
+    from flopledger.settings.config_file import ManagedInferenceConfig, ProviderExportConfig
 
     gateway = tmp_path / "g.ndjson"
     gateway.write_text(json.dumps(GOOD) + "\n")  # 2026-10-01 08:00 UTC

@@ -8,8 +8,8 @@ import json
 
 from k8s_fakes import pod
 
-from cli.main import main
-from collectors.kubernetes.pods import pod_record
+from flopledger.cli.main import main
+from flopledger.collectors.kubernetes.pods import pod_record
 from tests.conftest import run_record, write_ndjson
 
 H100 = {"cloud.google.com/gke-accelerator": "nvidia-h100-80gb"}
@@ -61,7 +61,7 @@ def _files(root):
 
 
 def test_kubernetes_pod_records_are_each_counted_once(tmp_path):
-    from collectors.kubernetes.read import read_pod_files
+    from flopledger.collectors.kubernetes.read import read_pod_files
 
     _files(tmp_path)
     read = read_pod_files(sorted((tmp_path / "kubernetes").iterdir()))

@@ -7,7 +7,7 @@ from pathlib import Path
 import kubernetes_validate
 import yaml
 
-from cli.main import build_parser
+from flopledger.cli.main import build_parser
 
 MANIFEST = Path(__file__).resolve().parents[3] / "deploy" / "kube-watch.yaml"
 

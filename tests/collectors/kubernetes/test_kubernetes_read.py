@@ -9,8 +9,8 @@ import pyarrow.compute as pc
 import pytest
 from k8s_fakes import pod
 
-from collectors.kubernetes.pods import pod_record
-from collectors.kubernetes.read import read_pod_files
+from flopledger.collectors.kubernetes.pods import pod_record
+from flopledger.collectors.kubernetes.read import read_pod_files
 
 H100 = {"cloud.google.com/gke-accelerator": "nvidia-h100-80gb"}
 T0 = "2026-10-01T00:00:00Z"
@@ -199,8 +199,8 @@ def test_kubernetes_hostile_lifecycle_records_are_quarantined(tmp_path):
 
 
 def test_kubernetes_runs_join_the_jobs_file_and_a_clash_is_quarantined(tmp_path):
-    from collectors.jobs.read import read_jobs_files
-    from collectors.kubernetes.read import merge_runs
+    from flopledger.collectors.jobs.read import read_jobs_files
+    from flopledger.collectors.kubernetes.read import merge_runs
 
     jobs_file = tmp_path / "runs.jsonl"
     jobs_file.write_text(json.dumps({"run_id": "r-1", "submitted_at": T0, "status": "running",

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from k8s_fakes import FakeApiServer, pod, status_410
 
-from collectors.kubernetes.client import KubernetesError, core_api, list_pods, watch_pods
-from collectors.kubernetes.read import read_pod_files
-from collectors.kubernetes.watch import PodWatcher
+from flopledger.collectors.kubernetes.client import KubernetesError, core_api, list_pods, watch_pods
+from flopledger.collectors.kubernetes.read import read_pod_files
+from flopledger.collectors.kubernetes.watch import PodWatcher
 
 H100 = {"cloud.google.com/gke-accelerator": "nvidia-h100-80gb"}
 RUN_A = {
@@ -228,7 +228,7 @@ def test_kubernetes_credentials_errors_are_one_line(tmp_path):
 
 
 def test_kubernetes_kube_watch_command(tmp_path, capsys):
-    from cli.main import main
+    from flopledger.cli.main import main
 
     with FakeApiServer(LISTS, WATCHES) as server:
         kubeconfig = str(server.kubeconfig(tmp_path / "kubeconfig"))
@@ -303,7 +303,7 @@ def test_kubernetes_kube_watch_stops_on_sigterm_and_flushes(tmp_path, capsys):
     import signal
     import threading
 
-    from cli.main import main
+    from flopledger.cli.main import main
 
     before = signal.getsignal(signal.SIGTERM)
     with FakeApiServer(LISTS[:1], []) as server:

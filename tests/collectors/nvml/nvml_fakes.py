@@ -8,11 +8,11 @@ from pathlib import Path
 
 import polars as pl
 
-from collectors.nvml.agent import Agent, AgentConfig, ManualClock
-from collectors.nvml.labels import NodeLabels
-from collectors.nvml.nvml import Nvml
-from collectors.nvml.read import read_spool
-from collectors.nvml.simulated import SimulatedNvml
+from flopledger.collectors.nvml.agent import Agent, AgentConfig, ManualClock
+from flopledger.collectors.nvml.labels import NodeLabels
+from flopledger.collectors.nvml.nvml import Nvml
+from flopledger.collectors.nvml.read import read_spool
+from flopledger.collectors.nvml.simulated import SimulatedNvml
 
 START = datetime(2026, 7, 14, 8, 0, 0, tzinfo=UTC)  # a minute boundary
 LABELS = NodeLabels(node="a3-node-1", project_id="ml-prod", resource_name="a3-highgpu-8g-1")

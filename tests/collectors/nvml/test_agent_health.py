@@ -12,10 +12,10 @@ import pytest
 from nvml_fakes import LABELS, START
 from prometheus_client.parser import text_string_to_metric_families
 
-from collectors.nvml.agent import Agent, AgentConfig, ManualClock
-from collectors.nvml.health import HealthServer, Liveness, SystemdNotifier, parse_address
-from collectors.nvml.nvml import Nvml
-from collectors.nvml.simulated import SimulatedNvml
+from flopledger.collectors.nvml.agent import Agent, AgentConfig, ManualClock
+from flopledger.collectors.nvml.health import HealthServer, Liveness, SystemdNotifier, parse_address
+from flopledger.collectors.nvml.nvml import Nvml
+from flopledger.collectors.nvml.simulated import SimulatedNvml
 
 
 def get(port: int, path: str) -> tuple[int, str]:
@@ -164,7 +164,7 @@ def test_agent_health_address_refused(text: str) -> None:
 
 
 def test_agent_cli_refuses_a_bad_health_address(tmp_path: Path, capsys) -> None:
-    from cli.main import main
+    from flopledger.cli.main import main
 
     code = main(["agent", "--spool", str(tmp_path), "--simulate", "idle", "--health", "9464"])
     assert code == 2

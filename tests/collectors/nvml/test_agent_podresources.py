@@ -20,14 +20,19 @@ import pyarrow.parquet as pq
 import pytest
 from nvml_fakes import LABELS, START, minute
 
-from collectors.nvml.agent import Agent, AgentConfig, ManualClock
-from collectors.nvml.kubelet import api_pb2, api_pb2_grpc
-from collectors.nvml.labels import kube_pod_uid
-from collectors.nvml.nvml import Nvml
-from collectors.nvml.podresources import PodRef, PodResolver, list_device_pods, pods_by_gpu
-from collectors.nvml.read import read_spool
-from collectors.nvml.schema import SCHEMA_VERSION_KEY, SPOOL_COLUMNS, rows_to_table
-from collectors.nvml.simulated import SimulatedNvml
+from flopledger.collectors.nvml.agent import Agent, AgentConfig, ManualClock
+from flopledger.collectors.nvml.kubelet import api_pb2, api_pb2_grpc
+from flopledger.collectors.nvml.labels import kube_pod_uid
+from flopledger.collectors.nvml.nvml import Nvml
+from flopledger.collectors.nvml.podresources import (
+    PodRef,
+    PodResolver,
+    list_device_pods,
+    pods_by_gpu,
+)
+from flopledger.collectors.nvml.read import read_spool
+from flopledger.collectors.nvml.schema import SCHEMA_VERSION_KEY, SPOOL_COLUMNS, rows_to_table
+from flopledger.collectors.nvml.simulated import SimulatedNvml
 
 
 def uuid(index: int) -> str:
@@ -374,7 +379,7 @@ def test_agent_ties_mig_slices_to_their_gpu(tmp_path: Path, socket_dir: Path) ->
 
 
 def test_agent_sampler_lists_mig_devices_only_in_mig_mode() -> None:
-    from collectors.nvml.sampler import GpuSampler
+    from flopledger.collectors.nvml.sampler import GpuSampler
 
     for scenario, expected in (("mig", [mig(1, 0), mig(1, 1)]), ("training", [])):
         clock = ManualClock(epoch_s=START.timestamp())

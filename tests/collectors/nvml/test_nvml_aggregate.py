@@ -6,8 +6,8 @@ import polars as pl
 from nvml_fakes import LABELS, minute
 from polars.testing import assert_frame_equal
 
-from collectors.nvml.aggregate import MinuteAggregator, counter_delta, minute_start
-from collectors.nvml.sampler import Reading
+from flopledger.collectors.nvml.aggregate import MinuteAggregator, counter_delta, minute_start
+from flopledger.collectors.nvml.sampler import Reading
 
 GIB = 2**30
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cli.main import main
-from collectors.nvml.read import read_spool
+from flopledger.cli.main import main
+from flopledger.collectors.nvml.read import read_spool
 
 FLOPLEDGER = Path(sys.executable).parent / "flopledger"
 GPUS = 8

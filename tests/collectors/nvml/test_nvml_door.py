@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from collectors.nvml.nvml import GpuLost, Nvml, total_energy_mj
-from collectors.nvml.simulated import LOSS_AFTER_S, SimulatedNvml
+from flopledger.collectors.nvml.nvml import GpuLost, Nvml, total_energy_mj
+from flopledger.collectors.nvml.simulated import LOSS_AFTER_S, SimulatedNvml
 
 
 class Clock:

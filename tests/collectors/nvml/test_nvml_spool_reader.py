@@ -12,11 +12,16 @@ import pyarrow.parquet as pq
 import pytest
 from nvml_fakes import minute
 
-from collectors.nvml import spool as spool_module
-from collectors.nvml.read import read_spool
-from collectors.nvml.schema import GPU_SAMPLES_SCHEMA, rows_to_table
-from collectors.nvml.spool import Spool, SpoolLimits, write_parquet_atomic, write_spool_file
-from models import model
+from flopledger.collectors.nvml import spool as spool_module
+from flopledger.collectors.nvml.read import read_spool
+from flopledger.collectors.nvml.schema import GPU_SAMPLES_SCHEMA, rows_to_table
+from flopledger.collectors.nvml.spool import (
+    Spool,
+    SpoolLimits,
+    write_parquet_atomic,
+    write_spool_file,
+)
+from flopledger.models import model
 
 
 def row(n: int, gpu: int = 0, **values: Any) -> dict[str, Any]:

@@ -12,9 +12,9 @@ from gcp_storage_emulator.server import create_server
 from google.cloud import storage
 from nvml_fakes import minute
 
-from collectors.nvml.read import read_spool
-from collectors.nvml.spool import write_spool_file
-from collectors.nvml.upload import Uploader
+from flopledger.collectors.nvml.read import read_spool
+from flopledger.collectors.nvml.spool import write_spool_file
+from flopledger.collectors.nvml.upload import Uploader
 
 
 @pytest.fixture
