@@ -6,7 +6,7 @@ from typing import Any
 
 from flopledger.cli.alert_lines import alert_lines
 from flopledger.cli.headline import headline_lines
-from flopledger.pipelines.outcome import CheckResult, RunOutcome
+from flopledger.ingest.outcome import CheckResult, RunOutcome
 from flopledger.warehouse import open_warehouse
 
 
@@ -78,7 +78,7 @@ _OPTIONAL = (("rows_skipped", "skipped", 10), ("rows_outside_window", "outside w
 
 
 def _input_warning_lines(materialized: dict[str, dict[str, Any]]) -> list[str]:
-    """The inputs' warnings (pipelines/inputs.py: `input_warnings` metadata), each said once."""
+    """The inputs' warnings (ingest/inputs.py: `input_warnings` metadata), each said once."""
     seen: list[str] = []
     for _, meta in sorted(materialized.items()):
         for warning in str(meta.get("input_warnings") or "").splitlines():

@@ -1,4 +1,5 @@
-"""The single Dagster entry point: every source's definitions merged into one `Definitions`.
+"""The single Dagster entry point: the sources', marts', alerts' and reports' definitions merged
+into one `Definitions`.
 
 `workspace.yaml` loads `defs`, a lazy `@dg.definitions` function: importing this module
 builds nothing and touches no file. The config file is `$FLOPLEDGER_CONFIG`, else
@@ -13,26 +14,14 @@ from pathlib import Path
 
 import dagster as dg
 
-from flopledger.pipelines import alerts, month_report, schedules
+from flopledger.pipelines import alerts, month_report, schedules, sources
 from flopledger.pipelines.asset_jobs import asset_jobs
 from flopledger.pipelines.marts import assets as mart_assets
 from flopledger.pipelines.marts import checks as mart_checks
 from flopledger.pipelines.partitions import daily_partitions
 from flopledger.pipelines.progress import progress_logger
 from flopledger.pipelines.resources import Flopledger
-from flopledger.pipelines.sources import (
-    cloud_monitoring,
-    focus,
-    gcp_billing,
-    jobs,
-    managed_inference,
-    nvml_spool,
-    probes,
-)
 from flopledger.settings import Config, ConfigError, SchedulesConfig, load_config
-
-# Each source package has build(partitions) -> dg.Definitions. Add a source here.
-SOURCES = [gcp_billing, jobs, nvml_spool, cloud_monitoring, probes, managed_inference, focus]
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -70,10 +59,10 @@ def build_definitions(
     today = datetime.now(UTC).date()
     config = _config(config_path)
     partitions = daily_partitions(start or start_day(config, today), end)
-    sources = dg.Definitions.merge(*(source.build(partitions) for source in SOURCES))
+    raw = sources.build(partitions)  # one asset per source of ingest/registry.py
     raw_keys = {
         key.to_user_string()
-        for a in sources.assets or []
+        for a in raw.assets or []
         if isinstance(a, dg.AssetsDefinition)
         for key in a.keys
     }
@@ -90,7 +79,7 @@ def build_definitions(
         loggers={"progress": progress_logger},
     )
     crons = config.schedules if config is not None else SchedulesConfig()
-    return dg.Definitions.merge(sources, alerts.build(), month_report.build(crons), rest)
+    return dg.Definitions.merge(raw, alerts.build(), month_report.build(crons), rest)
 
 
 @dg.definitions

@@ -13,13 +13,12 @@ from typing import Any
 
 import dagster as dg
 
+from flopledger.ingest.outcome import CheckResult, RunOutcome
+from flopledger.ingest.registry import input_days, list_inputs
 from flopledger.pipelines.asset_jobs import INGEST_JOB, MARTS_JOB
-from flopledger.pipelines.days import DAY_FINDERS, input_days
 from flopledger.pipelines.definitions import build_definitions
-from flopledger.pipelines.inputs import list_sources
 from flopledger.pipelines.instance import flopledger_instance
 from flopledger.pipelines.marts.snapshot import SNAPSHOT_ASSET
-from flopledger.pipelines.outcome import CheckResult, RunOutcome
 from flopledger.pipelines.run_tags import CLI_TAG, WINDOW_ONLY_TAG
 from flopledger.settings import Config
 from flopledger.warehouse import open_warehouse
@@ -48,7 +47,7 @@ def _window(
 ) -> _Window | None:
     if start and end:  # given whole: listed for the steps, no day to find
         if run_id:
-            list_sources(config, DAY_FINDERS, run_id)
+            list_inputs(config, run_id)
         return _Window(start, end)
     found = sorted(input_days(config, run_id))
     if start or end:

@@ -248,14 +248,14 @@ class Config(_Strict):
 
     def source_files(self, name: str) -> list[Path]:
         """The local files a source's globs match now, sorted and de-duplicated (for tests and
-        tools; the pipeline finds local and gs:// inputs alike through pipelines/inputs.py)."""
+        tools; the pipeline finds local and gs:// inputs alike through ingest/inputs.py)."""
         source = getattr(self.sources, name)
         if source is None:
             return []
         found: set[Path] = set()
         for pattern in source.paths:
             if pattern.startswith("gs://"):
-                continue  # remote: pipelines/inputs.py lists them, once per run
+                continue  # remote: ingest/inputs.py lists them, once per run
             found.update(_matching_files(pattern))
         return sorted(found)
 

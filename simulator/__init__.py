@@ -46,7 +46,7 @@ OWNED = (
     "warehouse.snapshot.duckdb",
     "budgets.yaml",
     "dagster_home",
-    "input_cache",  # an earlier run's copies of remote inputs (pipelines/inputs.py)
+    "input_cache",  # an earlier run's copies of remote inputs (ingest/inputs.py)
     "probes",
     "managed",
     "kubernetes",

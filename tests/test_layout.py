@@ -18,7 +18,7 @@ from tests.conftest import REPO
 
 ROOMS = (
     "accelerators", "settings", "models", "clients", "collectors", "probes", "warehouse",
-    "budgets", "simulator", "reports", "cli", "pipelines", "dashboards",
+    "budgets", "simulator", "reports", "ingest", "cli", "pipelines", "dashboards",
 )  # fmt: skip
 
 # room -> the other rooms it may import (docs/architecture.md).
@@ -33,6 +33,15 @@ MAY_IMPORT = {
     "budgets": {"collectors", "models", "settings", "warehouse"},
     "simulator": {"accelerators", "budgets", "clients", "collectors", "models", "probes"},
     "reports": {"budgets", "models"},
+    "ingest": {
+        "accelerators",
+        "budgets",
+        "clients",
+        "collectors",
+        "models",
+        "settings",
+        "warehouse",
+    },  # fmt: skip
     "dashboards": {"models", "settings", "warehouse"},
     "pipelines": set(ROOMS) - {"pipelines", "cli", "dashboards"},
     "cli": set(ROOMS) - {"cli", "dashboards"},
@@ -124,6 +133,50 @@ def test_each_outside_library_has_its_doors_only():
                 if _within(name, library) and not any(where.startswith(d) for d in doors):
                     wrong.append(f"{where} imports {name}")
     assert sorted(set(wrong)) == []
+
+
+def test_every_pipelines_module_imports_dagster():
+    """pipelines/ holds Dagster only: a module there without Dagster belongs in a plain room
+    (ingest/, models/, budgets/ ...), where it is tested without it."""
+    plain = [
+        path.relative_to(REPO).as_posix()
+        for path in sorted((REPO / "pipelines").rglob("*.py"))
+        if path.read_text().strip() and not any(_within(name, "dagster") for name in _imports(path))
+    ]
+    assert plain == []
+
+
+# The warehouse implementations: only warehouse/ names them (its factory picks one).
+IMPLEMENTATIONS = ("BigQueryWarehouse", "DuckDBWarehouse")
+
+
+def _asks_which_warehouse(code: str) -> list[str]:
+    """Where code names a warehouse implementation or asks whether a warehouse is one
+    (`isinstance(w, ...Warehouse)`), by line."""
+    found = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "isinstance":
+            kinds = " ".join(ast.unparse(arg) for arg in node.args[1:])
+            if "Warehouse" in kinds:
+                found.append(f"{node.lineno}: isinstance(..., {kinds})")
+        elif isinstance(node, ast.Name) and node.id in IMPLEMENTATIONS:
+            found.append(f"{node.lineno}: {node.id}")
+        elif isinstance(node, ast.alias) and node.name.split(".")[-1] in IMPLEMENTATIONS:
+            found.append(f"{node.lineno}: imports {node.name}")
+    return found
+
+
+def test_no_code_outside_the_warehouse_asks_which_warehouse_it_has():
+    """What only one warehouse can do is a capability the interface declares (warehouse/base.py:
+    `in_place`), never a class test elsewhere (tests and benchmarks may name them)."""
+    assert _asks_which_warehouse("if isinstance(w, (BigQueryWarehouse, Reader)): pass") != []
+    wrong = [
+        f"{path.relative_to(REPO)}:{hit}"
+        for path in _modules()
+        if path.relative_to(REPO).parts[0] != "warehouse"
+        for hit in _asks_which_warehouse(path.read_text())
+    ]
+    assert wrong == []
 
 
 def _mutable_module_state(path: Path) -> list[str]:

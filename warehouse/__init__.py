@@ -4,6 +4,7 @@ The only package that imports `duckdb` (and, later, `google.cloud.bigquery`)."""
 
 from flopledger.warehouse.base import (
     ColumnInfo,
+    InPlace,
     NoWarehouse,
     Params,
     QueryError,
@@ -16,6 +17,7 @@ from flopledger.warehouse.factory import open_warehouse
 
 __all__ = [
     "ColumnInfo",
+    "InPlace",
     "NoWarehouse",
     "Params",
     "QueryError",

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+
+if TYPE_CHECKING:
+    from flopledger.clients.bigquery import Param
 
 # Positional (`?`) or named (`$name`) parameters.
 Params = Sequence[Any] | Mapping[str, Any] | None
@@ -79,6 +82,54 @@ class Reader(ABC):
         """Release what the reader holds open."""
 
 
+class InPlace(ABC):
+    """A warehouse's engine reading a table where it lies, beside the warehouse's own tables
+    (the billing export read in place, ingest/gcp_billing/in_place.py): the table's schema,
+    queries over it, and scratch tables made beside it and dropped after. `Warehouse.in_place`
+    says whether a warehouse offers it for a table's endpoint and location."""
+
+    @abstractmethod
+    def table_fields(self, table: str) -> tuple[tuple[str, str, str, tuple], ...]:
+        """`table`'s schema as (name, type, mode, subfields); () when it does not exist."""
+
+    @abstractmethod
+    def query_native(
+        self, sql: str, params: Sequence[Param], max_bytes: int
+    ) -> Iterator[pa.RecordBatch]:
+        """A query in the engine's own dialect (models/bigquery/), never scanning more than
+        `max_bytes`: its rows as Arrow batches."""
+
+    @abstractmethod
+    def query_reading(
+        self, sql: str, sources: dict[str, str], params: Params = None, max_bytes: int | None = None
+    ) -> pa.Table:
+        """A DuckDB statement run by the engine, the tables named in `sources` read from where
+        they lie (a table id, or a `SELECT * FROM table WHERE ...` whose filter joins the scan)."""
+
+    @abstractmethod
+    def create_scratch(self, prefix: str) -> str:
+        """A fresh table id beside the warehouse's tables (nothing created yet)."""
+
+    @abstractmethod
+    def scratch_from_query(
+        self,
+        table_id: str,
+        sql: str,
+        sources: dict[str, str],
+        params: Params = None,
+        max_bytes: int | None = None,
+    ) -> None:
+        """Scratch table `table_id` made from a DuckDB statement (its sources as query_reading's)."""
+
+    @abstractmethod
+    def scratch_from_arrow(self, table_id: str, data: pa.Table) -> None:
+        """Scratch table `table_id` loaded from a small Arrow table (strings and decimals)."""
+
+    @abstractmethod
+    def drop_scratch(self, table_id: str) -> None:
+        """Drop a scratch table made by scratch_from_query or scratch_from_arrow."""
+
+
 class Warehouse(ABC):
     """Tables in one schema; raw tables from `models/raw`, marts from `models/marts`."""
 
@@ -137,3 +188,9 @@ class Warehouse(ABC):
     @abstractmethod
     def catalogue(self) -> list[TableInfo]:
         """Every table of the published snapshot with its columns and comments, by name."""
+
+    @abstractmethod
+    def in_place(self, endpoint: str | None, location: str | None) -> InPlace | None:
+        """This warehouse's engine as a reader of tables at `endpoint` (None: the service itself)
+        and `location` where they lie, or None where it cannot read them there (they are then
+        read out, row by row)."""

@@ -8,17 +8,18 @@ CREATE OR REPLACE TABLE, partitioned by their day and clustered by their keys (M
 so a page's day filter reads only its partitions. BigQuery needs no snapshot: a reader
 queries the dataset, and each table changes atomically (one job).
 
-The billing export beside the warehouse is read in place (pipelines/sources/gcp_billing/
-in_place.py): one model normalises its rows inside BigQuery into a scratch table
-(`scratch_from_query`, the export read through `query_reading`'s sources) and the new ones
-are inserted from there; only the rows the model cannot prove plain are read out for the
-per-row normaliser (docs/bigquery.md, "The billing export read in place")."""
+The billing export beside the warehouse is read in place (ingest/gcp_billing/in_place.py,
+through the `InPlace` this warehouse offers on its own endpoint and location): one model
+normalises its rows inside BigQuery into a scratch table (`scratch_from_query`, the export read
+through `query_reading`'s sources) and the new ones are inserted from there; only the rows the
+model cannot prove plain are read out for the per-row normaliser (docs/bigquery.md, "The
+billing export read in place")."""
 
 from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import date
 from functools import cached_property
 from typing import Any
@@ -28,7 +29,15 @@ import pyarrow.compute as pc
 
 from flopledger import models
 from flopledger.clients import bigquery as bq
-from flopledger.warehouse.base import ColumnInfo, Params, Reader, TableInfo, Warehouse, identifier
+from flopledger.warehouse.base import (
+    ColumnInfo,
+    InPlace,
+    Params,
+    Reader,
+    TableInfo,
+    Warehouse,
+    identifier,
+)
 from flopledger.warehouse.transpile import Column, columns, to_bigquery
 
 # Each day-replaced raw table: the column whose UTC day is its partition (the one its
@@ -97,8 +106,9 @@ MART_LAYOUT: dict[str, tuple[str, tuple[str, ...]]] = {
 INCOMING_ORDER = "__flopledger_incoming_order"
 
 
-class BigQueryWarehouse(Warehouse):
-    """`project.dataset` in BigQuery; `endpoint` a local emulator instead of Google."""
+class BigQueryWarehouse(Warehouse, InPlace):
+    """`project.dataset` in BigQuery; `endpoint` a local emulator instead of Google. It reads
+    tables in place on its own endpoint and location (`in_place`)."""
 
     def __init__(
         self,
@@ -197,6 +207,23 @@ class BigQueryWarehouse(Warehouse):
                 f"QUALIFY ROW_NUMBER() OVER (PARTITION BY {key} ORDER BY {INCOMING_ORDER}) = 1"
             )
         return self._count(table) - before
+
+    def in_place(self, endpoint: str | None, location: str | None) -> InPlace | None:
+        """Itself on the same endpoint (BigQuery itself, or one emulator) and, where both are
+        named, the same location (a query reads tables of one location only)."""
+        if (endpoint or None) != (self.endpoint or None):
+            return None
+        if location and self.location and location.upper() != self.location.upper():
+            return None
+        return self
+
+    def table_fields(self, table: str) -> tuple[tuple[str, str, str, tuple], ...]:
+        return bq.table_fields(self.client, table)  # metadata: nothing billed
+
+    def query_native(
+        self, sql: str, params: Sequence[bq.Param], max_bytes: int
+    ) -> Iterator[pa.RecordBatch]:
+        return bq.query_batches(self.client, sql, params, max_bytes)
 
     def query_reading(
         self, sql: str, sources: dict[str, str], params: Params = None, max_bytes: int | None = None

@@ -19,6 +19,7 @@ import duckdb
 from flopledger import models
 from flopledger.warehouse.base import (
     ColumnInfo,
+    InPlace,
     Params,
     Reader,
     TableInfo,
@@ -213,6 +214,10 @@ class DuckDBWarehouse(Warehouse):
             os.fsync(fh.fileno())
         os.replace(tmp, self.snapshot_path)
         return str(self.snapshot_path)
+
+    def in_place(self, endpoint: str | None, location: str | None) -> InPlace | None:
+        """Never: a DuckDB file reads no BigQuery table where it lies (its rows are read out)."""
+        return None
 
     def catalogue(self) -> list[TableInfo]:
         # The published snapshot when there is one (no lock); else the live file, which a

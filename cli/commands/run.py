@@ -48,7 +48,7 @@ def _dry_run(config, first_day: date | None) -> int:
     from datetime import UTC, datetime
 
     from flopledger.collectors.gcp_billing.bigquery import FOREVER, NEVER
-    from flopledger.pipelines.sources.gcp_billing.export import dry_run_scans
+    from flopledger.ingest.gcp_billing.export import dry_run_scans
     from flopledger.warehouse import open_warehouse
 
     today = datetime.now(UTC).date()  # the command's edge: the wall clock, as a run's

@@ -129,7 +129,7 @@ def iter_record_batches(
 ) -> Iterator[pa.Table]:
     """Export table rows (as the client returns them) through the per-row normaliser, as
     `billing_line_items` batches: the table's rows read out, or those an in-place read hands
-    over (pipelines/sources/gcp_billing/in_place.py)."""
+    over (ingest/gcp_billing/in_place.py)."""
     ingested_at = ingested_at or NEVER
     source = source_name(table)
 

@@ -13,7 +13,7 @@ import pytest
 
 from flopledger.cli.main import main
 from flopledger.collectors.gcp_billing.read import read_billing_files
-from flopledger.pipelines.loading import run_limits
+from flopledger.ingest.loading import run_limits
 from flopledger.settings import ConfigError, load_config
 from flopledger.warehouse.duckdb import DuckDBWarehouse
 from tests.conftest import billing_row, write_config, write_ndjson

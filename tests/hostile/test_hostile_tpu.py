@@ -85,7 +85,7 @@ def test_a_bom_page_loads_and_a_bomb_page_is_refused(read):
 def test_a_tpu_day_no_bill_names_is_in_the_run_window(tmp_path):
     # Points on 10-07 (no bill, no run that day) and one in year 9999: the run's window takes
     # 10-07 (the old window left those points out without a word) and never 9999.
-    from flopledger.pipelines.days import input_days
+    from flopledger.ingest.registry import input_days
     from flopledger.settings import load_config
     from tests.conftest import write_config
 

@@ -1,15 +1,17 @@
 """The probes source: probe JSONL through the real pipeline into probe_results and the marts."""
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 import dagster as dg
 
-from flopledger.pipelines.days import DAY_FINDERS
+from flopledger.ingest.probes import Probes
+from flopledger.ingest.run import IngestRun
 from flopledger.pipelines.definitions import build_definitions
 from flopledger.pipelines.runner import run_pipeline
 from flopledger.probes.simulated import degraded_node, simulated_probe_rows, write_probe_jsonl
 from flopledger.probes.specs import spec_rows
 from flopledger.settings import load_config
+from flopledger.warehouse import open_warehouse
 from tests.conftest import REPO, FileBooks, billing_row, run_record
 
 NODES = [("a3-1", "H100-80GB"), ("a3u-1", "H200-141GB"), ("v5p-1", "TPU-v5p")]
@@ -29,7 +31,8 @@ def test_probe_days_are_the_days_measured(project_dir):
         project_dir / "probes" / "p.jsonl", simulated_probe_rows(NODES[:1], DAYS[1:3], seed=1)
     )
     config = load_config(project_dir / "flopledger.yaml")
-    assert DAY_FINDERS["probes"](config) == {date(2026, 10, 2), date(2026, 10, 3)}
+    run = IngestRun(config, open_warehouse(config.warehouse), now=datetime(2026, 10, 10))
+    assert Probes().find_days(run) == {date(2026, 10, 2), date(2026, 10, 3)}
 
 
 def test_simulated_probes_through_the_pipeline(project_dir):

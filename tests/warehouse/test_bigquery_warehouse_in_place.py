@@ -24,11 +24,11 @@ from flopledger.collectors.gcp_billing.normalise import normalise
 from flopledger.collectors.gcp_billing.read import BillingRead
 from flopledger.collectors.gcp_billing.schema import EXPORT_FIELDS, ExportField
 from flopledger.collectors.limits import DEFAULT_LIMITS
+from flopledger.ingest.gcp_billing import export as export_module
+from flopledger.ingest.gcp_billing.export import take_export
+from flopledger.ingest.gcp_billing.in_place import in_place_export
+from flopledger.ingest.loading import run_limits, store_quarantine
 from flopledger.models.readers import reader_sql
-from flopledger.pipelines.loading import run_limits, store_quarantine
-from flopledger.pipelines.sources.gcp_billing import export as export_module
-from flopledger.pipelines.sources.gcp_billing.export import take_export
-from flopledger.pipelines.sources.gcp_billing.in_place import in_place_export
 from flopledger.settings import Config, load_config
 from flopledger.warehouse.arrow_sql import ArrowSQL
 from flopledger.warehouse.bigquery import BigQueryWarehouse
