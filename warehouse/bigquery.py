@@ -1,6 +1,7 @@
-"""The warehouse in BigQuery: one dataset holds every raw table and mart, unqualified names
-resolve to it (the jobs' default dataset), and the models are the DuckDB ones transpiled at
-run time (warehouse/transpile.py). Jobs go through the one BigQuery door, clients/bigquery.py.
+"""The warehouse in BigQuery: one dataset holds every raw table and mart, and a second beside
+it, `<dataset>_intermediate`, the intermediate tables (models/intermediate/; DuckDB keeps them
+in a schema of that name); unqualified names in the models resolve to one or the other, and
+the models are the DuckDB ones transpiled at run time (warehouse/transpile.py). Jobs go through the one BigQuery door, clients/bigquery.py.
 
 Raw tables are loaded as Parquet load jobs, partitioned by UTC day and clustered by the keys
 the marts join on; a day is replaced by truncating exactly its partition. Marts are built by
@@ -29,7 +30,7 @@ import pyarrow.compute as pc
 from flopledger import models
 from flopledger.clients import bigquery as bq
 from flopledger.warehouse.base import ColumnInfo, Params, Reader, TableInfo, Warehouse, identifier
-from flopledger.warehouse.transpile import Column, columns, to_bigquery
+from flopledger.warehouse.transpile import Column, columns, dataset_of, to_bigquery
 
 # Each day-replaced raw table: the column whose UTC day is its partition (the one its
 # replace_days names), and the keys the marts join it on (its clustering).
@@ -122,7 +123,13 @@ class BigQueryWarehouse(Warehouse):
         return f"BigQuery dataset {self.dataset_id}"
 
     def table_id(self, table: str) -> str:
-        return f"{self.dataset_id}.{identifier(table)}"
+        """`project.dataset.table`; an intermediate table's dataset is `<dataset>_intermediate`."""
+        return f"{self.project}.{dataset_of(self.dataset, identifier(table))}.{table}"
+
+    @property
+    def intermediate_dataset_id(self) -> str:
+        """Where the intermediate tables are built, beside the dataset people read."""
+        return f"{self.project}.{self.dataset}_{models.INTERMEDIATE_SCHEMA}"
 
     def _quoted(self, table: str) -> str:
         return f"`{self.table_id(table)}`"
@@ -137,6 +144,7 @@ class BigQueryWarehouse(Warehouse):
 
     def ensure_schema(self) -> None:
         bq.ensure_dataset(self.client, self.dataset_id, self.location)
+        bq.ensure_dataset(self.client, self.intermediate_dataset_id, self.location)
         for table in models.raw_tables():
             bq.create_table(
                 self.client,

@@ -118,7 +118,13 @@ def test_agent_slim_install_runs_without_jax_or_dagster(tmp_path: Path) -> None:
     assert helped.returncode == 0, helped.stderr
     assert "--pod-resources" in helped.stdout and "--health" in helped.stdout
     for module in (
-        "jax", "dagster", "streamlit", "duckdb", "polars", "flopledger.warehouse", "flopledger.pipelines"
+        "jax",
+        "dagster",
+        "streamlit",
+        "duckdb",
+        "polars",
+        "flopledger.warehouse",
+        "flopledger.pipelines",
     ):
         imported = run(str(python), "-c", f"import {module}")
         assert imported.returncode == 1 and "ModuleNotFoundError" in imported.stderr, module

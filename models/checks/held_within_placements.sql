@@ -1,5 +1,6 @@
--- @query: One row: how many runs hold more accelerator-nanoseconds than their placements give
---   them (an open placement counted to the end of the last billed hour).
+-- @query: One row when some runs hold more accelerator-nanoseconds than their placements give
+--   them (an open placement counted to the end of the last billed hour): how many.
+-- @row: {n} runs hold more than their placements
 WITH last_billed AS (SELECT max(usage_end) AS t FROM billing_line_items),
 nominal AS (
     SELECT run_id, sum(CAST(accelerators AS HUGEINT) * coalesce(share_numerator, 1) * span_us(start_at,
@@ -13,3 +14,4 @@ held AS (SELECT run_id, sum(held_accelerator_nanos) AS nanos FROM run_held_hours
 SELECT count(*) AS n
 FROM held JOIN nominal USING (run_id)
 WHERE held.nanos > nominal.nanos
+HAVING count(*) > 0

@@ -1,4 +1,8 @@
--- @query: One row: what team_chargeback charges in all (sum of total_cost) against the effective cost of the bill it splits (Google's export: spend_daily's provider gcp; every FOCUS provider's rows, each taken to the nano-dollar as billing_hourly spreads them), and the difference (USD; zero when chargeback sums to the bill).
+-- @query: One row when team_chargeback's charges in all (sum of total_cost) are not the
+--   effective cost of the bill it splits (Google's export: spend_daily's provider gcp; every
+--   FOCUS provider's rows, each taken to the nano-dollar as billing_hourly spreads them): both,
+--   and the difference (USD).
+-- @row: charged {charged} against effective {effective}
 WITH charged AS (
     SELECT coalesce(sum(total_cost), 0) AS usd FROM team_chargeback
 ),
@@ -12,3 +16,4 @@ SELECT
     b.usd AS effective,
     c.usd - b.usd AS difference
 FROM charged AS c, billed AS b
+WHERE c.usd <> b.usd
