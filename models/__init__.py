@@ -27,7 +27,7 @@ from functools import cache
 from pathlib import Path
 
 from flopledger.models.lineage import tables_read
-from flopledger.models.sql_files import CheckSpec, SqlFile, SqlFolder
+from flopledger.models.sql_files import CheckSpec, SqlFile, SqlFolder, parse
 
 MODELS_DIR = Path(__file__).parent
 RAW = SqlFolder(MODELS_DIR / "raw", "models/raw")
@@ -68,7 +68,7 @@ def _model(file: SqlFile, kind: str) -> Model:
 
 def functions_sql() -> str:
     """Macros the models use (models/functions.sql)."""
-    return (MODELS_DIR / "functions.sql").read_text()
+    return parse(MODELS_DIR / "functions.sql").text
 
 
 @cache

@@ -11,8 +11,8 @@ with a header of `--` comment lines, each a tag:
     -- @check name (error, blocking): what it asserts   (a model's checks: models/checks/name.sql)
     -- @row: how one row of a check's result reads       (a check: {column} is put in)
 
-A tag's text may go on over lines indented by two spaces or more (`--   more text`); the
-header ends at the first line that is neither. Raw DDL documents its columns by a trailing
+The header is the file's leading run of `--` lines: a line that is not a tag goes on with the
+tag before it (`--   more text`); the first blank line or line of SQL ends it. Raw DDL documents its columns by a trailing
 `-- comment` on each column instead of `@col` lines (the comment sits beside its column).
 
 Parameters are `$name` in DuckDB's dialect and `@name` in BigQuery's; values are always
@@ -35,7 +35,7 @@ SEVERITIES = ("error", "warn")
 MAX_FRAGMENT_DEPTH = 5  # fragments reading fragments; deeper is a cycle
 
 _TAG = re.compile(r"^--\s*@(\w+)(?:\s+(\w+))?(?:\s*\(([^)]*)\))?\s*:\s*(.*)$")
-_CONTINUED = re.compile(r"^--\s{2,}(\S.*)$")
+_CONTINUED = re.compile(r"^--\s*(.*)$")
 _DDL_COLUMN = re.compile(r"^\s+(\w+)\s+[A-Z][^\n]*?--\s*(.+)$", re.M)
 _BIGQUERY_PARAM = re.compile(r"(?<![\w@])@([A-Za-z_][A-Za-z0-9_]*)")
 _STRING = re.compile(r"'(?:[^']|'')*'|`[^`]*`")
@@ -94,7 +94,8 @@ def _fields(path: Path, lines: list[str]) -> list[tuple[str, str | None, str | N
             found.append((tag.group(1), tag.group(2), tag.group(3), tag.group(4).strip()))
         elif continued and found:
             t, name, flags, text = found[-1]
-            found[-1] = (t, name, flags, f"{text} {continued.group(1).strip()}")
+            more = continued.group(1).strip()
+            found[-1] = (t, name, flags, f"{text} {more}" if more else text)
         else:
             break
     if not found or found[0][0] not in KINDS:

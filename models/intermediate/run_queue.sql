@@ -5,6 +5,7 @@
 -- @col queue_end: When its queue ended (UTC): its start, else its end, else the end of the last paid hour.
 -- @col accelerators_num: accelerator_count x the share of an accelerator its placements held, numerator: a MIG run of four 1g.10gb slices of an H100 asks for 4/7 of a GPU (whole accelerators: accelerator_count / 1; a run that never started has no placements: share 1).
 -- @col accelerators_den: The share's denominator: the product of the run's distinct slice denominators x its placements' accelerators (1 without placements).
+
 -- The share of an accelerator a run's placements held, as share_num / share_den: the
 -- placements' accelerators weighted by their share (MIG: numerator / denominator, whole
 -- accelerators 1/1) over their accelerators. jobs.accelerator_count counts a MIG slice as
