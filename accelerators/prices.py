@@ -1,6 +1,6 @@
 """The accelerator price book: on-demand and committed prices per accelerator-hour.
 
-`accelerator_prices.csv` beside this file ships the prices the simulator bills at
+`prices.csv` beside this file ships the prices the simulator bills at
 (simulator/prices.py). A book named by `price_book` in flopledger.yaml overrides it row by row
 (same accelerator type and region); for one type and region the row with the latest `as_of`
 counts. Money is Decimal. A bad book is one clear error naming the file and line.
@@ -14,7 +14,7 @@ from decimal import ROUND_DOWN, Decimal, InvalidOperation
 from pathlib import Path
 from typing import NamedTuple
 
-SHIPPED = Path(__file__).with_name("accelerator_prices.csv")
+SHIPPED = Path(__file__).with_name("prices.csv")
 COLUMNS = (
     "accelerator_type",
     "region",

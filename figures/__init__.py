@@ -2,7 +2,7 @@
 
 The CLI, every dashboard page, alerts and budgets print a figure under `Figure.name`, never
 under a name of their own, and a page links its definition (`Figure.anchor`). docs/glossary.md
-is written from this table (`python -m flopledger.models.figures > docs/glossary.md`); a test checks that
+is written from this table (`python -m flopledger.figures > docs/glossary.md`); a test checks that
 it is current.
 """
 
@@ -205,14 +205,10 @@ def glossary_markdown() -> str:
         "# Glossary",
         "",
         "One name and one definition per figure. The CLI, the dashboards, alerts and budgets use",
-        "these names; the dashboards link here. Generated from `models/figures.py`",
-        "(`python -m flopledger.models.figures > docs/glossary.md`).",
+        "these names; the dashboards link here. Generated from `figures/__init__.py`",
+        "(`python -m flopledger.figures > docs/glossary.md`).",
         "",
     ]
     for f in FIGURES:
         lines += [f"## {f.name}", "", f.definition, "", f"Source: `{f.source}`.", ""]
     return "\n".join(lines)
-
-
-if __name__ == "__main__":
-    print(glossary_markdown(), end="")

@@ -1,4 +1,4 @@
-"""The planner's arithmetic on a hand-worked demand curve (models/commitment_planner.py).
+"""The planner's arithmetic on a hand-worked demand curve (planning/commitment_planner.py).
 
 Ten hours of demand, accelerator-hours: d = 0, 1, 2, 2, 3, 3, 3, 4, 5, 7.5 (sum 30.5).
 Prices: on demand 10, committed 6 per accelerator-hour: break-even utilisation 6/10 = 0.6,
@@ -37,7 +37,7 @@ from decimal import Decimal
 
 import pytest
 
-from flopledger.models.commitment_planner import HOUR_NANOS, Hour, Prices, cost, optimum, plan
+from flopledger.planning.commitment_planner import HOUR_NANOS, Hour, Prices, cost, optimum, plan
 
 H = HOUR_NANOS
 DEMAND_HOURS = [Decimal(x) for x in ("0", "1", "2", "2", "3", "3", "3", "4", "5", "7.5")]

@@ -1,4 +1,4 @@
-"""One name and one definition per figure: models/figures.py, docs/glossary.md, and the CLI
+"""One name and one definition per figure: figures/__init__.py, docs/glossary.md, and the CLI
 headline printing the idle shares under those names (hand-worked on a small fleet)."""
 
 from pathlib import Path
@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from flopledger.cli.headline import idle_figure_lines
-from flopledger.models.figures import FIGURES, glossary_markdown
+from flopledger.figures import FIGURES, glossary_markdown
+from tests.models.conftest import books  # noqa: F401 - the fixture the headline test builds with
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -14,7 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 def test_the_glossary_is_written_from_the_figures():
     text = (REPO / "docs" / "glossary.md").read_text()
     assert text == glossary_markdown(), (
-        "regenerate: python -m flopledger.models.figures > docs/glossary.md"
+        "regenerate: python -m flopledger.figures > docs/glossary.md"
     )
 
 
@@ -25,7 +26,7 @@ def test_each_name_and_anchor_is_used_once():
 
 
 @pytest.fixture
-def idle_fleet(books):
+def idle_fleet(books):  # noqa: F811 - the fixture imported above
     from tests.models.rows import gpu, host, run
 
     # One 8-GPU VM for two hours, 16 GPU-hours: hour 00 GPU 80 + host 20 = 100; hour 01 GPU 80 +

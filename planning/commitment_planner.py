@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from typing import NamedTuple
 
+from flopledger.accelerators.prices import AcceleratorPrice
 from flopledger.models import query_sql
-from flopledger.models.accelerator_prices import AcceleratorPrice
 
 HOUR_NANOS = 3_600 * 10**9  # one accelerator-hour in accelerator-seconds x 1e9
 NANO = Decimal("0.000000001")
@@ -202,7 +202,7 @@ def plan_row(
     committed_nanos: int,
     days: int,
 ) -> dict[str, object]:
-    """One commitment_plan row. `price` is a price-book row (models.accelerator_prices) or None."""
+    """One commitment_plan row. `price` is a price-book row (accelerators/prices.py) or None."""
     current = _money(Decimal(committed_nanos) / HOUR_NANOS)  # accelerators, 9 places
     hours = [
         Hour(

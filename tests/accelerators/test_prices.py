@@ -1,4 +1,4 @@
-"""The accelerator price book (models/accelerator_prices.py): the shipped book carries the
+"""The accelerator price book (accelerators/prices.py): the shipped book carries the
 simulator's prices, a config book overrides it row by row, and a bad book is one clear line."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from flopledger.models.accelerator_prices import PriceBookError, price_book, read_book
+from flopledger.accelerators.prices import PriceBookError, price_book, read_book
 from flopledger.simulator.prices import CUD_RATE, SKUS
 
 HEADER = (
