@@ -302,14 +302,15 @@ class BigQueryWarehouse(Warehouse):
 
         return mark_published(self)
 
-    def catalogue(self) -> list[TableInfo]:
+    def catalogue(self, intermediate: bool = False) -> list[TableInfo]:
+        dataset = self.intermediate_dataset_id if intermediate else self.dataset_id
         return [
             TableInfo(
                 t.name,
                 t.description,
                 tuple(ColumnInfo(t.name, c, kind, text) for c, kind, text in t.columns),
             )
-            for t in bq.dataset_tables(self.client, self.dataset_id)
+            for t in bq.dataset_tables(self.client, dataset)
         ]
 
 

@@ -52,18 +52,15 @@ def connect(path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConnect
     return con
 
 
-def use_layers(con: duckdb.DuckDBPyConnection, catalog: str | None = None) -> None:
+def use_layers(con: duckdb.DuckDBPyConnection) -> None:
     """Unqualified names find the intermediate tables too (models name them so), once the
-    warehouse has that schema; `catalog` names an ATTACHed file instead of the default."""
-    where = "" if catalog is None else f"AND catalog_name = {_literal(catalog)}"
+    warehouse has that schema."""
     found = con.execute(
-        f"SELECT count(*) FROM duckdb_schemas() WHERE schema_name = ? {where}",
+        "SELECT count(*) FROM duckdb_schemas() WHERE schema_name = ?",
         [models.INTERMEDIATE_SCHEMA],
-    ).fetchone()
-    if found and found[0]:
-        prefix = "" if catalog is None else f"{identifier(catalog)}."
-        path = f"{prefix}main,{prefix}{models.INTERMEDIATE_SCHEMA}"
-        con.execute(f"SET search_path = {_literal(path)}")
+    ).fetchall()
+    if found[0][0]:
+        con.execute(f"SET search_path = 'main,{models.INTERMEDIATE_SCHEMA}'")
 
 
 class DuckDBWarehouse(Warehouse):
@@ -239,17 +236,20 @@ class DuckDBWarehouse(Warehouse):
         os.replace(tmp, self.snapshot_path)
         return str(self.snapshot_path)
 
-    def catalogue(self) -> list[TableInfo]:
+    def catalogue(self, intermediate: bool = False) -> list[TableInfo]:
         # The published snapshot when there is one (no lock); else the live file, which a
         # fresh warehouse has only (ensure_schema without a run).
         read = self.read_query if self.snapshot_path.exists() else self.query
+        schema = {"schema": models.INTERMEDIATE_SCHEMA if intermediate else "main"}
         tables = read(
             "SELECT table_name, coalesce(comment, '') AS comment FROM duckdb_tables() "
-            "WHERE NOT internal AND schema_name = 'main' ORDER BY table_name"
+            "WHERE NOT internal AND schema_name = $schema ORDER BY table_name",
+            schema,
         ).to_pylist()
         columns = read(
             "SELECT table_name, column_name, data_type, coalesce(comment, '') AS comment "
-            "FROM duckdb_columns() WHERE schema_name = 'main' ORDER BY table_name, column_index"
+            "FROM duckdb_columns() WHERE schema_name = $schema ORDER BY table_name, column_index",
+            schema,
         ).to_pylist()
         return [
             TableInfo(
