@@ -1,6 +1,6 @@
 """Efficiency rules: idle cost share per project, or mean utilisation per team, over a window.
 
-Idle share is the glossary's "Idle share of cost" (models/figures.py): (unallocated +
+Idle share is the glossary's "Idle share of cost" (figures/__init__.py): (unallocated +
 allocated idle cost) / accelerator resource cost, from idle_capacity_daily, per project. Utilisation comes from cost_per_run's mean_utilisation_pct, weighted by
 accelerator-hours; it is null until telemetry lands, and then no utilisation alert fires.
 The queries are in models/queries (idle_cost_share_by_project, mean_utilisation_by_team).
@@ -12,8 +12,8 @@ from datetime import date, timedelta
 
 from flopledger.budgets.alerts import Alert
 from flopledger.budgets.budget_file import EfficiencyRule
+from flopledger.figures import figure
 from flopledger.models import query_sql
-from flopledger.models.figures import figure
 from flopledger.warehouse import Warehouse
 
 QUERIES = {
@@ -37,7 +37,7 @@ def _breached(rule: EfficiencyRule, value: float) -> bool:
 
 
 # How each metric is named and printed in alerts: the idle share under its glossary name
-# (models/figures.py) as a percentage; the rule's limit is a fraction for it (above: 0.3 = 30%).
+# (figures/__init__.py) as a percentage; the rule's limit is a fraction for it (above: 0.3 = 30%).
 def metric_name(metric: str) -> str:
     return figure("idle_share_of_cost").name if metric == "idle_cost_share" else "Mean utilisation"
 

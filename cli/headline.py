@@ -1,14 +1,14 @@
 """The headline figures a finance analyst reads after a run: what was billed, what each
 run cost, what a million tokens cost, and what sat idle. The queries are in models/queries;
-figures are named as docs/glossary.md names them (models/figures.py)."""
+figures are named as docs/glossary.md names them (figures/__init__.py)."""
 
 from decimal import Decimal
 
 from flopledger.cli.commitment_plan_lines import commitment_plan_lines
 from flopledger.cli.managed_lines import managed_lines
 from flopledger.cli.portfolio_lines import portfolio_lines
+from flopledger.figures import figure
 from flopledger.models import query_sql
-from flopledger.models.figures import figure
 from flopledger.warehouse import Warehouse
 
 
@@ -60,7 +60,7 @@ def _pct(value: float | None) -> str:
 
 
 def idle_figure_lines(warehouse: Warehouse) -> list[str]:
-    """The idle shares under their glossary names (models/figures.py), each with its basis."""
+    """The idle shares under their glossary names (figures/__init__.py), each with its basis."""
     idle = warehouse.query(
         query_sql("idle_figures"), {"project": None, "window_start": None, "window_end": None}
     ).to_pylist()[0]

@@ -13,6 +13,8 @@ from flopledger.settings import load_config
 from flopledger.warehouse import TableInfo, Warehouse, open_warehouse
 
 MARKER = "<!-- generated above; hand-written below -->"
+# The raw tables the sources write (models/raw/ also holds the tables the pipeline writes
+# itself: budgets, alerts, settings; those are listed with the marts).
 RAW = (
     "billing_line_items",
     "jobs",
@@ -26,6 +28,11 @@ RAW = (
     "managed_prices",
     "focus_line_items",
     "quarantine",
+)
+INTERMEDIATE = (
+    "## Intermediate tables\n\nThe allocation's steps (models/intermediate/), in a schema of their "
+    "own, `intermediate` (BigQuery: the dataset `<dataset>_intermediate`), apart from the tables "
+    "people read; `flopledger sql` finds them by name, a DuckDB shell as `intermediate.<table>`.\n"
 )
 
 
@@ -52,6 +59,8 @@ def table_sections(tables: list[TableInfo]) -> str:
 
 def render(warehouse: Warehouse, existing: str = "") -> str:
     body = table_sections(warehouse.catalogue())
+    steps = [line for t in warehouse.catalogue(intermediate=True) for line in _table_section(t)]
+    body += "\n" + "\n".join([INTERMEDIATE, *steps])
     tail = existing.split(MARKER, 1)[1] if MARKER in existing else "\n"
     head = (
         "# Tables\n\nEvery table in the warehouse's default schema, with the comments the "

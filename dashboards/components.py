@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from flopledger.dashboards.filters import DIMENSIONS, Filters
-from flopledger.models.figures import figure
+from flopledger.figures import figure
 
 NO_TELEMETRY = "no telemetry yet"
 # Internal values shown in words (Kubecost's __unallocated__ is a value, never a label).

@@ -1,22 +1,22 @@
-"""SQL models: one file per warehouse table.
+"""The model layer: SQL files, one per warehouse table, and the named queries other rooms run.
 
-`raw/` holds the contracts between collectors and models (CREATE TABLE statements);
-`marts/` holds what users read (one SELECT per table, written in DuckDB's dialect).
-Tables that are replaced a day at a time (telemetry, probes, jobs) carry their stable id
-without a PRIMARY KEY constraint: DuckDB's index can refuse a delete and re-insert of the
-same keys in one transaction on large tables; the day-by-day replace keeps ids unique.
-Each file starts with `-- @table:` (what one row means); columns are documented by a
-trailing `-- comment` in raw DDL and by `-- @col name: text` lines in marts. Those
-comments become the warehouse's own table and column comments.
+- `raw/`: the contracts between collectors and models (CREATE TABLE statements). Collectors
+  already normalise names, units and types (what dbt's staging models do), so the raw tables
+  are the staging layer; tables replaced a day at a time carry their stable id without a
+  PRIMARY KEY constraint (DuckDB's index can refuse a delete and re-insert of the same keys in
+  one transaction on large tables; the day-by-day replace keeps ids unique).
+- `intermediate/`: the allocation's steps, one SELECT per table. They are built into a schema
+  of their own (`intermediate`: DuckDB's schema, BigQuery's `<dataset>_intermediate`) so the
+  tables people read are not crowded by them; models and queries name them unqualified.
+- `marts/`: what users read, one SELECT per table, in the default schema.
+- `queries/`: the statements Python code runs (budgets, alerts, the headline, reports).
+- `checks/`: the statements behind the checks models declare (`-- @check` in a model's
+  header): each returns the rows that break the check, so it passes when none come back.
+- `bigquery/`: the queries sent to BigQuery itself (the billing export), in BigQuery's dialect;
+  `{export_table}` stands for the configured table, checked to be `project.dataset.table`.
 
-`queries/` holds the SQL that Python code runs (budgets, alerts, checks, the headline): one
-statement per file, named for what it returns, loaded by name with `query_sql`. Each starts
-with `-- @query:` (what one row means) and one `-- @param name: text` line per `$name`
-parameter, which callers bind by name (a dict), never by formatting text into the SQL.
-
-`bigquery/` holds the queries flopledger sends to BigQuery itself (the billing export), in
-BigQuery's dialect with `@name` parameters; `{export_table}` stands for the configured
-table, checked to be `project.dataset.table` before it is put in.
+Every file has the one header style (models/sql_files.py). A model's upstreams are the tables
+its SQL reads (models/lineage.py), and models are built in that order.
 """
 
 from __future__ import annotations
@@ -26,62 +26,70 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from flopledger.models.sql_text import named_params, without_comments
+from flopledger.models.lineage import tables_read
+from flopledger.models.sql_files import CheckSpec, SqlFile, SqlFolder, parse
 
 MODELS_DIR = Path(__file__).parent
+RAW = SqlFolder(MODELS_DIR / "raw", "models/raw")
+INTERMEDIATE = SqlFolder(MODELS_DIR / "intermediate", "models/intermediate")
+MARTS = SqlFolder(MODELS_DIR / "marts", "models/marts")
+QUERIES = SqlFolder(MODELS_DIR / "queries", "models/queries")
+CHECKS = SqlFolder(MODELS_DIR / "checks", "models/checks")
+BIGQUERY = SqlFolder(MODELS_DIR / "bigquery", "models/bigquery")
 
-_TABLE_RE = re.compile(r"^--\s*@table:\s*(.+)$", re.M)
-_COL_RE = re.compile(r"^--\s*@col\s+(\w+):\s*(.+)$", re.M)
-_DDL_COL_RE = re.compile(r"^\s+(\w+)\s+[A-Z][^\n]*?--\s*(.+)$", re.M)
-_DEPENDS_RE = re.compile(r"^--\s*@depends:\s*(.+)$", re.M)
-_QUERY_RE = re.compile(r"^--\s*@query:\s*(.+)$", re.M)
-_PARAM_DOC_RE = re.compile(r"^--\s*@param\s+(\w+):\s*(.+)$", re.M)
+# The schema each layer's tables live in.
+SCHEMAS = {"raw": "main", "intermediate": "intermediate", "mart": "main"}
+INTERMEDIATE_SCHEMA = SCHEMAS["intermediate"]
 
 
 @dataclass(frozen=True)
 class Model:
-    """One SQL file: its table name, text, and the comments it carries."""
+    """One table's SQL file: its name, layer, text and the comments it carries."""
 
     name: str
-    kind: str  # "raw" (DDL) or "mart" (a SELECT)
+    kind: str  # "raw" (DDL), "intermediate" or "mart" (a SELECT)
     sql: str
     table_comment: str
     column_comments: dict[str, str] = field(default_factory=dict)
-    depends_on: tuple[str, ...] = ()
+    depends_on: tuple[str, ...] = ()  # the tables its SQL reads, sorted
+    checks: tuple[CheckSpec, ...] = ()
+
+    @property
+    def schema(self) -> str:
+        return SCHEMAS[self.kind]
 
 
-def _parse(path: Path, kind: str) -> Model:
-    text = path.read_text()
-    table = _TABLE_RE.search(text)
-    if table is None:
-        raise ValueError(f"{path}: missing the '-- @table:' header comment")
-    pattern = _DDL_COL_RE if kind == "raw" else _COL_RE
-    columns = {m.group(1): m.group(2).strip() for m in pattern.finditer(text)}
-    depends = _DEPENDS_RE.search(text)
-    deps = tuple(d.strip() for d in depends.group(1).split(",")) if depends else ()
-    return Model(path.stem, kind, text, table.group(1).strip(), columns, deps)
+def _model(file: SqlFile, kind: str) -> Model:
+    if file.kind != "table":
+        raise ValueError(f"{file.path}: a model starts with '-- @table:'")
+    reads = () if kind == "raw" else tuple(sorted(tables_read(file.text) - {file.name}))
+    return Model(file.name, kind, file.text, file.about, file.columns, reads, file.checks)
 
 
 def functions_sql() -> str:
     """Macros the models use (models/functions.sql)."""
-    return (MODELS_DIR / "functions.sql").read_text()
+    return parse(MODELS_DIR / "functions.sql").text
 
 
 @cache
 def raw_tables() -> tuple[Model, ...]:
     """Every raw table's DDL, in file-name order."""
-    return tuple(_parse(p, "raw") for p in sorted((MODELS_DIR / "raw").glob("*.sql")))
+    return tuple(_model(f, "raw") for f in RAW.files())
 
 
 @cache
 def marts() -> tuple[Model, ...]:
-    """Every mart, ordered so that each comes after the marts it depends on."""
-    found = {p.stem: _parse(p, "mart") for p in sorted((MODELS_DIR / "marts").glob("*.sql"))}
+    """Every intermediate table and mart, ordered so that each comes after what it reads."""
+    found = {f.name: _model(f, "intermediate") for f in INTERMEDIATE.files()}
+    for f in MARTS.files():
+        if f.name in found:
+            raise ValueError(f"models: {f.name} is both an intermediate table and a mart")
+        found[f.name] = _model(f, "mart")
     ordered: list[Model] = []
 
     def visit(name: str, trail: tuple[str, ...]) -> None:
         if name in trail:
-            raise ValueError(f"models/marts: dependency cycle {' -> '.join((*trail, name))}")
+            raise ValueError(f"models: dependency cycle {' -> '.join((*trail, name))}")
         model = found[name]
         if model in ordered:
             return
@@ -103,32 +111,32 @@ def model(name: str) -> Model:
     raise KeyError(name)
 
 
-@cache
+def intermediate_tables() -> frozenset[str]:
+    """The tables built into the intermediate schema."""
+    return frozenset(m.name for m in marts() if m.kind == "intermediate")
+
+
 def query_names() -> tuple[str, ...]:
     """The name of every query in models/queries (its file name without `.sql`), sorted."""
-    return tuple(sorted(p.stem for p in (MODELS_DIR / "queries").glob("*.sql")))
+    return QUERIES.names()
 
 
-@cache
 def query_sql(name: str) -> str:
     """The text of models/queries/<name>.sql. A name that is not a query file is refused."""
-    if name not in query_names():
-        raise KeyError(f"models/queries: no query named {name!r}")
-    path = MODELS_DIR / "queries" / f"{name}.sql"
-    text = path.read_text()
-    if _QUERY_RE.search(text) is None:
-        raise ValueError(f"{path}: missing the '-- @query:' header comment")
-    return text
+    file = QUERIES.file(name)
+    if file.kind != "query":
+        raise ValueError(f"{file.path}: a query starts with '-- @query:'")
+    return file.text
 
 
 def query_params(name: str) -> dict[str, str]:
     """The parameters a query's header documents (`-- @param name: text`), by name."""
-    return {m.group(1): m.group(2).strip() for m in _PARAM_DOC_RE.finditer(query_sql(name))}
+    return QUERIES.file(name).params
 
 
 def query_params_used(name: str) -> frozenset[str]:
     """The `$name` parameters a query's SQL uses (comments left out)."""
-    return named_params(query_sql(name))
+    return QUERIES.file(name).params_used()
 
 
 _EXPORT_TABLE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9:.-]*\.\w+\.\w+", re.ASCII)
@@ -136,10 +144,7 @@ _EXPORT_TABLE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9:.-]*\.\w+\.\w+", re.ASCII)
 
 def bigquery_sql(name: str, export_table: str) -> str:
     """models/bigquery/<name>.sql for one export table (`project.dataset.table`)."""
-    path = MODELS_DIR / "bigquery" / f"{name}.sql"
-    if not path.is_file() or "/" in name:
-        raise KeyError(f"models/bigquery: no query named {name!r}")
     if not _EXPORT_TABLE_RE.fullmatch(export_table):
         raise ValueError(f"not a project.dataset.table name: {export_table!r}")
     # Sent without its comments: they document the file, the service has no use for them.
-    return without_comments(path.read_text()).strip().replace("{export_table}", export_table)
+    return BIGQUERY.file(name).statement.replace("{export_table}", export_table)

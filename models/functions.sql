@@ -1,4 +1,4 @@
--- Helpers every model may use. Money is carried through the allocation as integer
+-- @query: Helpers every model may use (macros, defined once per connection). Money is carried through the allocation as integer
 -- nano-units of the reporting currency (HUGEINT), so that shares are exact and the books
 -- close to the last digit; it goes back to DECIMAL(38, 9) only at the end.
 

@@ -11,7 +11,9 @@ import dagster as dg
 
 INGEST_JOB = "ingest"  # every raw (daily-partitioned) asset
 TELEMETRY_JOB = "telemetry"  # GPU and TPU samples only: the hourly tick
-MARTS_JOB = "marts"  # every mart, its checks, budgets, alerts and the published snapshot
+MARTS_JOB = (
+    "marts"  # every intermediate table and mart, their checks, budgets, alerts, the snapshot
+)
 WAREHOUSE_TAG = "flopledger/warehouse"
 WRITER_TAGS = {WAREHOUSE_TAG: "writer"}  # on every job; dagster.yaml limits it to one run
 TELEMETRY_ASSETS = ("gpu_samples", "tpu_samples")
@@ -30,5 +32,5 @@ def asset_jobs() -> list[Any]:
     return [
         _writer(INGEST_JOB, dg.AssetSelection.groups("raw")),
         _writer(TELEMETRY_JOB, dg.AssetSelection.assets(*TELEMETRY_ASSETS)),
-        _writer(MARTS_JOB, dg.AssetSelection.groups("marts")),
+        _writer(MARTS_JOB, dg.AssetSelection.groups("intermediate", "marts")),
     ]

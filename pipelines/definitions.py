@@ -14,10 +14,9 @@ from pathlib import Path
 
 import dagster as dg
 
-from flopledger.pipelines import alerts, month_report, schedules, sources
+from flopledger.pipelines import alerts, checks, month_report, schedules, sources
 from flopledger.pipelines.asset_jobs import asset_jobs
 from flopledger.pipelines.marts import assets as mart_assets
-from flopledger.pipelines.marts import checks as mart_checks
 from flopledger.pipelines.partitions import daily_partitions
 from flopledger.pipelines.progress import progress_logger
 from flopledger.pipelines.resources import Flopledger
@@ -69,7 +68,7 @@ def build_definitions(
     jobs = asset_jobs()
     rest = dg.Definitions(
         assets=mart_assets.build_assets(raw_keys),
-        asset_checks=mart_checks.CHECKS,
+        asset_checks=checks.build_checks(),
         jobs=jobs,
         schedules=schedules.build_schedules(
             partitions, config.schedules if config is not None else SchedulesConfig()

@@ -8,18 +8,15 @@ import dagster as dg
 from flopledger.ingest.registry import SOURCES
 from flopledger.ingest.run import IngestRun
 from flopledger.ingest.source import Loaded, Metadata, Source
-from flopledger.pipelines import source_checks
 from flopledger.pipelines.partitions import daily_raw_asset, window_days
 from flopledger.pipelines.resources import Flopledger
 from flopledger.pipelines.run_tags import run_now, window_only
 
 
 def build(partitions: dg.PartitionsDefinition) -> dg.Definitions:
-    """Every source's assets, and the checks on their tables."""
-    return dg.Definitions(
-        assets=[_assets(source, partitions) for source in SOURCES],
-        asset_checks=source_checks.build_checks(),
-    )
+    """Every source's assets (the checks on their tables are declared in their DDL's header:
+    pipelines/checks.py)."""
+    return dg.Definitions(assets=[_assets(source, partitions) for source in SOURCES])
 
 
 def ingest_run(context: dg.AssetExecutionContext, flopledger: Flopledger) -> IngestRun:

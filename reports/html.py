@@ -1,6 +1,6 @@
 """The month report as one self-contained HTML page: inline CSS, hand-made inline SVG bars, no
 script and nothing fetched, so it can be forwarded as a file. Figures are named as
-docs/glossary.md names them (models/figures.py)."""
+docs/glossary.md names them (figures/__init__.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from decimal import Decimal
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from flopledger.models.figures import FIGURES
+from flopledger.figures import FIGURES
 
 if TYPE_CHECKING:
     from flopledger.reports.month import MonthReport, Rows

@@ -231,8 +231,8 @@ class Config(_Strict):
     # warehouse file.
     dagster_home: str | None = None
     budgets: str | None = None
-    # The accelerator price book (CSV, models/accelerator_prices.py): its rows override the
-    # shipped models/accelerator_prices.csv. commitment_plan_days: the window commitment_plan
+    # The accelerator price book (CSV, accelerators/prices.py): its rows override the
+    # shipped accelerators/prices.csv. commitment_plan_days: the window commitment_plan
     # is built over (`flopledger plan commitments --days` picks another).
     price_book: str | None = None
     commitment_plan_days: int = Field(default=30, ge=1, le=3660)

@@ -17,8 +17,9 @@ from pathlib import Path
 from tests.conftest import REPO
 
 ROOMS = (
-    "accelerators", "settings", "models", "clients", "collectors", "probes", "warehouse",
-    "budgets", "simulator", "reports", "ingest", "cli", "pipelines", "dashboards",
+    "accelerators", "settings", "models", "figures", "clients", "collectors", "probes",
+    "warehouse", "planning", "budgets", "simulator", "reports", "ingest", "cli", "pipelines",
+    "dashboards",
 )  # fmt: skip
 
 # room -> the other rooms it may import (docs/architecture.md).
@@ -26,13 +27,15 @@ MAY_IMPORT = {
     "accelerators": set(),
     "settings": set(),
     "models": set(),
+    "figures": set(),
     "clients": set(),
     "collectors": {"accelerators", "clients"},
     "probes": {"accelerators", "collectors"},
     "warehouse": {"clients", "models", "settings"},
-    "budgets": {"collectors", "models", "settings", "warehouse"},
+    "planning": {"accelerators", "models"},
+    "budgets": {"collectors", "figures", "models", "settings", "warehouse"},
     "simulator": {"accelerators", "budgets", "clients", "collectors", "models", "probes"},
-    "reports": {"budgets", "models"},
+    "reports": {"budgets", "figures", "models"},
     "ingest": {
         "accelerators",
         "budgets",
@@ -42,7 +45,7 @@ MAY_IMPORT = {
         "settings",
         "warehouse",
     },  # fmt: skip
-    "dashboards": {"models", "settings", "warehouse"},
+    "dashboards": {"figures", "models", "settings", "warehouse"},
     "pipelines": set(ROOMS) - {"pipelines", "cli", "dashboards"},
     "cli": set(ROOMS) - {"cli", "dashboards"},
 }

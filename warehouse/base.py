@@ -186,8 +186,9 @@ class Warehouse(ABC):
         """Publish a consistent read-only copy for readers (dashboards, `flopledger sql`)."""
 
     @abstractmethod
-    def catalogue(self) -> list[TableInfo]:
-        """Every table of the published snapshot with its columns and comments, by name."""
+    def catalogue(self, intermediate: bool = False) -> list[TableInfo]:
+        """Every table of the published snapshot with its columns and comments, by name: the
+        tables people read, or with `intermediate` the intermediate tables (their own schema)."""
 
     @abstractmethod
     def in_place(self, endpoint: str | None, location: str | None) -> InPlace | None:

@@ -1,6 +1,7 @@
-"""The warehouse in BigQuery: one dataset holds every raw table and mart, unqualified names
-resolve to it (the jobs' default dataset), and the models are the DuckDB ones transpiled at
-run time (warehouse/transpile.py). Jobs go through the one BigQuery door, clients/bigquery.py.
+"""The warehouse in BigQuery: one dataset holds every raw table and mart, and a second beside
+it, `<dataset>_intermediate`, the intermediate tables (models/intermediate/; DuckDB keeps them
+in a schema of that name); unqualified names in the models resolve to one or the other, and
+the models are the DuckDB ones transpiled at run time (warehouse/transpile.py). Jobs go through the one BigQuery door, clients/bigquery.py.
 
 Raw tables are loaded as Parquet load jobs, partitioned by UTC day and clustered by the keys
 the marts join on; a day is replaced by truncating exactly its partition. Marts are built by
@@ -38,7 +39,7 @@ from flopledger.warehouse.base import (
     Warehouse,
     identifier,
 )
-from flopledger.warehouse.transpile import Column, columns, to_bigquery
+from flopledger.warehouse.transpile import Column, columns, dataset_of, to_bigquery
 
 # Each day-replaced raw table: the column whose UTC day is its partition (the one its
 # replace_days names), and the keys the marts join it on (its clustering).
@@ -132,7 +133,13 @@ class BigQueryWarehouse(Warehouse, InPlace):
         return f"BigQuery dataset {self.dataset_id}"
 
     def table_id(self, table: str) -> str:
-        return f"{self.dataset_id}.{identifier(table)}"
+        """`project.dataset.table`; an intermediate table's dataset is `<dataset>_intermediate`."""
+        return f"{self.project}.{dataset_of(self.dataset, identifier(table))}.{table}"
+
+    @property
+    def intermediate_dataset_id(self) -> str:
+        """Where the intermediate tables are built, beside the dataset people read."""
+        return f"{self.project}.{self.dataset}_{models.INTERMEDIATE_SCHEMA}"
 
     def _quoted(self, table: str) -> str:
         return f"`{self.table_id(table)}`"
@@ -147,6 +154,7 @@ class BigQueryWarehouse(Warehouse, InPlace):
 
     def ensure_schema(self) -> None:
         bq.ensure_dataset(self.client, self.dataset_id, self.location)
+        bq.ensure_dataset(self.client, self.intermediate_dataset_id, self.location)
         for table in models.raw_tables():
             bq.create_table(
                 self.client,
@@ -321,14 +329,15 @@ class BigQueryWarehouse(Warehouse, InPlace):
 
         return mark_published(self)
 
-    def catalogue(self) -> list[TableInfo]:
+    def catalogue(self, intermediate: bool = False) -> list[TableInfo]:
+        dataset = self.intermediate_dataset_id if intermediate else self.dataset_id
         return [
             TableInfo(
                 t.name,
                 t.description,
                 tuple(ColumnInfo(t.name, c, kind, text) for c, kind, text in t.columns),
             )
-            for t in bq.dataset_tables(self.client, self.dataset_id)
+            for t in bq.dataset_tables(self.client, dataset)
         ]
 
 

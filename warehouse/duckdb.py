@@ -49,7 +49,19 @@ def connect(path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConnect
             raise
         raise locked from None
     con.execute("SET TimeZone = 'UTC'")
+    use_layers(con)
     return con
+
+
+def use_layers(con: duckdb.DuckDBPyConnection) -> None:
+    """Unqualified names find the intermediate tables too (models name them so), once the
+    warehouse has that schema."""
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_schemas() WHERE schema_name = ?",
+        [models.INTERMEDIATE_SCHEMA],
+    ).fetchall()
+    if found[0][0]:
+        con.execute(f"SET search_path = 'main,{models.INTERMEDIATE_SCHEMA}'")
 
 
 class DuckDBWarehouse(Warehouse):
@@ -77,6 +89,8 @@ class DuckDBWarehouse(Warehouse):
 
     def ensure_schema(self) -> None:
         with self._connect() as con:
+            con.execute(f"CREATE SCHEMA IF NOT EXISTS {models.INTERMEDIATE_SCHEMA}")
+            use_layers(con)
             con.execute(models.functions_sql())
             for table in models.raw_tables():
                 con.execute(table.sql)
@@ -104,6 +118,7 @@ class DuckDBWarehouse(Warehouse):
             con.execute(model.sql)
         finally:
             con.execute("RESET schema")
+            use_layers(con)
         missing = con.execute(
             """SELECT d.column_name, d.data_type, d.is_nullable
             FROM duckdb_columns() d
@@ -125,16 +140,18 @@ class DuckDBWarehouse(Warehouse):
             )
 
     def _comment(self, con: duckdb.DuckDBPyConnection, model: models.Model) -> None:
-        con.execute(f"COMMENT ON TABLE {model.name} IS {_literal(model.table_comment)}")
+        table = f"{model.schema}.{identifier(model.name)}"
+        con.execute(f"COMMENT ON TABLE {table} IS {_literal(model.table_comment)}")
         existing = {
             row[0]
             for row in con.execute(
-                "SELECT column_name FROM duckdb_columns() WHERE table_name = ?", [model.name]
+                "SELECT column_name FROM duckdb_columns() WHERE schema_name = ? AND table_name = ?",
+                [model.schema, model.name],
             ).fetchall()
         }
         for column, text in model.column_comments.items():
             if column in existing:
-                con.execute(f"COMMENT ON COLUMN {model.name}.{column} IS {_literal(text)}")
+                con.execute(f"COMMENT ON COLUMN {table}.{column} IS {_literal(text)}")
 
     def query(self, sql: str, params: Params = None) -> pa.Table:
         with self._connect() as con:
@@ -184,10 +201,15 @@ class DuckDBWarehouse(Warehouse):
 
     def build_mart(self, name: str) -> int:
         mart = models.model(name)
+        table = f"{mart.schema}.{identifier(name)}"
         with self._connect() as con:
-            con.execute(f"CREATE OR REPLACE TABLE {name} AS\n{mart.sql}")
+            if mart.schema != "main":
+                # A warehouse built before the layers had its own schema keeps a copy in main,
+                # which unqualified names would find first: it goes.
+                con.execute(f"DROP TABLE IF EXISTS main.{identifier(name)}")
+            con.execute(f"CREATE OR REPLACE TABLE {table} AS\n{mart.sql}")
             self._comment(con, mart)
-            return int(con.execute(f"SELECT count(*) FROM {name}").fetchone()[0])  # type: ignore[index]
+            return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])  # type: ignore[index]
 
     def read_query(self, sql: str, params: Params = None) -> pa.Table:
         reader = self.reader()
@@ -219,17 +241,20 @@ class DuckDBWarehouse(Warehouse):
         """Never: a DuckDB file reads no BigQuery table where it lies (its rows are read out)."""
         return None
 
-    def catalogue(self) -> list[TableInfo]:
+    def catalogue(self, intermediate: bool = False) -> list[TableInfo]:
         # The published snapshot when there is one (no lock); else the live file, which a
         # fresh warehouse has only (ensure_schema without a run).
         read = self.read_query if self.snapshot_path.exists() else self.query
+        schema = {"schema": models.INTERMEDIATE_SCHEMA if intermediate else "main"}
         tables = read(
             "SELECT table_name, coalesce(comment, '') AS comment FROM duckdb_tables() "
-            "WHERE NOT internal AND schema_name = 'main' ORDER BY table_name"
+            "WHERE NOT internal AND schema_name = $schema ORDER BY table_name",
+            schema,
         ).to_pylist()
         columns = read(
             "SELECT table_name, column_name, data_type, coalesce(comment, '') AS comment "
-            "FROM duckdb_columns() WHERE schema_name = 'main' ORDER BY table_name, column_index"
+            "FROM duckdb_columns() WHERE schema_name = $schema ORDER BY table_name, column_index",
+            schema,
         ).to_pylist()
         return [
             TableInfo(

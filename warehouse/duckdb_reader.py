@@ -20,6 +20,7 @@ from pathlib import Path
 import pyarrow as pa
 
 import duckdb
+from flopledger.models import INTERMEDIATE_SCHEMA
 from flopledger.warehouse.base import NoWarehouse, Params, QueryError, Reader
 from flopledger.warehouse.duckdb_lock import as_locked
 
@@ -32,12 +33,24 @@ class _Attached:
         self.con.execute("SET GLOBAL TimeZone = 'UTC'")  # GLOBAL: cursors share it
         try:
             self.con.execute("ATTACH '" + path.replace("'", "''") + "' AS snapshot (READ_ONLY)")
+            self.search_path = _search_path(self.con)
             for statement in LOCK_DOWN:
                 self.con.execute(statement)
         except duckdb.Error:
             self.con.close()
             raise
         self.users = 0
+
+
+def _search_path(con: duckdb.DuckDBPyConnection) -> str:
+    """The snapshot's schemas unqualified names look in: main, and the intermediate tables'
+    schema where the snapshot has one (models name those tables unqualified)."""
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_schemas() WHERE database_name = 'snapshot' AND schema_name = ?",
+        [INTERMEDIATE_SCHEMA],
+    ).fetchall()
+    layers = ",snapshot." + INTERMEDIATE_SCHEMA if found[0][0] else ""
+    return "snapshot.main" + layers
 
 
 # After the ATTACH, in this order: the last one makes the others permanent for the connection.
@@ -105,7 +118,7 @@ class SnapshotReader(Reader):
         except duckdb.Error as exc:
             raise _refusal(exc, self.snapshot) from exc
         try:
-            return _run(attached.con, sql, params)
+            return _run(attached, sql, params)
         finally:
             self._release(attached)
 
@@ -116,10 +129,11 @@ class SnapshotReader(Reader):
             self._attached.clear()
 
 
-def _run(con: duckdb.DuckDBPyConnection, sql: str, params: Params) -> pa.Table:
-    cursor = con.cursor()  # one cursor per query: threads may share a reader
+def _run(attached: _Attached, sql: str, params: Params) -> pa.Table:
+    cursor = attached.con.cursor()  # one cursor per query: threads may share a reader
     try:
         cursor.execute("USE snapshot")  # a cursor starts in the default catalog
+        cursor.execute(f"SET search_path = '{attached.search_path}'")
         return cursor.sql(sql, params=params).to_arrow_table()
     except duckdb.Error as exc:
         raise QueryError(str(exc).strip().splitlines()[0]) from exc

@@ -648,7 +648,8 @@ def bigquery_type(kind: exp.DataType) -> exp.DataType:
 
 
 def _qualify(tree: exp.Expr, dataset: str) -> exp.Expr:
-    """Every table named without a dataset (not a CTE's name) read from `project.dataset`.
+    """Every table named without a dataset (not a CTE's name) read from `project.dataset`
+    (an intermediate table from its own dataset beside it: dataset_of).
 
     Done here rather than by the job's default dataset: bqemulator 1.4.0 re-serialises a
     query it gives a default dataset, and that drops NUMERIC's precision (2224.449648 comes
@@ -663,9 +664,17 @@ def _qualify(tree: exp.Expr, dataset: str) -> exp.Expr:
             read.set("alias", exp.TableAlias(this=exp.to_identifier(table.alias or table.name)))
             table.replace(read)
         elif table.args.get("db") is None and table.name and table.name not in ctes:
-            table.set("db", exp.to_identifier(name))
+            table.set("db", exp.to_identifier(dataset_of(name, table.name)))
             table.set("catalog", exp.to_identifier(project, quoted=True))
     return tree
+
+
+def dataset_of(dataset: str, table: str) -> str:
+    """The dataset `table` lives in: the intermediate tables in `<dataset>_intermediate`
+    (models/__init__.py), every other in `dataset` itself."""
+    if table in models.intermediate_tables():
+        return f"{dataset}_{models.INTERMEDIATE_SCHEMA}"
+    return dataset
 
 
 def _from_sources(tree: exp.Expr, sources: dict[str, str]) -> exp.Expr:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from flopledger.accelerators.prices import PriceBookError, price_book
 from flopledger.cli.commitment_plan_lines import plan_lines
 from flopledger.models import query_sql
-from flopledger.models.accelerator_prices import PriceBookError, price_book
-from flopledger.models.commitment_planner import TERMS, plan_from_warehouse
+from flopledger.planning.commitment_planner import TERMS, plan_from_warehouse
 from flopledger.settings import ConfigError, load_config
 from flopledger.warehouse import QueryError, open_warehouse
 

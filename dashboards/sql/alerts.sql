@@ -1,4 +1,4 @@
--- Alerts, newest first (alerts). Params: none.
+-- @query: Alerts, newest first (alerts).
 SELECT
     a.raised_at,
     a.severity,

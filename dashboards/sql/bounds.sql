@@ -1,4 +1,4 @@
--- First and last UTC day with data: the default date range. Params: none.
+-- @query: First and last UTC day with data: the default date range.
 WITH days AS (
     SELECT run_day AS day FROM cost_per_run
     UNION ALL

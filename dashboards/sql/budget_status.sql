@@ -1,4 +1,4 @@
--- Every budget and period, current periods first (budget_status). Params: none.
+-- @query: Every budget and period, current periods first (budget_status).
 SELECT
     b.budget,
     b.period_key,

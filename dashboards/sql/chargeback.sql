@@ -1,6 +1,8 @@
--- Chargeback per calendar month and run-owner team (team_chargeback) for the months that
--- overlap [$start_day, $end_day], under the configured shared-cost policy, with each month's
--- billed cost and credits (spend_daily by usage month). Params: $start_day, $end_day.
+-- @query: Chargeback per calendar month and run-owner team (team_chargeback) for the months
+--   that overlap [$start_day, $end_day], under the configured shared-cost policy, with each
+--   month's billed cost and credits (spend_daily by usage month).
+-- @param end_day: the range's last UTC day (DATE, inclusive)
+-- @param start_day: the range's first UTC day (DATE, inclusive)
 WITH months AS (
     SELECT CAST(date_trunc('month', day) AS DATE) AS month,
            sum(billed_cost) AS billed_usd,

@@ -1,7 +1,9 @@
--- Where each provider's bill went, per calendar month (UTC) that overlaps [$start_day,
--- $end_day]: its effective cost split into cost of runs, unallocated idle, unused commitment,
--- unused reservation and shared cost (cost_explorer_rows' parts, which add up to every row),
--- beside its billed cost and credits (spend_daily by usage month). Params: $start_day, $end_day.
+-- @query: Where each provider's bill went, per calendar month (UTC) that overlaps [$start_day,
+--   $end_day]: its effective cost split into cost of runs, unallocated idle, unused commitment,
+--   unused reservation and shared cost (cost_explorer_rows' parts, which add up to every row),
+--   beside its billed cost and credits (spend_daily by usage month).
+-- @param end_day: the range's last UTC day (DATE, inclusive)
+-- @param start_day: the range's first UTC day (DATE, inclusive)
 WITH parts AS (
     SELECT
         CAST(date_trunc('month', c.day) AS DATE) AS month,

@@ -1,6 +1,7 @@
--- The commitment plan for one term ($term: 1y or 3y), per accelerator type and region
--- (commitment_plan, built over the last commitment_plan_days days; the page's filters do not
--- apply: the plan is over its own window).
+-- @query: The commitment plan for one term ($term: 1y or 3y), per accelerator type and region
+--   (commitment_plan, built over the last commitment_plan_days days; the page's filters do not
+--   apply: the plan is over its own window).
+-- @param term: the commitment term: 1y or 3y
 SELECT
     accelerator_type,
     region,

@@ -1,6 +1,8 @@
--- Commitments per UTC day (commitment_utilisation) in the filters: the days in the range, the
--- fee's project and the commitment's accelerator type (team and class filters do not apply: a
--- commitment belongs to no team). Params: the filters.
+-- @query: Commitments per UTC day (commitment_utilisation) in the filters: the days in the
+--   range, the fee's project and the commitment's accelerator type (team and class filters do
+--   not apply: a commitment belongs to no team).
+-- @param end_day: the range's last UTC day (DATE, inclusive)
+-- @param start_day: the range's first UTC day (DATE, inclusive)
 SELECT
     c.day,
     c.commitment_id,

@@ -1,5 +1,5 @@
--- Probe-measured ceilings against spec per accelerator type and dtype (accelerator_efficiency),
--- over the date range (accelerator filter applies). Params: the filters.
+-- @query: Probe-measured ceilings against spec per accelerator type and dtype
+--   (accelerator_efficiency), over the date range (accelerator filter applies).
 SELECT
     coalesce(e.accelerator_type, '(cpu)') AS accelerator,
     e.dtype,

@@ -1,6 +1,9 @@
--- Effective cost per group in this period [$start_day, $end_day] and in the one before it
--- [$prev_start, $prev_end], with the change. Params: the explorer's filters, $dimension,
--- $grain (unused by the totals but bound with the grouping), the four days.
+-- @query: Effective cost per group in this period [$start_day, $end_day] and in the one before
+--   it [$prev_start, $prev_end], with the change.
+-- @param end_day: the range's last UTC day (DATE, inclusive)
+-- @param prev_end: the previous period's last UTC day (DATE, inclusive)
+-- @param prev_start: the previous period's first UTC day (DATE, inclusive)
+-- @param start_day: the range's first UTC day (DATE, inclusive)
 WITH totals AS (
     SELECT
         g.group_value,

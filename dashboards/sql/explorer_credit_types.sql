@@ -1,9 +1,11 @@
--- Effective cost by credit type over the billing rows in the explorer's filters whose usage day
--- is in [$start_day, $end_day]: each row's billed cost as '(billed cost)' plus each of its credits
--- under its type. A row's USD credits (credits_total_usd) are shared over its credits by their
--- amounts with cumulative floors in nano-USD, so the types add up to the row's effective cost
--- exactly. Run-owner filters do not apply (a credit is on the whole row). Params: the
--- explorer's filters, $start_day, $end_day.
+-- @query: Effective cost by credit type over the billing rows in the explorer's filters whose
+--   usage day is in [$start_day, $end_day]: each row's billed cost as '(billed cost)' plus each
+--   of its credits under its type. A row's USD credits (credits_total_usd) are shared over its
+--   credits by their amounts with cumulative floors in nano-USD, so the types add up to the
+--   row's effective cost exactly. Run-owner filters do not apply (a credit is on the whole
+--   row).
+-- @param end_day: the range's last UTC day (DATE, inclusive)
+-- @param start_day: the range's first UTC day (DATE, inclusive)
 WITH chosen AS (
     SELECT b.*
     FROM billing_line_items AS b

@@ -1,5 +1,7 @@
--- Effective cost per UTC day in [$start_day, $end_day] and its running total (cost_explorer_rows
--- in the explorer's filters). Params: the explorer's filters, $start_day, $end_day.
+-- @query: Effective cost per UTC day in [$start_day, $end_day] and its running total
+--   (cost_explorer_rows in the explorer's filters).
+-- @param end_day: the range's last UTC day (DATE, inclusive)
+-- @param start_day: the range's first UTC day (DATE, inclusive)
 WITH daily AS (
     SELECT e.day, sum(e.effective_cost) AS effective_usd
     FROM explorer_in_filters AS e

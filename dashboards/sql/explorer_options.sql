@@ -1,5 +1,5 @@
--- The values each explorer filter offers (cost_explorer_rows), and the label keys
--- (dimension 'label_key'). A null is offered as '(none)'. Params: none.
+-- @query: The values each explorer filter offers (cost_explorer_rows), and the label keys
+--   (dimension 'label_key'). A null is offered as '(none)'.
 WITH facts AS (SELECT * FROM cost_explorer_rows),
 found AS (
     SELECT DISTINCT 'provider' AS dimension, coalesce(provider, '(none)') AS value FROM facts

@@ -1,5 +1,7 @@
--- Effective cost per period and group in [$start_day, $end_day] (cost_explorer_rows in the
--- explorer's filters). Params: the explorer's filters, $dimension, $grain, $start_day, $end_day.
+-- @query: Effective cost per period and group in [$start_day, $end_day] (cost_explorer_rows in
+--   the explorer's filters).
+-- @param end_day: the range's last UTC day (DATE, inclusive)
+-- @param start_day: the range's first UTC day (DATE, inclusive)
 SELECT g.period, g.group_value, sum(g.effective_cost) AS effective_usd
 FROM explorer_grouped AS g
 WHERE g.day BETWEEN CAST($start_day AS DATE) AND CAST($end_day AS DATE)

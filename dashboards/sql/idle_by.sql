@@ -1,6 +1,7 @@
--- Idle capacity (idle_capacity_daily) by one whitelisted dimension ($dimension: provider,
--- accelerator_type or project_id), with the idle shares of cost as docs/glossary.md defines
--- them. Params: the filters, $dimension.
+-- @query: Idle capacity (idle_capacity_daily) by one whitelisted dimension ($dimension:
+--   provider, accelerator_type or project_id), with the idle shares of cost as docs/glossary.md
+--   defines them.
+-- @param dimension: the whitelisted column to group by (the view checks it against its list)
 SELECT
     coalesce(CASE $dimension
         WHEN 'provider' THEN i.provider

@@ -1,4 +1,4 @@
--- Unallocated idle by ISO weekday (1 = Monday) and UTC hour of day. Params: the filters.
+-- @query: Unallocated idle by ISO weekday (1 = Monday) and UTC hour of day.
 SELECT
     CAST(extract(isodow FROM i.hour) AS BIGINT) AS weekday,
     CAST(extract(hour FROM i.hour) AS BIGINT) AS hour_of_day,

@@ -1,5 +1,5 @@
--- Paid, allocated and idle (idle_capacity_daily) accelerator capacity and its cost (project and
--- accelerator filters apply: idle belongs to no team). Params: the filters.
+-- @query: Paid, allocated and idle (idle_capacity_daily) accelerator capacity and its cost
+--   (project and accelerator filters apply: idle belongs to no team).
 SELECT
     coalesce(sum(i.paid_accelerator_hours), 0) AS paid_hours,
     coalesce(sum(i.allocated_accelerator_hours), 0) AS allocated_hours,

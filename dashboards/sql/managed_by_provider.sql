@@ -1,6 +1,6 @@
--- Managed inference per provider and model in the filters (managed_in_filters: days, team,
--- workload class): requests, error rate, tokens, cost and USD per million tokens (the rule of
--- tokens_by.sql), and the worst daily p95 latency logged. Params: the filters.
+-- @query: Managed inference per provider and model in the filters (managed_in_filters: days,
+--   team, workload class): requests, error rate, tokens, cost and USD per million tokens (the
+--   rule of tokens_by.sql), and the worst daily p95 latency logged.
 WITH grouped AS (
     SELECT
         provider,

@@ -1,8 +1,9 @@
--- Self-hosted inference against managed providers, per model, over the chosen UTC days: the
--- days self-hosted inference runs served the model and a provider prices it; the cheapest
--- provider's charge for the same token mix; utilisation now and at break-even
--- ((cost - idle cost) / the provider's charge; docs/managed-inference.md). Params: $start_day,
--- $end_day (the sidebar's range; the other filters do not apply to managed traffic).
+-- @query: Self-hosted inference against managed providers, per model, over the chosen UTC days:
+--   the days self-hosted inference runs served the model and a provider prices it; the cheapest
+--   provider's charge for the same token mix; utilisation now and at break-even ((cost - idle
+--   cost) / the provider's charge; docs/managed-inference.md).
+-- @param end_day: the range's last UTC day (DATE, inclusive)
+-- @param start_day: the range's first UTC day (DATE, inclusive)
 WITH compared AS (
     SELECT
         model,

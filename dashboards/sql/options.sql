@@ -1,4 +1,4 @@
--- The values each filter offers. Params: none.
+-- @query: The values each filter offers.
 WITH found AS (
     SELECT DISTINCT 'provider' AS dimension, provider AS value FROM spend_daily
     UNION SELECT DISTINCT 'provider', provider FROM idle_capacity_daily

@@ -1,7 +1,7 @@
--- Where each workload class ran, per month (accelerator_portfolio in the filters): per family
--- (accelerator type or managed provider) its cost, paid accelerator-hours, busy share, USD per
--- accelerator-hour, idle shares, USD per delivered PFLOP-hour and USD per million tokens.
--- Params: the filters.
+-- @query: Where each workload class ran, per month (accelerator_portfolio in the filters): per
+--   family (accelerator type or managed provider) its cost, paid accelerator-hours, busy share,
+--   USD per accelerator-hour, idle shares, USD per delivered PFLOP-hour and USD per million
+--   tokens.
 SELECT
     p.month,
     p.workload_class,

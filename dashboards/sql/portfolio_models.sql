@@ -1,7 +1,9 @@
--- One model's USD per million tokens on each family it ran on, side by side (model_portfolio):
--- the months that overlap the day range, of a chosen workload class. Accelerator, team and
--- project filters do not apply (the point is to see every side). Params: $start_day, $end_day,
--- $classes.
+-- @query: One model's USD per million tokens on each family it ran on, side by side
+--   (model_portfolio): the months that overlap the day range, of a chosen workload class.
+--   Accelerator, team and project filters do not apply (the point is to see every side).
+-- @param classes: the workload classes chosen (VARCHAR[]; empty: all)
+-- @param end_day: the range's last UTC day (DATE, inclusive)
+-- @param start_day: the range's first UTC day (DATE, inclusive)
 SELECT
     m.month,
     m.model,

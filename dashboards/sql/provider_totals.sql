@@ -1,7 +1,7 @@
--- Spend, runs and accelerator idle per provider in the filters: spend_daily (provider, team and
--- project filters apply), cost_per_run (every filter) and idle_capacity_daily (provider,
--- project and accelerator filters). A provider with spend but no runs or no accelerator
--- capacity has null figures there. Params: the filters.
+-- @query: Spend, runs and accelerator idle per provider in the filters: spend_daily (provider,
+--   team and project filters apply), cost_per_run (every filter) and idle_capacity_daily
+--   (provider, project and accelerator filters). A provider with spend but no runs or no
+--   accelerator capacity has null figures there.
 WITH spend AS (
     SELECT
         s.provider,

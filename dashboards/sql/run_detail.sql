@@ -1,4 +1,5 @@
--- One run. Params: $run_id.
+-- @query: One run.
+-- @param run_id: the run
 SELECT
     r.run_id,
     r.team,

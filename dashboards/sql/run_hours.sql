@@ -1,4 +1,5 @@
--- One run's cost by resource and UTC hour (run_allocation). Params: $run_id.
+-- @query: One run's cost by resource and UTC hour (run_allocation).
+-- @param run_id: the run
 SELECT
     a.hour,
     a.resource_name,

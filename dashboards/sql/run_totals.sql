@@ -1,5 +1,4 @@
--- Runs in the filters: counts, cost, hours, tokens, and how much telemetry they carry.
--- Params: the filters.
+-- @query: Runs in the filters: counts, cost, hours, tokens, and how much telemetry they carry.
 SELECT
     count(*) AS runs,
     count(*) FILTER (WHERE r.status = 'succeeded') AS succeeded,

@@ -1,7 +1,9 @@
--- Runs in the filters matching the search text, sorted by a whitelisted key, limited.
--- Params: the filters, $needle, $sort_key, $descending, $row_limit.
--- Money keys sort on their exact DECIMAL, the other keys on DOUBLE: for a given key one of the
--- two values is NULL on every row, so it orders nothing.
+-- @query: Runs in the filters matching the search text, sorted by a whitelisted key, limited.
+--   Money keys sort on their exact DECIMAL, the other keys on DOUBLE: for a given key one of
+--   the two values is NULL on every row, so it orders nothing.
+-- @param descending: true to sort highest first
+-- @param row_limit: how many rows at most
+-- @param sort_key: the whitelisted column to sort by
 WITH keyed AS (
     SELECT
         r.*,

@@ -1,6 +1,6 @@
--- Month to date at the range's last day, and the spend of the trailing 7 days with how many
--- days they are (fewer when the data starts later), team and project filters applied: the
--- run-rate projection to month end (views/overview.py divides, in Decimal). Params: the filters.
+-- @query: Month to date at the range's last day, and the spend of the trailing 7 days with how
+--   many days they are (fewer when the data starts later), team and project filters applied:
+--   the run-rate projection to month end (views/overview.py divides, in Decimal).
 SELECT
     coalesce(sum(CASE WHEN s.day >= date_trunc('month', f.end_day) THEN s.effective_cost END), 0)
         AS month_to_date_usd,

@@ -1,4 +1,4 @@
--- Spend in the date range (spend_daily: team and project filters apply). Params: the filters.
+-- @query: Spend in the date range (spend_daily: team and project filters apply).
 SELECT
     coalesce(sum(s.billed_cost), 0) AS billed_usd,
     coalesce(sum(s.credits_total), 0) AS credits_usd,

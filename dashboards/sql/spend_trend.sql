@@ -1,5 +1,4 @@
--- Spend per UTC day, provider and category (provider, team and project filters apply).
--- Params: the filters.
+-- @query: Spend per UTC day, provider and category (provider, team and project filters apply).
 SELECT
     s.day,
     s.provider,

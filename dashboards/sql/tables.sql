@@ -1,4 +1,4 @@
--- Tables in the warehouse's default schema (which optional marts exist yet). Params: none.
+-- @query: Tables in the warehouse's default schema (which optional marts exist yet).
 SELECT table_name
 FROM information_schema.tables
 WHERE table_schema = 'main' AND table_catalog = current_database()

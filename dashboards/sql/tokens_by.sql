@@ -1,6 +1,7 @@
--- Cost per million tokens by one whitelisted dimension ($dimension), over runs with tokens.
--- The rule of cost_per_million_tokens: cost in nano-USD x 1e6 // tokens, so the rate is an
--- exact DECIMAL truncated to 9 places. Params: the filters, $dimension.
+-- @query: Cost per million tokens by one whitelisted dimension ($dimension), over runs with
+--   tokens. The rule of cost_per_million_tokens: cost in nano-USD x 1e6 // tokens, so the rate
+--   is an exact DECIMAL truncated to 9 places.
+-- @param dimension: the whitelisted column to group by (the view checks it against its list)
 WITH grouped AS (
     SELECT
         CASE $dimension

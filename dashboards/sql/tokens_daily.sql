@@ -1,5 +1,6 @@
--- Cost per million tokens per UTC day (of run start) and one whitelisted dimension ($dimension),
--- by the rule of tokens_by.sql. Params: the filters, $dimension.
+-- @query: Cost per million tokens per UTC day (of run start) and one whitelisted dimension
+--   ($dimension), by the rule of tokens_by.sql.
+-- @param dimension: the whitelisted column to group by (the view checks it against its list)
 WITH grouped AS (
     SELECT
         CAST(r.started_at AS DATE) AS day,

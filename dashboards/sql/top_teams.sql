@@ -1,4 +1,5 @@
--- Teams by the cost of their runs in the filters. Params: the filters, $row_limit.
+-- @query: Teams by the cost of their runs in the filters.
+-- @param row_limit: how many rows at most
 SELECT
     coalesce(r.team, '__unallocated__') AS team,
     count(*) AS runs,

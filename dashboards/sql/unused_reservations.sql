@@ -1,5 +1,5 @@
--- Unused reservation per reservation and project (unused_capacity) over the UTC days in the
--- range, for the chosen projects and accelerator types. Params: the filters.
+-- @query: Unused reservation per reservation and project (unused_capacity) over the UTC days in
+--   the range, for the chosen projects and accelerator types.
 SELECT
     u.project_id,
     u.name AS reservation,

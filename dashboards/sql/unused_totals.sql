@@ -1,6 +1,6 @@
--- Unused commitment and unused reservation (unused_capacity) in the filters: the UTC days in
--- the range, the chosen providers, projects and accelerator types; idle of their own kinds, shown beside
--- unallocated idle. Params: the filters.
+-- @query: Unused commitment and unused reservation (unused_capacity) in the filters: the UTC
+--   days in the range, the chosen providers, projects and accelerator types; idle of their own
+--   kinds, shown beside unallocated idle.
 SELECT
     coalesce(sum(u.unused_cost) FILTER (WHERE u.idle_kind = 'unused_commitment'), 0) AS unused_commitment_usd,
     coalesce(sum(u.unused_cost) FILTER (WHERE u.idle_kind = 'unused_reservation'), 0) AS unused_reservation_usd

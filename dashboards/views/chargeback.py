@@ -16,7 +16,7 @@ from flopledger.dashboards.components import (
     usd_column,
 )
 from flopledger.dashboards.filters import Filters
-from flopledger.models.figures import figure
+from flopledger.figures import figure
 
 MONEY = {
     "run_cost_usd": "Cost of runs (USD)",

@@ -1,11 +1,11 @@
-"""Glossary: one name and one definition per figure (models/figures.py, docs/glossary.md);
+"""Glossary: one name and one definition per figure (figures/__init__.py, docs/glossary.md);
 pages link here (components.definition_link)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from flopledger.models.figures import FIGURES
+from flopledger.figures import FIGURES
 
 
 def render() -> None:

@@ -22,7 +22,7 @@ from flopledger.dashboards.components import (
     usd_column,
 )
 from flopledger.dashboards.filters import Filters
-from flopledger.models.figures import figure
+from flopledger.figures import figure
 
 APPLIES = {"provider", "project", "accelerator"}
 

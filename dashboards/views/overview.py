@@ -22,7 +22,7 @@ from flopledger.dashboards.components import (
 )
 from flopledger.dashboards.filters import Filters
 from flopledger.dashboards.views.budgets import show_budgets
-from flopledger.models.figures import figure
+from flopledger.figures import figure
 
 TOP_N = 10
 PROVIDER_COLUMNS = {

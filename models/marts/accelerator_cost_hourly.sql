@@ -1,5 +1,4 @@
 -- @table: One resource (project + resource_name) and UTC hour that paid for accelerators: billed, credits, effective and list cost (USD), split into the accelerator SKUs and the host (cores, RAM, disk) around them, and the accelerator-hours paid.
--- @depends: resource_hour_pool
 -- @col project_id: Project of the resource.
 -- @col resource_name: The VM or TPU node as billed.
 -- @col hour: UTC hour (start).

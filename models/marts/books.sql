@@ -1,5 +1,6 @@
 -- @table: The reconciliation, one row per check: the bill's effective total (Google's export and every FOCUS provider's rows, each FOCUS row to the nano-dollar) against what the allocation put where, in total, every hour of every provider, and for each provider on its own (a row per provider: its runs + unallocated idle + unused commitment + unused reservation + rows without a resource = its bill). Every difference must be exactly zero.
--- @depends: billing_line_items, focus_line_items, billing_hourly, resource_hour_pool, run_allocation, run_direct_costs, cost_per_run, commitment_allocation, commitment_hourly
+-- @check books_close (error, blocking): Every reconciliation difference is exactly zero.
+-- @check quarantine_is_empty (warn): Quarantined input rows, per source (reported).
 -- @col check_name: What is compared.
 -- @col expected: The export's side (USD).
 -- @col actual: The allocation's side (USD).

@@ -1,5 +1,5 @@
 -- @table: One accelerator type, region and UTC hour of the fleet's span (every hour from the first to the last, zero-demand hours included): the demand a commitment would serve, d = paid accelerator-hours + accelerator-hours requested by runs waiting in the queue, beside what runs held, what telemetry showed busy and what failed runs held. The commitment planner's input (docs/commitments.md).
--- @depends: resource_hour_pool, billing_hourly, idle_capacity, run_allocation, run_held_hours, jobs, job_placements
+-- @check commitment_demand_reconciles (warn): Paid and queued demand add up to resource_hour_pool's paid accelerator-seconds and the jobs' queue time x accelerators, per accelerator type, exactly.
 -- @col accelerator_type: Canonical accelerator type.
 -- @col region: Region of the resources billed for it (a queued run: the region of the resources it later held, else the type's only region, else 'unknown').
 -- @col hour: UTC hour (start).
@@ -69,38 +69,6 @@ run_region AS (
     JOIN resource_region AS r USING (project_id, resource_name, hour)
     GROUP BY h.run_id
 ),
--- The share of an accelerator a run's placements held, as share_num / share_den: the
--- placements' accelerators weighted by their share (MIG: numerator / denominator, whole
--- accelerators 1/1) over their accelerators. jobs.accelerator_count counts a MIG slice as
--- one; x this share it is whole accelerators. Exact: share_den is the product of the
--- run's distinct denominators (7 for a MIG run) x its placements' accelerators.
-run_share_dens AS (
-    SELECT run_id, CAST(product(DISTINCT coalesce(share_denominator, 1)) AS HUGEINT) AS dens
-    FROM job_placements
-    WHERE accelerators > 0 AND coalesce(share_numerator, 1) > 0 AND coalesce(share_denominator, 1) > 0
-    GROUP BY run_id
-),
-run_share AS (
-    SELECT
-        p.run_id,
-        sum(CAST(p.accelerators AS HUGEINT) * coalesce(p.share_numerator, 1) * (d.dens // coalesce(p.share_denominator, 1))) AS share_num,
-        d.dens * sum(CAST(p.accelerators AS HUGEINT)) AS share_den
-    FROM job_placements AS p
-    JOIN run_share_dens AS d USING (run_id)
-    WHERE p.accelerators > 0 AND coalesce(p.share_numerator, 1) > 0 AND coalesce(p.share_denominator, 1) > 0
-    GROUP BY p.run_id, d.dens
-),
--- The end of the span: the end of the last hour paid for accelerators. A run still pending
--- has waited until then (what the books know of; no later).
-span_end AS (
-    SELECT max(hour) + INTERVAL 1 HOUR AS span_end FROM paid
-),
-runs_queue AS (
-    -- the queue ends at the start; a run that never started waited until it ended (cancelled
-    -- or timed out in the queue), else (pending) until the end of the span
-    SELECT j.*, coalesce(j.started_at, j.ended_at, e.span_end) AS queue_end
-    FROM jobs AS j, span_end AS e
-),
 waiting AS (
     SELECT
         j.run_id,
@@ -108,13 +76,11 @@ waiting AS (
         coalesce(rr.region, t.only_region, 'unknown') AS region,
         j.submitted_at,
         j.queue_end,
-        CAST(j.accelerator_count AS HUGEINT) * coalesce(s.share_num, 1) AS accelerators_num,
-        coalesce(s.share_den, 1) AS accelerators_den
-    FROM runs_queue AS j
+        j.accelerators_num,
+        j.accelerators_den
+    FROM run_queue AS j
     LEFT JOIN run_region AS rr USING (run_id)
     LEFT JOIN type_regions AS t USING (accelerator_type)
-    LEFT JOIN run_share AS s USING (run_id)
-    WHERE j.queue_end > j.submitted_at AND j.accelerator_type IS NOT NULL AND j.accelerator_count > 0
 ),
 waiting_hours AS (
     SELECT

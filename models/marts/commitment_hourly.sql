@@ -1,5 +1,4 @@
 -- @table: One commitment and UTC hour: the committed quantity, what was used of it, its fee, the part of the fee the resource-hours that used it took, and what is left: unused commitment (idle of its own kind, never shared cost). Integer nano-units.
--- @depends: billing_hourly, billing_line_items, commitment_allocation
 -- @col commitment_id: The commitment (its fee rows' resource, else account/region/kind/SKU).
 -- @col hour: UTC hour (start).
 -- @col project_id: Project the fee is billed to.

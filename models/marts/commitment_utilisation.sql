@@ -1,5 +1,4 @@
 -- @table: One commitment (its fee SKU, region and term) and UTC day: what was committed, how much of it was used, what it cost, what it saved against on-demand, what went unused, and which teams' runs consumed it. USD.
--- @depends: commitment_hourly, commitment_allocation, run_allocation, jobs
 -- @col day: UTC day.
 -- @col commitment_id: The commitment (its fee rows' resource, else account/region/kind/SKU).
 -- @col sku_description: The fee's SKU.

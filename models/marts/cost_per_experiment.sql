@@ -1,5 +1,4 @@
 -- @table: One experiment: the cost of all its runs, failed and cancelled ones included, and the cost per successful run. USD.
--- @depends: cost_per_run
 -- @col experiment_id: The experiment.
 -- @col team: Team (most runs).
 -- @col runs: Runs of the experiment.

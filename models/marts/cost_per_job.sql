@@ -1,5 +1,4 @@
 -- @table: One job: its attempts (runs) summed. USD.
--- @depends: cost_per_run
 -- @col job_id: The job.
 -- @col team: Owning team (of the first attempt).
 -- @col workload_class: Workload class (of the first attempt).

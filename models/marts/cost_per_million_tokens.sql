@@ -1,5 +1,4 @@
 -- @table: Cost per million tokens per UTC day (the day the run started), team, model, workload class and accelerator type. USD.
--- @depends: cost_per_run
 -- @col day: UTC day the runs started.
 -- @col team: Team.
 -- @col model_name: Model.

@@ -1,5 +1,4 @@
 -- @table: Network traffic per UTC day, project, team and kind of traffic: bytes out and their cost. A billing row is network traffic when its SKU matches network_sku_patterns (the patterns are data there, not here). USD.
--- @depends: billing_line_items, network_sku_patterns
 -- @col day: UTC usage day.
 -- @col project_id: Project.
 -- @col team: Team label (else GKE's k8s-label/team or k8s-namespace: row_team in models/functions.sql); __unallocated__ when missing.

@@ -1,5 +1,6 @@
 -- @table: One accelerator resource and UTC hour: accelerator-hours paid, allocated to runs and busy, and the cost of what sat idle: unallocated idle (no run held it) and allocated idle (held but not busy). USD.
--- @depends: resource_hour_pool, run_allocation, run_utilisation, resource_hour_utilisation
+-- @check resource_hours_close (error, blocking): allocated + unallocated idle = cost, every resource-hour.
+-- @check resource_hours_unique (error, blocking): One row per resource-hour: nothing counted twice.
 -- @col project_id: Project of the resource.
 -- @col resource_name: The VM or TPU node as billed.
 -- @col hour: UTC hour (start).

@@ -1,5 +1,4 @@
 -- @table: Idle capacity rolled up per UTC day, project, accelerator type and provider (from idle_capacity). USD.
--- @depends: idle_capacity
 -- @col day: UTC day.
 -- @col project_id: Project.
 -- @col accelerator_type: Canonical accelerator type.

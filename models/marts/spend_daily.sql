@@ -1,5 +1,4 @@
 -- @table: Spend per UTC day, provider, billing account, project, team, service and category, in the reporting currency (USD).
--- @depends: billing_line_items, network_sku_patterns, focus_line_items
 -- @col day: UTC usage day (FOCUS: the day of ChargePeriodStart).
 -- @col provider: Cloud provider: gcp for the Google export's rows; FOCUS rows' ProviderName as written (AWS, Microsoft, Oracle ...).
 -- @col billing_account_id: Billing account (FOCUS BillingAccountId).

@@ -1,5 +1,4 @@
 -- @table: Spend per invoice month (what the invoice shows; finance reconciles against it), billing account, currency, project and team: in the billed currency and in USD.
--- @depends: billing_line_items, focus_line_items
 -- @col invoice_month: Invoice month, YYYYMM (FOCUS: the month of BillingPeriodStart).
 -- @col provider: Cloud provider: gcp for the Google export's rows; FOCUS rows' ProviderName as written.
 -- @col billing_account_id: Billing account.

@@ -1,5 +1,4 @@
 -- @table: Cloud Storage per UTC day, bucket and team: stored volume and its cost (checkpoints grow; this shows how fast). USD.
--- @depends: billing_line_items
 -- @col day: UTC usage day.
 -- @col project_id: Project.
 -- @col bucket: The bucket (resource name).

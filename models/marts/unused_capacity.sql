@@ -1,5 +1,4 @@
 -- @table: Idle of the two kinds that belong to no resource-hour, per UTC hour: unused commitment (the part of a commitment's fee no usage took) and unused reservation (reserved capacity no VM consumed, attributed to its reservation and project). Shown beside unallocated idle (idle_capacity), never in shared cost. USD.
--- @depends: commitment_hourly, billing_hourly
 -- @col hour: UTC hour (start).
 -- @col idle_kind: unused_commitment or unused_reservation.
 -- @col project_id: Project of the commitment's fee, or of the reservation.

@@ -1,7 +1,3 @@
--- Tables: billing_export (the export table's rows, typed as Google's export schema has them:
--- on BigQuery the bounded read of models/bigquery/billing_export_rows.sql, put in its place at
--- run time), skus (sku_description, accelerator_type, pricing_model: collectors/accelerators.py's
--- classify_sku of each description the read names), units (unit, seconds_per_unit).
 -- @query: One row per export row: the `billing_line_items` row the per-row normaliser
 -- (collectors/gcp_billing/normalise.py) would write for it, computed where the export lies
 -- (the billing export read in place, docs/bigquery.md), `plain`, and the row itself
@@ -19,6 +15,10 @@
 -- to_usd). Written in DuckDB's dialect like every model; warehouse/transpile.py makes it
 -- BigQuery's. tests/warehouse/test_bigquery_warehouse_in_place.py checks it row for row
 -- against the normaliser on both engines.
+-- Tables: billing_export (the export table's rows, typed as Google's export schema has them:
+-- on BigQuery the bounded read of models/bigquery/billing_export_rows.sql, put in its place at
+-- run time), skus (sku_description, accelerator_type, pricing_model: collectors/accelerators.py's
+-- classify_sku of each description the read names), units (unit, seconds_per_unit).
 -- @param earliest: limits.earliest
 -- @param latest: limits.latest
 -- @param max_money: limits.max_money (as text or a decimal: cast here, as bqemulator types a NUMERIC parameter DECIMAL(18, 3))

@@ -1,6 +1,3 @@
--- Tables: lines (source, line, text: the extracts' candidate lines), skus (sku_description,
--- accelerator_type, pricing_model: collectors/accelerators.py's classify_sku of each
--- description the extract names), units (unit, seconds_per_unit).
 -- @query: One row per line of a billing export extract (NDJSON) that parses as a JSON object:
 -- the `billing_line_items` columns the reader can prove exactly as the per-row normaliser
 -- (collectors/gcp_billing/normalise.py) would write them, and `plain`. A row is plain when
@@ -15,6 +12,9 @@
 -- no JSON escaping here because the reader only sends printable ASCII lines without a
 -- backslash. Generated once from the export schema (collectors/gcp_billing/schema.py);
 -- tests/collectors/test_billing_columnar.py checks it row for row against the normaliser.
+-- Tables: lines (source, line, text: the extracts' candidate lines), skus (sku_description,
+-- accelerator_type, pricing_model: collectors/accelerators.py's classify_sku of each
+-- description the extract names), units (unit, seconds_per_unit).
 -- @param earliest: limits.earliest
 -- @param latest: limits.latest
 -- @param max_money: limits.max_money

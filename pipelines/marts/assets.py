@@ -1,4 +1,5 @@
-"""Every SQL file in models/marts/ is one asset; its upstreams are the tables it names."""
+"""Every SQL file in models/intermediate/ and models/marts/ is one asset; its upstreams are the
+tables its SQL reads (models/lineage.py)."""
 
 import dagster as dg
 import pyarrow as pa
@@ -15,7 +16,7 @@ def _mart_asset(mart: models.Model, known: set[str]) -> dg.AssetsDefinition:
 
     @dg.asset(
         name=mart.name,
-        group_name="marts",
+        group_name="intermediate" if mart.kind == "intermediate" else "marts",
         deps=deps,
         kinds={"duckdb", "sql"},
         description=mart.table_comment,

@@ -1,4 +1,4 @@
-"""The commitment_plan table: the planner (models/commitment_planner.py) over the last
+"""The commitment_plan table: the planner (planning/commitment_planner.py) over the last
 commitment_plan_days days of commitment_demand_hourly, for both terms, priced by the accelerator
 price book (flopledger.yaml's price_book over the shipped one)."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import dagster as dg
 import pyarrow as pa
 
-from flopledger.models.accelerator_prices import PriceBookError, price_book
-from flopledger.models.commitment_planner import TERMS, plan_from_warehouse
+from flopledger.accelerators.prices import PriceBookError, price_book
 from flopledger.pipelines.resources import Flopledger
+from flopledger.planning.commitment_planner import TERMS, plan_from_warehouse
 
 MONEY = pa.decimal128(38, 9)
 SHARE = pa.decimal128(12, 6)
@@ -67,7 +67,7 @@ def plan_table(rows: list[dict[str, object]]) -> pa.Table:
     deps=["commitment_demand_hourly", "commitment_hourly"],
     kinds={"duckdb"},
     description="How many accelerators to commit to next, per accelerator type, region and term "
-    "(models/commitment_planner.py over commitment_demand_hourly and the price book).",
+    "(planning/commitment_planner.py over commitment_demand_hourly and the price book).",
 )
 def commitment_plan(flopledger: Flopledger) -> dg.MaterializeResult:
     config = flopledger.config()

@@ -1,6 +1,6 @@
 """Publish the snapshot readers use: an asset downstream of every mart, budget and alert.
 
-The books' ERROR checks are blocking (pipelines/marts/checks.py): when one fails, this asset
+The books' ERROR checks are blocking (declared in their models' headers, built by pipelines/checks.py): when one fails, this asset
 does not run and readers keep the last good snapshot. Scheduled runs and `flopledger run`
 publish the same way."""
 

@@ -7,13 +7,12 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import duckdb
 from streamlit.testing.v1 import AppTest
 
 from flopledger.pipelines.runner import run_pipeline
 from flopledger.settings import load_config
 from flopledger.simulator import simulate
-from flopledger.warehouse.duckdb import DuckDBWarehouse
+from flopledger.warehouse.duckdb import DuckDBWarehouse, connect
 
 APP = Path(__file__).resolve().parents[2] / "dashboards" / "app.py"
 START = date(2026, 10, 1)
@@ -39,7 +38,9 @@ class Marts:
         self.warehouse = DuckDBWarehouse(load_config(config).warehouse.path)
 
     def rows(self, sql: str, params: list[Any] | None = None) -> list[tuple]:
-        con = duckdb.connect(str(self.warehouse.snapshot_path), read_only=True)
+        con = connect(
+            self.warehouse.snapshot_path, read_only=True
+        )  # intermediate tables by name too
         try:
             return con.execute(sql, params).fetchall()
         finally:

@@ -94,7 +94,7 @@ def test_idle_figures_agree_between_cli_pages_and_alerts(open_page, marts: Marts
 
 
 def test_the_glossary_page_defines_every_figure(open_page) -> None:
-    from flopledger.models.figures import FIGURES
+    from flopledger.figures import FIGURES
 
     at = open_page("glossary")
     assert [h.value for h in at.header] == [f.name for f in FIGURES]

@@ -8,7 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from flopledger.dashboards.views.explorer import DIMENSIONS
-from flopledger.models.figures import FIGURES
+from flopledger.figures import FIGURES
 from tests.dashboards.helpers import Marts, money
 from tests.dashboards.test_dashboard_browser import (  # noqa: F401 - the fixture and marks
     ARGS,

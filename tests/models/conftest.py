@@ -19,6 +19,12 @@ from flopledger import models
 from flopledger.warehouse.duckdb import DuckDBWarehouse
 from tests.models.rows import split_runs
 
+
+def check_sql(name: str) -> str:
+    """The SQL of a model's check (models/checks/<name>.sql): it returns the rows that break it."""
+    return models.CHECKS.file(name).text
+
+
 SETTINGS = {"run_label_key": "run_id", "reporting_currency": "USD"}  # the config defaults
 # Peak dense TFLOP/s as the spec table has it: H100 SXM bf16 989.4 (NVIDIA's datasheet
 # gives 1,978.9 with sparsity; dense is half). The MFU scenarios use this row only.

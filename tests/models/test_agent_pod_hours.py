@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from flopledger.models import query_sql
+from tests.models.conftest import check_sql
 
 HOUR = datetime(2026, 10, 1, 10)
 
@@ -121,11 +121,11 @@ def test_agent_pod_gpu_hours_busy_and_allocated_idle(books) -> None:
         )
     )
     assert vm == [{"observed_accelerator_seconds": 17400.0, "busy_accelerator_seconds": 7920.0}]
-    # The pipeline's check (pipelines/marts/checks.py, pod_hours_close) finds nothing off ...
-    assert b.one(query_sql("pod_hours_unclosed_count")) == 0
+    # The model's check (pod_hours_close) finds nothing off ...
+    assert b.rows(check_sql("pod_hours_close")) == []
     # ... and would see a pod row lost: 5 GPUs x 60 minutes of telemetry, one pod's 7,200 s gone.
     b.warehouse.execute("DELETE FROM pod_gpu_hourly WHERE pod_uid = 'u1'")
-    assert b.one(query_sql("pod_hours_unclosed_count")) == 1
+    assert b.rows(check_sql("pod_hours_close")) == [{"n": 1}]
 
 
 def test_agent_pod_gpu_hours_rerun_changes_nothing(books) -> None:

@@ -15,8 +15,7 @@ from decimal import Decimal as D
 
 import pytest
 
-from flopledger.models import query_sql
-from tests.models.conftest import SETTINGS
+from tests.models.conftest import SETTINGS, check_sql
 from tests.models.rows import gpu, host, line_item, run
 
 BILLING = [
@@ -38,9 +37,7 @@ def _chargeback(books, **settings):
         "SELECT team, policy, allocated_cost, idle_cost_shared, shared_cost, total_cost,"
         " month_unallocated_idle_cost, month_shared_cost FROM team_chargeback ORDER BY team"
     )
-    difference = b.rows(query_sql("chargeback_difference"))[0]
-    assert difference["effective"] == D("170")
-    assert difference["difference"] == 0
+    assert b.rows(check_sql("chargeback_sums_to_the_bill")) == []  # charged = effective = 170
     assert sum(r["total_cost"] for r in rows) == D("170")
     for r in rows:
         assert str(r["month_unallocated_idle_cost"]) == "40.000000000"
@@ -116,7 +113,7 @@ def test_a_month_without_runs_still_sums_to_its_bill(books, policy):
     b = books.build(BILLING, [], settings={**SETTINGS, "chargeback_policy": policy})
     rows = {r["team"]: r["total_cost"] for r in b.rows("SELECT * FROM team_chargeback")}
     assert rows == {"__idle__": D("160"), "__shared__": D("10")}
-    assert b.rows(query_sql("chargeback_difference"))[0]["difference"] == 0
+    assert b.rows(check_sql("chargeback_sums_to_the_bill")) == []
 
 
 # Commitments and reservations (docs/allocation.md): one October hour.
@@ -155,8 +152,7 @@ def _committed(books, **settings):
         " month_unused_commitment_cost, month_unused_reservation_cost, month_shared_cost"
         " FROM team_chargeback ORDER BY team"
     )
-    difference = b.rows(query_sql("chargeback_difference"))[0]
-    assert (difference["effective"], difference["difference"]) == (D("293"), 0)
+    assert b.rows(check_sql("chargeback_sums_to_the_bill")) == []  # charged = effective = 293
     for r in rows:
         assert (r["month_unallocated_idle_cost"], r["month_unused_commitment_cost"],
                 r["month_unused_reservation_cost"], r["month_shared_cost"]) == (
@@ -212,4 +208,4 @@ def test_a_run_labelled_row_brings_its_commitment_fee_share(books):
     assert rows == [{"team": "llm", "allocated_cost": D("80"),
                      "unused_commitment_shared": D("40"), "shared_cost": D("0"),
                      "total_cost": D("120")}]  # fmt: skip
-    assert b.rows(query_sql("chargeback_difference"))[0]["difference"] == 0
+    assert b.rows(check_sql("chargeback_sums_to_the_bill")) == []

@@ -17,6 +17,7 @@ No telemetry: busy is null, and nothing counts as held with telemetry.
 from decimal import Decimal as D
 
 from flopledger import models
+from tests.models.conftest import check_sql
 from tests.models.rows import gpu, host, run
 
 H = 3_600_000_000_000  # one accelerator-hour in accelerator-seconds x 1e9
@@ -61,9 +62,8 @@ def test_demand_is_paid_plus_queued_per_type_region_and_hour(books) -> None:
     # Held: a 8 + 8, b 3, c 2 = 21 GPU-h.
     held = b.one("SELECT sum(allocated_accelerator_hours) FROM commitment_demand_hourly")
     assert D(str(held)) == 21
-    # The pipeline's check (pipelines/marts/checks.py) finds nothing unreconciled.
-    check = models.query_sql("commitment_demand_unreconciled_count")
-    assert b.warehouse.query(check).to_pylist() == [{"n": 0}]
+    # The model's check (commitment_demand_reconciles) finds nothing unreconciled.
+    assert b.rows(check_sql("commitment_demand_reconciles")) == []
 
 
 def test_the_window_query_and_todays_commitment(books) -> None:
@@ -120,8 +120,7 @@ def test_mig_queued_demand_is_the_slices_share_of_a_gpu(books) -> None:
     ]
     # m's queue is 6/7 of a GPU-hour (floored to the nanosecond), not 4 x 1.5 = 6 GPU-h.
     assert 2_057_142_857_142 + 1_028_571_428_572 == 3_085_714_285_714 == 6 * H // 7
-    check = models.query_sql("commitment_demand_unreconciled_count")
-    assert b.warehouse.query(check).to_pylist() == [{"n": 0}]
+    assert b.rows(check_sql("commitment_demand_reconciles")) == []
 
 
 def test_runs_that_never_started_queue_until_they_end_or_the_span_ends(books) -> None:
@@ -162,5 +161,4 @@ def test_runs_that_never_started_queue_until_they_end_or_the_span_ends(books) ->
     ]
     nulls = b.rows("SELECT run_id FROM cost_per_run WHERE queue_seconds IS NULL ORDER BY run_id")
     assert [r["run_id"] for r in nulls] == ["p-1", "q-1", "r-1"]
-    check = models.query_sql("commitment_demand_unreconciled_count")
-    assert b.warehouse.query(check).to_pylist() == [{"n": 0}]
+    assert b.rows(check_sql("commitment_demand_reconciles")) == []

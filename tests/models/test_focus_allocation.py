@@ -45,8 +45,7 @@ from pathlib import Path
 import pytest
 
 from flopledger.collectors.focus.read import read_focus_files
-from flopledger.models import query_sql
-from tests.models.conftest import Books
+from tests.models.conftest import Books, check_sql
 from tests.models.rows import gpu, run
 
 D = Decimal
@@ -185,8 +184,9 @@ def test_the_aws_books_close_on_their_own(aws):
     assert all(r["difference"] == 0 for r in checks.values()), checks
     assert checks["spread rows add up to the export"]["expected"] == D("905.60")
     # Chargeback splits both providers' bills: 825.60 + 80 = 905.60.
-    charged = aws.rows(query_sql("chargeback_difference"))[0]
-    assert (charged["charged"], charged["difference"]) == (D("905.60"), 0)
+    charged = aws.one("SELECT sum(total_cost) FROM team_chargeback")
+    assert charged == D("905.60")
+    assert aws.rows(check_sql("chargeback_sums_to_the_bill")) == []
 
 
 def test_a_placement_two_accounts_could_mean_is_reported_not_guessed(aws):

@@ -17,8 +17,7 @@ from decimal import Decimal as D
 import pytest
 
 from flopledger.cli.portfolio_lines import portfolio_lines
-from flopledger.models import query_sql
-from tests.models.conftest import Books
+from tests.models.conftest import Books, check_sql
 from tests.models.rows import gpu, run, tpu
 from tests.models.test_mfu import probe
 from tests.models.test_utilisation import _gpu_minutes
@@ -128,9 +127,8 @@ def test_cost_per_family_and_class_sums_to_the_runs_cost(ledger):
         "SELECT sum(effective_cost) FROM accelerator_portfolio WHERE venue = 'self_hosted'"
     )
     assert total == D("187.20")
-    row = ledger.rows(query_sql("portfolio_cost_difference"))[0]
-    assert row["portfolio"] == D("187.20") and row["runs"] == D("187.20")
-    assert row["difference"] == 0
+    assert ledger.one("SELECT sum(effective_cost) FROM cost_per_run") == D("187.20")
+    assert ledger.rows(check_sql("portfolio_sums_to_the_runs")) == []
 
 
 def test_one_model_on_two_families_side_by_side(ledger):
@@ -234,4 +232,4 @@ def test_a_model_on_our_gpus_and_through_a_provider_side_by_side(books):
     assert managed[0]["cost_per_million_tokens"] == D("0.433333333")  # 1.30 / 3, truncated
     assert managed[0]["paid_accelerator_hours"] is None and managed[0]["runs"] is None
     # The check compares the self-hosted rows only: managed spend is not on the cloud bill.
-    assert b.rows(query_sql("portfolio_cost_difference"))[0]["difference"] == 0
+    assert b.rows(check_sql("portfolio_sums_to_the_runs")) == []

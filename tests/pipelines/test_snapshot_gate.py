@@ -6,12 +6,28 @@ from pathlib import Path
 
 import pytest
 
-from flopledger.pipelines.marts import checks
+from flopledger.models.sql_files import SqlFile
+from flopledger.pipelines import checks
 from flopledger.pipelines.runner import run_pipeline
 from flopledger.settings import load_config
 from tests.conftest import billing_row, run_record, write_ndjson
 
 OUT_BY_ONE_CENT = "SELECT 'total' AS check_name, CAST(0.01 AS DECIMAL(38, 9)) AS difference"
+
+
+def _replaced(monkeypatch: pytest.MonkeyPatch, name: str, sql: str) -> None:
+    """Check `name` runs `sql` instead of its file (the rows it returns break it)."""
+    real = checks.check_file
+
+    def file(wanted: str) -> SqlFile:
+        found = real(wanted)
+        return (
+            SqlFile(found.path, found.kind, found.about, sql, row=found.row)
+            if wanted == name
+            else found
+        )
+
+    monkeypatch.setattr(checks, "check_file", file)
 
 
 def _project(project_dir: Path) -> Path:
@@ -31,12 +47,7 @@ def test_a_run_whose_books_close_publishes_the_snapshot(project_dir: Path) -> No
 def test_books_out_by_a_cent_publish_nothing(
     project_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = checks.query_sql
-    monkeypatch.setattr(
-        checks,
-        "query_sql",
-        lambda name: OUT_BY_ONE_CENT if name == "books_differences" else real(name),
-    )
+    _replaced(monkeypatch, "books_close", OUT_BY_ONE_CENT)
     config = _project(project_dir)
     outcome = run_pipeline(load_config(config), config)
     failed = [(c.name, c.severity) for c in outcome.checks if not c.passed]
@@ -57,12 +68,7 @@ def test_a_failed_blocking_check_mid_graph_says_the_marts_were_not_rebuilt(
 
     from flopledger.cli.commands.run import run
 
-    real = checks.query_sql
-    monkeypatch.setattr(
-        checks,
-        "query_sql",
-        lambda name: "SELECT 1 AS n" if name == "runs_above_placements_count" else real(name),
-    )
+    _replaced(monkeypatch, "held_within_placements", "SELECT 1 AS n")
     config = _project(project_dir)
     args = argparse.Namespace(config=str(config), start=None, end=None, strict=False, dry_run=False)
     assert run(args) == 1

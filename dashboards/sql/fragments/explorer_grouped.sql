@@ -1,7 +1,9 @@
--- The explorer's facts in its filters with the chosen grouping's value (group_value) and the
--- period of its day (period: the day, its ISO week's Monday or its month's first day).
--- $dimension and $grain are bound and matched against fixed CASEs (data.EXPLORER_DIMENSIONS,
--- data.EXPLORER_GRAINS whitelist them first).
+-- @query: The explorer's facts in its filters with the chosen grouping's value (group_value)
+--   and the period of its day (period: the day, its ISO week's Monday or its month's first
+--   day). $dimension and $grain are bound and matched against fixed CASEs
+--   (data.EXPLORER_DIMENSIONS, data.EXPLORER_GRAINS whitelist them first).
+-- @param dimension: the whitelisted column to group by (the view checks it against its list)
+-- @param grain: day, week or month: the period a row covers
 SELECT
     e.*,
     coalesce(CASE $dimension

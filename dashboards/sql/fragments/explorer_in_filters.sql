@@ -1,7 +1,9 @@
--- The cost explorer's facts (cost_explorer_rows) in its filters, on any day; each row also
--- carries the value of the chosen label key (label_value, '(none)' without it). A value that
--- is null in the facts (no run, no accelerator) is matched as '(none)'. A credit-type filter
--- keeps the billing rows that carry a credit of a chosen type ('(none)': rows without credits).
+-- @query: The cost explorer's facts (cost_explorer_rows) in its filters, on any day; each row
+--   also carries the value of the chosen label key (label_value, '(none)' without it). A value
+--   that is null in the facts (no run, no accelerator) is matched as '(none)'. A credit-type
+--   filter keeps the billing rows that carry a credit of a chosen type ('(none)': rows without
+--   credits).
+-- @param label_key: the label key the label grouping and filter read (VARCHAR)
 SELECT
     c.*,
     coalesce(c.labels[CAST($label_key AS VARCHAR)], '(none)') AS label_value

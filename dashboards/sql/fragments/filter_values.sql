@@ -1,5 +1,12 @@
--- The sidebar filters as one row: bound by name (dashboards/filters.py, Filters.params) and
--- typed once here. Every filtered fragment joins it as `f`; an empty list means "all".
+-- @query: The sidebar filters as one row: bound by name (dashboards/filters.py, Filters.params)
+--   and typed once here. Every filtered fragment joins it as `f`; an empty list means "all".
+-- @param accelerators: the accelerator types chosen (VARCHAR[]; empty: all)
+-- @param classes: the workload classes chosen (VARCHAR[]; empty: all)
+-- @param end_day: the range's last UTC day (DATE, inclusive)
+-- @param projects: the projects chosen (VARCHAR[]; empty: all)
+-- @param providers: the providers chosen (VARCHAR[]; empty: all)
+-- @param start_day: the range's first UTC day (DATE, inclusive)
+-- @param teams: the teams chosen (VARCHAR[]; empty: all)
 SELECT
     CAST($start_day AS DATE) AS start_day,
     CAST($end_day AS DATE) AS end_day,

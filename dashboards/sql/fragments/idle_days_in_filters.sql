@@ -1,6 +1,8 @@
--- Daily capacity (idle_capacity_daily) in the filters: UTC days in the range, the chosen
--- providers, projects and accelerator types. Idle belongs to no team or workload: those do
--- not apply.
+-- @query: Daily capacity (idle_capacity_daily) in the filters: UTC days in the range, the
+--   chosen providers, projects and accelerator types. Idle belongs to no team or workload:
+--   those do not apply.
+-- @param end_day: the range's last UTC day (DATE, inclusive)
+-- @param start_day: the range's first UTC day (DATE, inclusive)
 SELECT i.*
 FROM idle_capacity_daily AS i
 CROSS JOIN filter_values AS f

@@ -1,6 +1,6 @@
--- Hourly capacity (idle_capacity) in the filters: hours of UTC days in the range, the chosen
--- providers, projects and accelerator types. Idle belongs to no team or workload: those do
--- not apply.
+-- @query: Hourly capacity (idle_capacity) in the filters: hours of UTC days in the range, the
+--   chosen providers, projects and accelerator types. Idle belongs to no team or workload:
+--   those do not apply.
 SELECT i.*
 FROM idle_capacity AS i
 CROSS JOIN filter_values AS f

@@ -1,6 +1,8 @@
--- Managed inference (managed_inference_daily) in the filters: UTC days in the range, of a chosen
--- team (gateway rows; provider exports carry no team) and workload class. Projects and
--- accelerator types are the cloud's, not the providers': those filters do not apply.
+-- @query: Managed inference (managed_inference_daily) in the filters: UTC days in the range, of
+--   a chosen team (gateway rows; provider exports carry no team) and workload class. Projects
+--   and accelerator types are the cloud's, not the providers': those filters do not apply.
+-- @param end_day: the range's last UTC day (DATE, inclusive)
+-- @param start_day: the range's first UTC day (DATE, inclusive)
 SELECT m.*
 FROM managed_inference_daily AS m
 CROSS JOIN filter_values AS f

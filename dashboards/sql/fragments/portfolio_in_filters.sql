@@ -1,7 +1,7 @@
--- The accelerator portfolio (accelerator_portfolio) in the filters: the UTC months that overlap
--- the day range, of a chosen workload class; the accelerator filter keeps those families (and
--- drops managed providers, which are not accelerator types). Teams and projects do not apply:
--- the mart is not split by them.
+-- @query: The accelerator portfolio (accelerator_portfolio) in the filters: the UTC months that
+--   overlap the day range, of a chosen workload class; the accelerator filter keeps those
+--   families (and drops managed providers, which are not accelerator types). Teams and projects
+--   do not apply: the mart is not split by them.
 SELECT p.*
 FROM accelerator_portfolio AS p
 CROSS JOIN filter_values AS f

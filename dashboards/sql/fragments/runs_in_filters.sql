@@ -1,7 +1,9 @@
--- Runs (cost_per_run) in the filters: started (else submitted) on a UTC day in the range (run_day,
--- its partition on BigQuery, compared with the parameters themselves so the scan is pruned), of a
--- chosen provider (of the resources it held), team, project, workload class and accelerator type.
--- Every filter applies.
+-- @query: Runs (cost_per_run) in the filters: started (else submitted) on a UTC day in the
+--   range (run_day, its partition on BigQuery, compared with the parameters themselves so the
+--   scan is pruned), of a chosen provider (of the resources it held), team, project, workload
+--   class and accelerator type. Every filter applies.
+-- @param end_day: the range's last UTC day (DATE, inclusive)
+-- @param start_day: the range's first UTC day (DATE, inclusive)
 SELECT r.*
 FROM cost_per_run AS r
 CROSS JOIN filter_values AS f

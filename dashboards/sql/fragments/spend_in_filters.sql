@@ -1,4 +1,7 @@
--- Spend (spend_daily) in the filters: the chosen providers, teams and projects, UTC days in the range.
+-- @query: Spend (spend_daily) in the filters: the chosen providers, teams and projects, UTC
+--   days in the range.
+-- @param end_day: the range's last UTC day (DATE, inclusive)
+-- @param start_day: the range's first UTC day (DATE, inclusive)
 SELECT s.*
 FROM spend_in_scope AS s
 CROSS JOIN filter_values AS f

@@ -1,5 +1,5 @@
--- Spend (spend_daily) of the chosen providers, teams and projects, on any day: spend has no
--- workload class or accelerator type, so those filters do not apply.
+-- @query: Spend (spend_daily) of the chosen providers, teams and projects, on any day: spend
+--   has no workload class or accelerator type, so those filters do not apply.
 SELECT s.*
 FROM spend_daily AS s
 CROSS JOIN filter_values AS f

@@ -1,0 +1,214 @@
+"""One name and one definition for each figure flopledger shows (docs/glossary.md).
+
+The CLI, every dashboard page, alerts and budgets print a figure under `Figure.name`, never
+under a name of their own, and a page links its definition (`Figure.anchor`). docs/glossary.md
+is written from this table (`python -m flopledger.figures > docs/glossary.md`); a test checks that
+it is current.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Figure:
+    key: str
+    name: str
+    definition: str
+    source: str  # where the number comes from (tables and columns)
+
+    @property
+    def anchor(self) -> str:
+        """The heading's anchor in docs/glossary.md and on the dashboard's Glossary page."""
+        return re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-")
+
+
+FIGURES: tuple[Figure, ...] = (
+    Figure(
+        "billed_cost",
+        "Billed cost",
+        "What the billing export charges before credits.",
+        "spend_daily.billed_cost (billing_line_items.cost_usd)",
+    ),
+    Figure(
+        "credits",
+        "Credits",
+        "Discounts the export applies to rows (committed use, sustained use, promotions, ...); "
+        "zero or negative.",
+        "spend_daily.credits_total",
+    ),
+    Figure(
+        "effective_cost",
+        "Effective cost",
+        "Billed cost + credits: what is actually paid. Every other money figure is a part of it.",
+        "spend_daily.effective_cost",
+    ),
+    Figure(
+        "provider",
+        "Provider",
+        "The cloud that bills a cost: `gcp` for Google's billing export, and a FOCUS export's "
+        "ProviderName as written (`AWS`, `Microsoft`, `Oracle` ...). Every provider's money is "
+        "in the reporting currency (USD). A run's provider is that of the resources it held; "
+        "idle capacity is its resources' provider. Pages show a provider filter, column or "
+        "breakdown only when the warehouse holds more than one. Not a managed inference "
+        "provider (an API a model is called through; the Portfolio and tokens pages).",
+        "spend_daily.provider, idle_capacity.provider",
+    ),
+    Figure(
+        "label_team",
+        "Label team",
+        "The `team` label on a billing row. Billing rows without one are __unallocated__. "
+        "Budgets scope spend by the label team (they say so: 'label team=llm').",
+        "spend_daily.team",
+    ),
+    Figure(
+        "run_owner_team",
+        "Run-owner team",
+        "The team on a run's job record (the scheduler's). Runs without one: __unallocated__. "
+        "Cost of runs and chargeback are by run-owner team.",
+        "cost_per_run.team, team_chargeback.team",
+    ),
+    Figure(
+        "spend_by_label_team",
+        "Spend (label team)",
+        "Effective cost of the billing rows whose team label is the team. Includes storage, "
+        "network and idle capacity the team labelled; excludes unlabelled rows its runs used.",
+        "spend_daily.effective_cost by team",
+    ),
+    Figure(
+        "run_cost",
+        "Cost of runs",
+        "Effective cost allocated to runs: each resource-hour's cost shared by the accelerator-"
+        "seconds runs held, plus rows labelled with a run. By run-owner team.",
+        "cost_per_run.effective_cost",
+    ),
+    Figure(
+        "accelerator_cost",
+        "Accelerator resource cost",
+        "Effective cost of the resource-hours that paid for accelerators (the accelerators and "
+        "their host: cores, RAM, disk). The denominator of the idle shares of cost.",
+        "idle_capacity.effective_cost",
+    ),
+    Figure(
+        "unallocated_idle_cost",
+        "Unallocated idle cost",
+        "Accelerator resource cost no run held: paid for, idle, charged to nobody until "
+        "chargeback spreads it. Excludes unused commitment and unused reservation (idle of "
+        "their own kinds, below).",
+        "idle_capacity.unallocated_idle_cost",
+    ),
+    Figure(
+        "unused_commitment_cost",
+        "Unused commitment cost",
+        "The part of a commitment's fee no usage took (committed, used by nobody): idle of its "
+        "own kind, shown beside unallocated idle cost, never in shared cost, and in none of the "
+        "idle shares. Chargeback spreads it like unallocated idle, in a column of its own.",
+        "unused_capacity.unused_cost (idle_kind unused_commitment), "
+        "team_chargeback.month_unused_commitment_cost",
+    ),
+    Figure(
+        "unused_reservation_cost",
+        "Unused reservation cost",
+        "Reserved capacity no VM consumed (billing rows the system label marks unused "
+        "reservation), attributed to its reservation and project: idle of its own kind, shown "
+        "beside unallocated idle cost, never in shared cost, and in none of the idle shares. "
+        "Chargeback spreads it like unallocated idle, in a column of its own.",
+        "unused_capacity.unused_cost (idle_kind unused_reservation), "
+        "team_chargeback.month_unused_reservation_cost",
+    ),
+    Figure(
+        "allocated_idle_cost",
+        "Allocated idle cost",
+        "Cost allocated to runs for accelerator time they held but did not keep busy "
+        "(needs telemetry; part of the cost of runs).",
+        "idle_capacity.allocated_idle_cost",
+    ),
+    Figure(
+        "idle_cost",
+        "Idle cost",
+        "Unallocated idle cost + allocated idle cost.",
+        "idle_capacity",
+    ),
+    Figure(
+        "unallocated_idle_share_of_cost",
+        "Unallocated idle share of cost",
+        "Unallocated idle cost / accelerator resource cost. Excludes unused commitment and "
+        "unused reservation cost (neither is a resource-hour's cost).",
+        "idle_capacity_daily",
+    ),
+    Figure(
+        "idle_share_of_cost",
+        "Idle share of cost",
+        "Idle cost (unallocated + allocated idle) / accelerator resource cost. Excludes unused "
+        "commitment and unused reservation cost. The idle_cost_share alert rule measures this, "
+        "per project.",
+        "idle_capacity_daily.idle_cost_share",
+    ),
+    Figure(
+        "unallocated_idle_share_of_hours",
+        "Unallocated idle share of hours",
+        "Accelerator-hours paid and held by no run / accelerator-hours paid. Excludes unused "
+        "commitment and unused reservation (not paid accelerator-hours of any resource).",
+        "idle_capacity.unallocated_idle_hours / paid_accelerator_hours",
+    ),
+    Figure(
+        "shared_cost",
+        "Shared cost",
+        "Effective cost no run was allocated that is not unallocated idle, unused commitment or "
+        "unused reservation: storage, network, tax, hosts without accelerators.",
+        "team_chargeback.month_shared_cost",
+    ),
+    Figure(
+        "chargeback",
+        "Chargeback",
+        "What a run-owner team is charged in a month: the cost of its runs + its parts of the "
+        "unallocated idle, unused commitment and unused reservation cost (each shown apart) + "
+        "its part of the shared cost, under the configured policy "
+        "(allocation.shared_cost_policy: none, proportional to the cost of runs, even, or a "
+        "fixed key). The teams' chargeback adds up to the effective cost exactly.",
+        "team_chargeback.total_cost",
+    ),
+    Figure(
+        "books_close",
+        "Books close",
+        "Cost of runs + unallocated idle cost + unused commitment cost + unused reservation cost "
+        "+ shared cost = effective cost, to the nano-dollar.",
+        "books",
+    ),
+    Figure(
+        "pricing_model",
+        "Pricing model",
+        "on_demand, spot (Spot / Preemptible SKUs) or commitment (Commitment SKUs), read from "
+        "the billing row's SKU. Committed-use discounts on on-demand rows show as a credit type.",
+        "cost_explorer_rows.pricing_model",
+    ),
+    Figure(
+        "mfu",
+        "MFU",
+        "Model FLOPs utilisation: model FLOPs / (accelerator-seconds held x peak FLOP/s). "
+        "Null for a run without tokens.",
+        "run_mfu.mfu_spec_pct",
+    ),
+)
+
+BY_KEY = {f.key: f for f in FIGURES}
+
+
+def figure(key: str) -> Figure:
+    return BY_KEY[key]
+
+
+def glossary_markdown() -> str:
+    lines = [
+        "# Glossary",
+        "",
+        "One name and one definition per figure. The CLI, the dashboards, alerts and budgets use",
+        "these names; the dashboards link here. Generated from `figures/__init__.py`",
+        "(`python -m flopledger.figures > docs/glossary.md`).",
+        "",
+    ]
+    for f in FIGURES:
+        lines += [f"## {f.name}", "", f.definition, "", f"Source: `{f.source}`.", ""]
+    return "\n".join(lines)

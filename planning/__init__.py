@@ -1,0 +1,1 @@
+"""Decisions from the books: how many accelerators to commit to (commitment_planner.py)."""
