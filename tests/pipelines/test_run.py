@@ -14,9 +14,11 @@ from tests.conftest import billing_row, credit, run_record, write_config, write_
 def _tables(db):
     con = duckdb.connect(str(db), read_only=True)
     try:
-        names = [
-            r[0]
-            for r in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall()
+        names = [  # the intermediate tables too, in their own schema
+            f"{schema}.{table}"
+            for schema, table in con.execute(
+                "SELECT schema_name, table_name FROM duckdb_tables() ORDER BY 1, 2"
+            ).fetchall()
         ]
         return {n: sorted(map(repr, con.execute(f"SELECT * FROM {n}").fetchall())) for n in names}
     finally:

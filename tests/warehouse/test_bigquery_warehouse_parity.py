@@ -323,21 +323,21 @@ def test_bigquery_warehouse_marts_are_partitioned_and_clustered(engines):
         "focus_costs": ("charge_period_start", "DAY", ["billing_account_id", "sub_account_id"]),
     }
     for name, (field, unit, cluster) in expected.items():
-        table = client.get_table(f"{dataset}.{name}")
+        table = client.get_table(engines.bq.table_id(name))
         assert table.time_partitioning is not None, name
         assert (table.time_partitioning.field, table.time_partitioning.type_) == (field, unit)
         assert table.clustering_fields == cluster, name
     # BigQuery takes PARTITION BY DATE(x) of a TIMESTAMP, a DATE column itself, DATE_TRUNC of a
     # DATE (the emulator takes any): every mart's partition column has the type its form needs.
     for name, (partition, _) in MART_LAYOUT.items():
-        table = client.get_table(f"{dataset}.{name}")
+        table = client.get_table(engines.bq.table_id(name))
         kinds = {f.name: f.field_type for f in table.schema}
         column = table.time_partitioning.field
         wanted = "TIMESTAMP" if partition.startswith("DATE(") else "DATE"
         assert kinds[column] == wanted, (name, partition, kinds[column])
     # What BigQuery records is what build_mart compares with, so a rerun drops nothing.
     for mart in models.marts():
-        have = bq.table_layout(client, f"{dataset}.{mart.name}")
+        have = bq.table_layout(client, engines.bq.table_id(mart.name))
         assert have == mart_layout_spec(mart.name), mart.name
     books = client.get_table(f"{dataset}.books")  # five rows: not partitioned
     assert books.time_partitioning is None and books.clustering_fields is None
