@@ -17,17 +17,18 @@ from pathlib import Path
 from tests.conftest import REPO
 
 ROOMS = (
-    "accelerators", "settings", "models", "clients", "collectors", "probes", "warehouse",
+    "accelerators", "paths", "settings", "models", "clients", "collectors", "probes", "warehouse",
     "budgets", "simulator", "reports", "cli", "pipelines", "dashboards",
 )  # fmt: skip
 
 # room -> the other rooms it may import (docs/architecture.md).
 MAY_IMPORT = {
     "accelerators": set(),
-    "settings": set(),
+    "paths": set(),
+    "settings": {"paths"},
     "models": set(),
     "clients": set(),
-    "collectors": {"accelerators", "clients"},
+    "collectors": {"accelerators", "clients", "paths"},
     "probes": {"accelerators", "collectors"},
     "warehouse": {"clients", "models", "settings"},
     "budgets": {"collectors", "models", "settings", "warehouse"},

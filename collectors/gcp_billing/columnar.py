@@ -32,6 +32,7 @@ from flopledger.collectors.accelerators import classify_sku
 from flopledger.collectors.files import ndjson_lines
 from flopledger.collectors.gcp_billing.schema import BILLING_SCHEMA, EXPORT_PARQUET_SCHEMA
 from flopledger.collectors.limits import Limits
+from flopledger.paths import is_glob
 
 BOM = b"\xef\xbb\xbf"
 BATCH_LINES = 4096
@@ -47,7 +48,6 @@ SKU_KINDS = pa.schema(
         ("pricing_model", pa.string()),
     ]
 )
-GLOB_CHARACTERS = frozenset("*?[]{}")
 TIMESTAMP_COLUMNS = ("usage_start_time", "usage_end_time", "export_time")
 # datetime's range in microseconds since the epoch (0001-01-01 to 9999-12-31 23:59:59.999999)
 PYTHON_MICROS = (-62_135_596_800_000_000, 253_402_300_799_999_999)
@@ -118,7 +118,7 @@ def is_export_parquet(path: Path) -> bool:
     fails the per-row reader's to_pylist of the rows sent to it. DuckDB's read_parquet takes
     a name as a glob pattern, so a local name with a glob character goes to the per-row
     reader too (`x[1].parquet` would read `x1.parquet`)."""
-    if any(c in GLOB_CHARACTERS for c in os.fspath(path)):
+    if is_glob(os.fspath(path)):
         return False
     try:
         if not pq.read_schema(path).remove_metadata().equals(EXPORT_PARQUET_SCHEMA):
