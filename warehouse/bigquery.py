@@ -235,13 +235,15 @@ class BigQueryWarehouse(Warehouse):
         )
 
     def scratch_from_arrow(self, table_id: str, data: pa.Table) -> None:
-        """A small Arrow table (strings and decimals) loaded as `table_id`."""
+        """A small Arrow table (strings, decimals and booleans) loaded as `table_id`."""
         kinds = []
         for column in data.schema:
             if pa.types.is_decimal(column.type):
                 kinds.append(Column(column.name, "NUMERIC", "NULLABLE"))
             elif pa.types.is_string(column.type):
                 kinds.append(Column(column.name, "STRING", "NULLABLE"))
+            elif pa.types.is_boolean(column.type):
+                kinds.append(Column(column.name, "BOOL", "NULLABLE"))
             else:
                 raise ValueError(f"{column.name}: {column.type} is not a scratch column type")
         bq.load_scratch(self.client, table_id, data, kinds)
