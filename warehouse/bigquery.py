@@ -198,6 +198,22 @@ class BigQueryWarehouse(Warehouse):
             )
         return self._count(table) - before
 
+    def fill_nulls(self, table: str, keys: Sequence[str], data: pa.Table, when_null: str) -> int:
+        table, flag = identifier(table), identifier(when_null)
+        keyed = [identifier(k) for k in keys]
+        sets = ", ".join(
+            f"{c} = i.{c}" for c in map(identifier, data.column_names) if c not in keyed
+        )
+        same = " AND ".join(f"t.{k} IS NOT DISTINCT FROM i.{k}" for k in keyed)
+        unset = f"SELECT COUNT(*) AS n FROM {self._quoted(table)} WHERE {flag} IS NULL"
+        before = int(self._run(unset)["n"][0].as_py())
+        with self._staged(table, data) as (stage, _):
+            self._run(
+                f"UPDATE {self._quoted(table)} AS t SET {sets} FROM {stage} AS i\n"
+                f"WHERE t.{flag} IS NULL AND {same}"
+            )
+        return before - int(self._run(unset)["n"][0].as_py())
+
     def query_reading(
         self, sql: str, sources: dict[str, str], params: Params = None, max_bytes: int | None = None
     ) -> pa.Table:

@@ -10,6 +10,7 @@ from flopledger.pipelines.partitions import daily_raw_asset, window_days
 from flopledger.pipelines.resources import Flopledger
 from flopledger.pipelines.run_tags import run_now, window_only
 from flopledger.pipelines.sources.gcp_billing.export import take_export, taken_through
+from flopledger.pipelines.sources.gcp_billing.skus import classify_unclassified
 from flopledger.warehouse.arrow_sql import ArrowSQL
 
 # Rows per warehouse insert (each scans the keys stored): ~100k rows is ~100 MB of Arrow.
@@ -70,6 +71,11 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         stored = store_quarantine(warehouse, stats.quarantined[from_files:])
         reread += table_bad - stored
         quarantined = stats.rows_quarantined - (table_bad - stored)
+        # Rows an older warehouse loaded before the SKU columns existed: classified once.
+        if classified := classify_unclassified(warehouse):
+            context.log.info(
+                f"gcp_billing: {classified} rows loaded earlier had their SKU classified"
+            )
         context.log.info(
             f"gcp_billing: {stats.rows_in_window} rows, {new} new, {duplicates} seen before, "
             f"{reread} already taken from the export table, {quarantined} quarantined"
