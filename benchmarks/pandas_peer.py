@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from flopledger.collectors.accelerators import classify_sku
+from flopledger.collectors.skus import classify_sku
 
 HOUR_US = 3_600_000_000
 COMMITMENT_SKU = r"^Commitment v1: "

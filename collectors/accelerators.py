@@ -1,48 +1,15 @@
 """Canonical accelerator names for the bill, job metadata and telemetry.
 
 The names and their patterns are rows of the accelerator table (accelerators/table.py); this
-module reads SKU descriptions with them, and how each SKU is bought.
+module reads what jobs and schedulers call an accelerator with them, and the accelerator-seconds
+of a SKU's usage. A billing SKU itself is classified by collectors/skus.py.
 """
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
-from typing import NamedTuple
 
-from flopledger.accelerators import CANONICAL_NAMES, match_alias, match_sku
-
-# Words that say a SKU is accelerator time, not the VM's cores, RAM or disk around it.
-_ACCELERATOR_WORDS = re.compile(r"\bGPU\b|gpu slice|\bTpu|\bTPU\b|Trillium", re.I)
-
-
-class SkuInfo(NamedTuple):
-    accelerator_type: str | None
-    pricing_model: str  # on_demand, spot, commitment, reserved, dws
-
-
-def pricing_model(description: str) -> str:
-    """How the SKU is bought, read from its description's well-known prefixes and phrases."""
-    if description.startswith("Commitment"):
-        return "commitment"
-    if re.search(r"\bSpot\b|Preemptible", description):
-        return "spot"
-    if re.search(r"\bReserved\b|\bReservation\b", description):
-        return "reserved"
-    if re.search(r"\bDWS\b|Dynamic Workload Scheduler", description):
-        return "dws"
-    return "on_demand"
-
-
-def classify_sku(description: str | None) -> SkuInfo:
-    """The canonical accelerator type of a billing SKU description (None: not an accelerator)."""
-    if not description:
-        return SkuInfo(None, "on_demand")
-    model = pricing_model(description)
-    if not _ACCELERATOR_WORDS.search(description):
-        return SkuInfo(None, model)
-    row = match_sku(description)
-    return SkuInfo(None if row is None else row.name, model)
+from flopledger.accelerators import CANONICAL_NAMES, match_alias
 
 
 def canonical_accelerator(name: str | None) -> str | None:

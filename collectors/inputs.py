@@ -46,8 +46,8 @@ from flopledger.collectors.gcs import (
     list_objects,
     parse_gs_uri,
 )
+from flopledger.paths import GLOB_CHARS, is_glob
 
-GLOB_CHARS = frozenset("*?[")
 RUN_LISTINGS_KEPT_S = 24 * 3600
 # A file system takes 255 bytes per name; a copy's `.partial` name adds its own and the pid,
 # so a longer part of an object's name (Cloud Storage allows 1,024 bytes) becomes a digest.
@@ -212,7 +212,7 @@ def _day_prefixes(path: str, days: list[date]) -> list[str] | None:
     (`nvml/dt=*/*.parquet`): `nvml/dt=<day>/` for each of `days` the part matches; None
     for any other glob (listed whole)."""
     parts = path.split("/")
-    at = next(i for i, part in enumerate(parts) if any(c in part for c in GLOB_CHARS))
+    at = next(i for i, part in enumerate(parts) if is_glob(part))
     part = parts[at]
     if not part.startswith("dt=") or "**" in part or at == len(parts) - 1:
         return None

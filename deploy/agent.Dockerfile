@@ -18,6 +18,7 @@ COPY deploy/agent/pyproject.toml /src/deploy/agent/
 COPY flopledger/__init__.py /src/flopledger/
 COPY accelerators/ /src/accelerators/
 COPY settings/ /src/settings/
+COPY paths/ /src/paths/
 COPY cli/__init__.py cli/main.py /src/cli/
 COPY cli/commands/agent.py /src/cli/commands/
 COPY collectors/__init__.py collectors/gcs.py /src/collectors/

@@ -180,8 +180,10 @@ FIGURES: tuple[Figure, ...] = (
     Figure(
         "pricing_model",
         "Pricing model",
-        "on_demand, spot (Spot / Preemptible SKUs) or commitment (Commitment SKUs), read from "
-        "the billing row's SKU. Committed-use discounts on on-demand rows show as a credit type.",
+        "on_demand, spot (Spot / Preemptible SKUs), commitment (Commitment SKUs), reserved "
+        "(Reserved / Reservation SKUs) or dws (Dynamic Workload Scheduler SKUs), read from the "
+        "billing row's SKU (collectors/sku_rules.csv); a FOCUS row's PricingCategory. "
+        "Committed-use discounts on on-demand rows show as a credit type.",
         "cost_explorer_rows.pricing_model",
     ),
     Figure(

@@ -17,9 +17,9 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-log = logging.getLogger(__name__)
+from flopledger.paths import is_glob
 
-GLOB_CHARS = set("*?[")
+log = logging.getLogger(__name__)
 
 
 class ConfigError(Exception):
@@ -283,7 +283,7 @@ def _check_plain_path(key: str, value: str, warn: bool = True) -> None:
     """A plain path must exist; a glob that matches nothing now is only a warning."""
     if value.startswith("gs://"):
         return
-    if GLOB_CHARS & set(value):
+    if is_glob(value):
         if warn and not _matches_a_file(value):
             log.warning("%s: %s matches no file", key, value)
         return

@@ -49,9 +49,10 @@ class BigQueryEmulator:
             append_file(client, table, path)
 
     def queries(self) -> list[tuple[str, dict[str, object]]]:
-        """(SQL, parameters) of every query job the emulator ran, newest first."""
+        """(SQL, parameters) of every query job the emulator ran, newest first (jobs.list gives
+        the newest 100 unless asked for more, and bqemulator pages no further)."""
         out = []
-        for job in self.client().list_jobs(all_users=True):
+        for job in self.client().list_jobs(all_users=True, max_results=1_000_000):
             if job.job_type == "query":
                 params = {p.name: p.value for p in job.query_parameters}
                 out.append((job.query, params))

@@ -17,7 +17,7 @@ from pathlib import Path
 from tests.conftest import REPO
 
 ROOMS = (
-    "accelerators", "settings", "models", "figures", "clients", "collectors", "probes",
+    "accelerators", "paths", "settings", "models", "figures", "clients", "collectors", "probes",
     "warehouse", "planning", "budgets", "simulator", "reports", "ingest", "cli", "pipelines",
     "dashboards",
 )  # fmt: skip
@@ -25,11 +25,12 @@ ROOMS = (
 # room -> the other rooms it may import (docs/architecture.md).
 MAY_IMPORT = {
     "accelerators": set(),
-    "settings": set(),
+    "paths": set(),
+    "settings": {"paths"},
     "models": set(),
     "figures": set(),
     "clients": set(),
-    "collectors": {"accelerators", "clients"},
+    "collectors": {"accelerators", "clients", "paths"},
     "probes": {"accelerators", "collectors"},
     "warehouse": {"clients", "models", "settings"},
     "planning": {"accelerators", "models"},

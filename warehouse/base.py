@@ -170,6 +170,13 @@ class Warehouse(ABC):
         """Insert the rows of `data` whose `key` is not in `table` yet. Returns rows inserted."""
 
     @abstractmethod
+    def fill_nulls(self, table: str, keys: Sequence[str], data: pa.Table, when_null: str) -> int:
+        """On the rows of `table` whose column `when_null` is null, set every column of `data`
+        but `keys` from the row of `data` with the same `keys` (a null key equals a null; the
+        keys of `data` are unique). Returns rows set. How columns a DDL added later (null in the
+        rows loaded before) are filled, once."""
+
+    @abstractmethod
     def build_mart(self, name: str) -> int:
         """(Re)build one mart from its SQL file, with its comments. Returns its row count."""
 

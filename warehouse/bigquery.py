@@ -233,6 +233,22 @@ class BigQueryWarehouse(Warehouse, InPlace):
     ) -> Iterator[pa.RecordBatch]:
         return bq.query_batches(self.client, sql, params, max_bytes)
 
+    def fill_nulls(self, table: str, keys: Sequence[str], data: pa.Table, when_null: str) -> int:
+        table, flag = identifier(table), identifier(when_null)
+        keyed = [identifier(k) for k in keys]
+        sets = ", ".join(
+            f"{c} = i.{c}" for c in map(identifier, data.column_names) if c not in keyed
+        )
+        same = " AND ".join(f"t.{k} IS NOT DISTINCT FROM i.{k}" for k in keyed)
+        unset = f"SELECT COUNT(*) AS n FROM {self._quoted(table)} WHERE {flag} IS NULL"
+        before = int(self._run(unset)["n"][0].as_py())
+        with self._staged(table, data) as (stage, _):
+            self._run(
+                f"UPDATE {self._quoted(table)} AS t SET {sets} FROM {stage} AS i\n"
+                f"WHERE t.{flag} IS NULL AND {same}"
+            )
+        return before - int(self._run(unset)["n"][0].as_py())
+
     def query_reading(
         self, sql: str, sources: dict[str, str], params: Params = None, max_bytes: int | None = None
     ) -> pa.Table:
@@ -270,13 +286,15 @@ class BigQueryWarehouse(Warehouse, InPlace):
         )
 
     def scratch_from_arrow(self, table_id: str, data: pa.Table) -> None:
-        """A small Arrow table (strings and decimals) loaded as `table_id`."""
+        """A small Arrow table (strings, decimals and booleans) loaded as `table_id`."""
         kinds = []
         for column in data.schema:
             if pa.types.is_decimal(column.type):
                 kinds.append(Column(column.name, "NUMERIC", "NULLABLE"))
             elif pa.types.is_string(column.type):
                 kinds.append(Column(column.name, "STRING", "NULLABLE"))
+            elif pa.types.is_boolean(column.type):
+                kinds.append(Column(column.name, "BOOL", "NULLABLE"))
             else:
                 raise ValueError(f"{column.name}: {column.type} is not a scratch column type")
         bq.load_scratch(self.client, table_id, data, kinds)

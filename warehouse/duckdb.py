@@ -199,6 +199,20 @@ class DuckDBWarehouse(Warehouse):
             after = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # type: ignore[index]
         return int(after - before)
 
+    def fill_nulls(self, table: str, keys: Sequence[str], data: pa.Table, when_null: str) -> int:
+        table, flag = identifier(table), identifier(when_null)
+        keyed = [identifier(k) for k in keys]
+        sets = ", ".join(
+            f"{c} = i.{c}" for c in map(identifier, data.column_names) if c not in keyed
+        )
+        same = " AND ".join(f"t.{k} IS NOT DISTINCT FROM i.{k}" for k in keyed)
+        with self._connect() as con:
+            con.register("incoming", data)
+            found = con.execute(
+                f"UPDATE {table} AS t SET {sets} FROM incoming AS i WHERE t.{flag} IS NULL AND {same}"
+            ).fetchone()
+        return int(found[0]) if found else 0
+
     def build_mart(self, name: str) -> int:
         mart = models.model(name)
         table = f"{mart.schema}.{identifier(name)}"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -28,26 +28,35 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from flopledger.collectors.accelerators import _SECONDS_PER_UNIT as SECONDS_PER_UNIT
-from flopledger.collectors.accelerators import classify_sku
 from flopledger.collectors.files import ndjson_lines
 from flopledger.collectors.gcp_billing.schema import BILLING_SCHEMA, EXPORT_PARQUET_SCHEMA
 from flopledger.collectors.limits import Limits
+from flopledger.collectors.skus import classify_sku
+from flopledger.paths import is_glob
 
 BOM = b"\xef\xbb\xbf"
 BATCH_LINES = 4096
 # Lines DuckDB may read: printable ASCII, no backslash (so no string needs JSON escaping).
 _PLAIN_LINE = re.compile(rb"\{[ -\[\]-~]*")
-# The SKU descriptions an extract names (only to build the lookup; a row whose description is
-# not in it is sent to the normaliser).
-_SKU = re.compile(rb'"sku":\s*\{\s*"id":\s*"[^"\\]*",\s*"description":\s*"([ -!#-\[\]-~]*)"')
+# The service and SKU descriptions an extract names (only to build the lookup: a row whose pair
+# is not in it is sent to the normaliser).
+_TEXT = rb'\{\s*"id":\s*"[^"\\]*",\s*"description":\s*"([ -!#-\[\]-~]*)"'
+_SERVICE = re.compile(rb'"service":\s*' + _TEXT)
+_SKU = re.compile(rb'"sku":\s*' + _TEXT)
+# What collectors/skus.py says of each (service, SKU): billing_line_items' columns of the same names.
 SKU_KINDS = pa.schema(
     [
+        ("service_name", pa.string()),
         ("sku_description", pa.string()),
         ("accelerator_type", pa.string()),
         ("pricing_model", pa.string()),
+        ("sku_kind", pa.string()),
+        ("is_commitment_fee", pa.bool_()),
+        ("commitment_term", pa.string()),
+        ("network_traffic", pa.string()),
+        ("is_egress", pa.bool_()),
     ]
 )
-GLOB_CHARACTERS = frozenset("*?[]{}")
 TIMESTAMP_COLUMNS = ("usage_start_time", "usage_end_time", "export_time")
 # datetime's range in microseconds since the epoch (0001-01-01 to 9999-12-31 23:59:59.999999)
 PYTHON_MICROS = (-62_135_596_800_000_000, 253_402_300_799_999_999)
@@ -89,13 +98,16 @@ def _split(data: bytes) -> tuple[list[int], list[str], list[tuple[int, bytes]]]:
     return numbers, texts, others
 
 
-def sku_lookups(descriptions: list[str]) -> tuple[pa.Table, pa.Table]:
-    """The `skus` (each description's accelerator and pricing model, by collectors/
-    accelerators.py's rules: their one copy) and `units` (seconds per usage unit) tables the
-    billing SQL joins on, here and in the BigQuery export read in place."""
-    kinds = [classify_sku(d) for d in descriptions]
+def sku_lookups(pairs: Iterable[tuple[str | None, str | None]]) -> tuple[pa.Table, pa.Table]:
+    """The `skus` (what collectors/skus.py, the rules' one reader, says of each distinct
+    (service, SKU description) pair, in SKU_KINDS columns) and `units` (seconds per usage unit)
+    tables the billing SQL joins on, here, in the BigQuery export read in place and when the
+    rows of an older warehouse are classified."""
+    keys = sorted(set(pairs), key=lambda p: (p[1] is None, p[1] or "", p[0] is None, p[0] or ""))
+    kinds = [classify_sku(sku, service) for service, sku in keys]
     skus = pa.table(
-        [descriptions, [k.accelerator_type for k in kinds], [k.pricing_model for k in kinds]],
+        [[k[0] for k in keys], [k[1] for k in keys]]
+        + [[getattr(k, name) for k in kinds] for name in SKU_KINDS.names[2:]],
         schema=SKU_KINDS,
     )
     units = pa.table(
@@ -105,8 +117,15 @@ def sku_lookups(descriptions: list[str]) -> tuple[pa.Table, pa.Table]:
 
 
 def _lookups(engine: ArrowEngine, blobs: list[bytes]) -> None:
-    descriptions = sorted({m.decode("ascii") for blob in blobs for m in _SKU.findall(blob)})
-    skus, units = sku_lookups(descriptions)
+    """Every service named with every SKU named (and none: a row without one): each row's own
+    pair is among them, and collectors/skus.py works out each SKU once per service its rules
+    name, so a few services more cost little."""
+    services: set[str | None] = {
+        None,
+        *(m.decode("ascii") for b in blobs for m in _SERVICE.findall(b)),
+    }
+    found: set[str | None] = {None, *(m.decode("ascii") for b in blobs for m in _SKU.findall(b))}
+    skus, units = sku_lookups((service, sku) for service in services for sku in found)
     engine.register("skus", skus)
     engine.register("units", units)
 
@@ -118,7 +137,7 @@ def is_export_parquet(path: Path) -> bool:
     fails the per-row reader's to_pylist of the rows sent to it. DuckDB's read_parquet takes
     a name as a glob pattern, so a local name with a glob character goes to the per-row
     reader too (`x[1].parquet` would read `x1.parquet`)."""
-    if any(c in GLOB_CHARACTERS for c in os.fspath(path)):
+    if is_glob(os.fspath(path)):
         return False
     try:
         if not pq.read_schema(path).remove_metadata().equals(EXPORT_PARQUET_SCHEMA):

@@ -8,11 +8,12 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from flopledger.collectors.accelerators import accelerator_seconds, classify_sku
+from flopledger.collectors.accelerators import accelerator_seconds
 from flopledger.collectors.gcp_billing.canonical import canonical_value, row_id
 from flopledger.collectors.gcp_billing.fields import KNOWN_TOP_LEVEL
 from flopledger.collectors.limits import DEFAULT_LIMITS, Limits, OutOfBounds
 from flopledger.collectors.money import BadNumber, money, to_decimal, to_usd
+from flopledger.collectors.skus import classify_sku
 from flopledger.collectors.timeparse import BadTimestamp, parse_timestamp
 
 RATE_PLACES = Decimal("1e-18")
@@ -167,11 +168,12 @@ def _money_fields(record: dict[str, Any], limits: Limits) -> dict[str, Any]:
 
 
 def _usage_fields(record: dict[str, Any], limits: Limits) -> dict[str, Any]:
-    """Usage amounts, and the accelerator type and accelerator-seconds the SKU implies."""
+    """Usage amounts, what the SKU is (collectors/skus.py) and the accelerator-seconds it
+    implies."""
     amount = limits.usage("usage.amount", _number(record, "usage.amount"))
     in_pricing_units = _number(record, "usage.amount_in_pricing_units")
     limits.usage("usage.amount_in_pricing_units", in_pricing_units)
-    info = classify_sku(_text(record, "sku.description"))
+    info = classify_sku(_text(record, "sku.description"), _text(record, "service.description"))
     seconds = accelerator_seconds(info.accelerator_type, amount, _text(record, "usage.unit"))
     limits.accelerator_seconds("usage.amount (accelerator-seconds)", seconds)
     return {
@@ -180,6 +182,11 @@ def _usage_fields(record: dict[str, Any], limits: Limits) -> dict[str, Any]:
         "accelerator_type": info.accelerator_type,
         "accelerator_seconds": money(seconds),
         "pricing_model": info.pricing_model,
+        "sku_kind": info.sku_kind,
+        "is_commitment_fee": info.is_commitment_fee,
+        "commitment_term": info.commitment_term,
+        "network_traffic": info.network_traffic,
+        "is_egress": info.is_egress,
     }
 
 

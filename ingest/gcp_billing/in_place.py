@@ -5,8 +5,8 @@ warehouse/base.py), and the export's rows are normalised there by one SQL model
 into `billing_line_items` by the warehouse's engine: no row the SQL can prove plain passes
 through Python. Each run:
 
-1. the SKU descriptions of the rows in the read's bounds (one column, tiny) are classified in
-   Python (the one copy of the rules, collectors/accelerators.py) and loaded beside the
+1. the (service, SKU) descriptions of the rows in the read's bounds (two columns, tiny) are
+   classified in Python (the one copy of the rules, collectors/skus.py) and loaded beside the
    warehouse with the units' seconds, as scratch tables;
 2. the model's rows (every column of `billing_line_items`, `plain`, and the export row itself)
    are written to a scratch table by one CREATE TABLE ... AS over the export table, with the
@@ -94,8 +94,14 @@ def read_in_place(
     params = {p.name: p.value for p in read.params()}
     skus_sql = bigquery_sql("billing_export_skus", export.table)
     found = warehouse.query_native(skus_sql, read.params(), read.max_bytes_billed)
-    descriptions = [d for b in found for d in b.column("sku_description").to_pylist()]
-    skus, units = sku_lookups(descriptions)
+    pairs = [
+        (service, sku)
+        for b in found
+        for service, sku in zip(
+            b["service_name"].to_pylist(), b["sku_description"].to_pylist(), strict=True
+        )
+    ]
+    skus, units = sku_lookups(pairs)
     names = [warehouse.create_scratch(n) for n in ("billing_skus", "billing_units", MODEL)]
     skus_id, units_id, stage_id = names
     made: list[str] = []

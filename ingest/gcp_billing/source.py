@@ -10,6 +10,7 @@ from flopledger.ingest.gcp_billing.export import (
     take_export,
     taken_through,
 )
+from flopledger.ingest.gcp_billing.skus import classify_unclassified
 from flopledger.ingest.loading import store_quarantine
 from flopledger.ingest.run import IngestRun
 from flopledger.ingest.source import Loaded, Source, Table
@@ -82,6 +83,9 @@ class GcpBilling(Source):
         stored = store_quarantine(warehouse, stats.quarantined[from_files:])
         reread += table_bad - stored
         quarantined = stats.rows_quarantined - (table_bad - stored)
+        # Rows an older warehouse loaded before the SKU columns existed: classified once.
+        if classified := classify_unclassified(run.warehouse):
+            run.info(f"gcp_billing: {classified} rows loaded earlier had their SKU classified")
         run.info(
             f"gcp_billing: {stats.rows_in_window} rows, {new} new, {duplicates} seen before, "
             f"{reread} already taken from the export table, {quarantined} quarantined"

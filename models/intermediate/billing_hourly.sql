@@ -1,4 +1,4 @@
--- @table: One billing row's share of one UTC hour it covers, in integer nano-units of the reporting currency (USD). Rows spanning several hours are spread evenly by time; the parts of a row add up to the row exactly. Each row is classed as usage, a commitment fee (its SKU matches the commitment pattern: a commitment, not a resource) or unused reservation (its system label says so), by patterns kept as data in flopledger_settings (defaults below). FOCUS rows (focus_line_items: AWS, Azure, Oracle ...) join the same spread under their ProviderName: ResourceId is the resource, SubAccountId the project, the charge period the usage window (a daily row is spread evenly over its 24 hours, like any row spanning hours). A row of a commitment discount that is its Purchase or its Unused part is a commitment_fee (the provider has already amortised the commitment into its covered usage rows' EffectiveCost, so none of it is shared out again: what the Unused rows carry is unused commitment); an Unused capacity reservation is unused_reservation. FOCUS money is taken to the nano-dollar per row.
+-- @table: One billing row's share of one UTC hour it covers, in integer nano-units of the reporting currency (USD). Rows spanning several hours are spread evenly by time; the parts of a row add up to the row exactly. Each row is classed as usage, a commitment fee (billing_line_items.is_commitment_fee: its SKU says so by the rules in collectors/sku_rules.csv; a commitment, not a resource) or unused reservation (its system label compute.googleapis.com/is_unused_reservation says so). FOCUS rows (focus_line_items: AWS, Azure, Oracle ...) join the same spread under their ProviderName: ResourceId is the resource, SubAccountId the project, the charge period the usage window (a daily row is spread evenly over its 24 hours, like any row spanning hours). A row of a commitment discount that is its Purchase or its Unused part is a commitment_fee (the provider has already amortised the commitment into its covered usage rows' EffectiveCost, so none of it is shared out again: what the Unused rows carry is unused commitment); an Unused capacity reservation is unused_reservation. FOCUS money is taken to the nano-dollar per row.
 -- @col row_id: The billing row (billing_line_items.row_id, or focus_line_items.line_item_id).
 -- @col provider: gcp for the Google export's rows, else the FOCUS ProviderName as written (AWS, Microsoft, Oracle ...).
 -- @col hour: UTC hour (start).
@@ -8,7 +8,7 @@
 -- @col billing_account_id: Billing account of the row.
 -- @col region: Region of the row (location.region).
 -- @col row_kind: usage, commitment_fee (the fee of a committed-use contract) or unused_reservation (reserved capacity no VM consumed).
--- @col resource_kind: What the row's usage counts: its canonical accelerator type, cores, memory, or null.
+-- @col resource_kind: What the row's usage counts: its canonical accelerator type, cores, memory (billing_line_items.sku_kind), or null.
 -- @col commitment_id: For a commitment fee: the commitment, named by the row's resource (what committed-use credits name in their id), else account/region/kind/SKU (the SKU carries the term, so a 1-year and a 3-year commitment stay apart); a FOCUS row's CommitmentDiscountId.
 -- @col reservation_project_id: For unused reservation: the reservation's project (its system label, else the row's project).
 -- @col reservation_name: For unused reservation: the reservation (its system label, else the row's resource).
@@ -21,26 +21,15 @@
 -- @col usage_units_nanos: The row's usage in this hour x 1e9 in its resource kind's unit: accelerator-seconds for accelerators, core-seconds for cores, usage in pricing units (GiB-hours) for memory, else 0. For a commitment fee: the committed quantity.
 -- @col committed_credit_nanos: The committed-use credits (types in the committed_credit_types setting) of the row in this hour, nano-USD (zero or negative): what the commitment saved against on-demand.
 WITH settings AS (
+    -- The unused-reservation label and the committed credit types are read from
+    -- flopledger_settings rows of those keys when there are any (no config key writes one:
+    -- the defaults apply).
     SELECT
         coalesce(max(CASE WHEN key = 'run_label_key' THEN value END), 'run_id') AS run_label_key,
-        -- Classification as data: each pattern can be overridden by a settings row of that key.
-        coalesce(max(CASE WHEN key = 'commitment_sku_pattern' THEN value END), '^Commitment v1: ') AS commitment_sku_pattern,
         coalesce(max(CASE WHEN key = 'unused_reservation_label' THEN value END), 'compute.googleapis.com/is_unused_reservation') AS unused_reservation_label,
-        coalesce(max(CASE WHEN key = 'cores_sku_pattern' THEN value END), '(?i)\b(core|cpu|vcpu)s?\b') AS cores_sku_pattern,
-        coalesce(max(CASE WHEN key = 'memory_sku_pattern' THEN value END), '(?i)\b(ram|memory)\b') AS memory_sku_pattern,
         string_split(coalesce(max(CASE WHEN key = 'committed_credit_types' THEN value END),
                               'COMMITTED_USAGE_DISCOUNT,COMMITTED_USAGE_DISCOUNT_DOLLAR_BASE'), ',') AS committed_credit_types
     FROM flopledger_settings
-),
--- Each SKU description classified once (the patterns are data, so a regular expression per
--- row would be compiled per row), then joined to its rows.
-sku_kinds AS (
-    SELECT
-        d.sku,
-        regexp_matches(d.sku, s.commitment_sku_pattern) AS is_commitment,
-        regexp_matches(d.sku, s.cores_sku_pattern) AS is_cores,
-        regexp_matches(d.sku, s.memory_sku_pattern) AS is_memory
-    FROM (SELECT DISTINCT coalesce(sku_description, '') AS sku FROM billing_line_items) AS d, settings AS s
 ),
 labelled AS (
     SELECT
@@ -48,14 +37,13 @@ labelled AS (
         -- GKE cost allocation copies pod labels onto the node's rows as k8s-label/<key>.
         coalesce(b.labels[s.run_label_key], b.labels['k8s-label/' || s.run_label_key]) AS run_label,
         CASE
-            WHEN k.is_commitment THEN 'commitment_fee'
+            WHEN b.is_commitment_fee THEN 'commitment_fee'
             WHEN lower(coalesce(b.system_labels[s.unused_reservation_label], '')) = 'true' THEN 'unused_reservation'
             ELSE 'usage'
         END AS row_kind,
         CASE
             WHEN b.accelerator_type IS NOT NULL THEN b.accelerator_type
-            WHEN k.is_cores THEN 'cores'
-            WHEN k.is_memory THEN 'memory'
+            WHEN b.sku_kind IN ('cores', 'memory') THEN b.sku_kind
         END AS resource_kind,
         -- The committed-use part of the row's credits, in USD: credits_total_usd x (committed / all credits).
         CASE WHEN coalesce(b.credits_total, 0) <> 0 THEN floor_div(
@@ -65,8 +53,8 @@ labelled AS (
         -- Usage in the resource kind's unit: accelerator-seconds, core-seconds, memory in pricing units (GiB-hours).
         to_nanos(CASE
             WHEN b.accelerator_type IS NOT NULL THEN coalesce(b.accelerator_seconds, 0)
-            WHEN k.is_cores THEN coalesce(b.usage_amount, 0)
-            WHEN k.is_memory THEN coalesce(b.usage_amount_in_pricing_units, b.usage_amount, 0)
+            WHEN b.sku_kind = 'cores' THEN coalesce(b.usage_amount, 0)
+            WHEN b.sku_kind = 'memory' THEN coalesce(b.usage_amount_in_pricing_units, b.usage_amount, 0)
             ELSE 0
         END) AS row_units,
         to_nanos(b.cost_usd) AS row_billed,
@@ -76,7 +64,6 @@ labelled AS (
         greatest(span_us(b.usage_start, b.usage_end), 1) AS total_us
     FROM billing_line_items AS b
     CROSS JOIN settings AS s
-    JOIN sku_kinds AS k ON k.sku = coalesce(b.sku_description, '')
 ),
 gcp AS (
     SELECT

@@ -5,7 +5,7 @@
 -- @col billing_account_id: Billing account of the fee.
 -- @col region: Region of the commitment.
 -- @col sku_description: The fee's SKU (e.g. Commitment v1: A4 Nvidia B200 (1 gpu slice) in Americas for 1 Year).
--- @col term: The commitment's term from its SKU (1 Year, 3 Years), null when the SKU does not say.
+-- @col term: The commitment's term from its SKU (billing_line_items.commitment_term: 1 Year, 3 Years), null when the SKU does not say.
 -- @col resource_kind: Accelerator type, cores or memory.
 -- @col committed_nanos: Committed quantity in the hour x 1e9 (accelerator-seconds for accelerators).
 -- @col used_nanos: Usage that got the commitment's credit x 1e9 (may exceed the committed quantity).
@@ -22,13 +22,14 @@ WITH fees AS (
         max(billing_account_id) AS billing_account_id,
         max(region) AS region,
         max(sku_description) AS sku_description,
+        max(commitment_term) AS term,
         max(resource_kind) AS resource_kind,
         sum(usage_units_nanos) AS committed_nanos,
         sum(effective_nanos) AS fee_nanos,
         sum(billed_nanos) AS fee_billed_nanos,
         max(provider) AS provider
     FROM billing_hourly AS h
-    LEFT JOIN (SELECT row_id, sku_description FROM billing_line_items) AS b USING (row_id)
+    LEFT JOIN (SELECT row_id, sku_description, commitment_term FROM billing_line_items) AS b USING (row_id)
     WHERE h.row_kind = 'commitment_fee'
     GROUP BY commitment_id, hour
 ),
@@ -44,7 +45,7 @@ SELECT
     f.billing_account_id,
     f.region,
     f.sku_description,
-    nullif(regexp_extract(f.sku_description, '(\d+ Years?)\s*$', 1), '') AS term,
+    f.term,
     f.resource_kind,
     f.committed_nanos,
     coalesce(u.used_nanos, 0) AS used_nanos,

@@ -9,7 +9,7 @@
 -- @col service_name: Service of the billing row.
 -- @col sku_description: SKU of the billing row (a FOCUS row's ChargeDescription).
 -- @col accelerator_type: The billing row's canonical accelerator type (null for host, disk and other SKUs).
--- @col pricing_model: on_demand, spot (Spot / Preemptible SKUs) or commitment (Commitment SKUs), from the SKU; a FOCUS row's PricingCategory (Committed: commitment, Dynamic: spot).
+-- @col pricing_model: on_demand, spot, commitment, reserved or dws: the billing row's (billing_line_items.pricing_model, from its SKU); a FOCUS row's PricingCategory (Committed: commitment, Dynamic: spot, else on_demand).
 -- @col labels: The billing row's labels (a FOCUS row's Tags).
 -- @col credit_types: The credit types on the billing row (COMMITTED_USAGE_DISCOUNT, SUSTAINED_USAGE_DISCOUNT, PROMOTION, ...), sorted; empty without credits; [Credit] for a FOCUS row of ChargeCategory Credit.
 -- @col label_team: The billing row's team label (else GKE's k8s-label/team or k8s-namespace; a FOCUS row's team tag, as spend_daily reads it); __unallocated__ when it has none.
@@ -152,11 +152,7 @@ row_attributes AS (
     -- holds both; a FOCUS row's project is its SubAccountId, as billing_hourly's).
     SELECT
         row_id, provider, billing_account_id, project_id, service_name, sku_description, accelerator_type,
-        CASE
-            WHEN sku_description ILIKE 'Commitment%' THEN 'commitment'
-            WHEN sku_description ILIKE '%Spot%' OR sku_description ILIKE '%Preemptible%' THEN 'spot'
-            ELSE 'on_demand'
-        END AS pricing_model,
+        pricing_model,
         labels,
         list_sort(list_distinct(list_transform(coalesce(credits, []), lambda c: c.type))) AS credit_types,
         coalesce(row_team(labels), '__unallocated__') AS label_team

@@ -5,7 +5,7 @@
 -- @col project_id: Project (FOCUS SubAccountId: an AWS account, an Azure subscription, an OCI compartment).
 -- @col team: The row's team label (FOCUS: the `team` tag) (else GKE's k8s-label/team or k8s-namespace: row_team in models/functions.sql); __unallocated__ when it has none (Kubecost's name).
 -- @col service_name: Service, e.g. Compute Engine.
--- @col category: accelerator, compute, storage, network, tax or other. network: the SKU matches network_sku_patterns (as egress_daily). FOCUS rows: tax for ChargeCategory Tax, accelerator where the row names a GPU instance type (focus_line_items.accelerator_type, from accelerators/instances.py), else from ServiceCategory (Compute, Storage, Networking).
+-- @col category: accelerator, compute, storage, network, tax or other. GCP rows: tax for cost_type tax, accelerator where the SKU names an accelerator type, else the SKU's billing_line_items.sku_kind (network, storage; cores, memory and other VM SKUs are compute; the rules: collectors/sku_rules.csv). FOCUS rows: tax for ChargeCategory Tax, accelerator where the row names a GPU instance type (focus_line_items.accelerator_type, from accelerators/instances.py), else from ServiceCategory (Compute, Storage, Networking).
 -- @col billed_cost: Cost before credits (USD; FOCUS BilledCost of every row but credits).
 -- @col credits_total: Sum of credits (USD, zero or negative; FOCUS BilledCost of Credit rows).
 -- @col effective_cost: billed_cost + credits_total (USD); FOCUS rows: EffectiveCost (amortised commitments, after discounts).
@@ -21,18 +21,14 @@ WITH categorised AS (
         CASE
             WHEN cost_type = 'tax' THEN 'tax'
             WHEN accelerator_type IS NOT NULL THEN 'accelerator'
-            WHEN EXISTS (
-                SELECT 1 FROM network_sku_patterns AS p
-                WHERE b.sku_description ILIKE p.pattern AND (p.service_name IS NULL OR p.service_name = b.service_name)
-            ) THEN 'network'
-            WHEN service_name = 'Cloud Storage' OR sku_description ILIKE '%storage%' OR sku_description ILIKE '%PD Capacity%' OR sku_description ILIKE '%disk%' THEN 'storage'
-            WHEN sku_description ILIKE '%core%' OR sku_description ILIKE '%ram%' OR sku_description ILIKE '%instance%' THEN 'compute'
+            WHEN sku_kind IN ('network', 'storage') THEN sku_kind
+            WHEN sku_kind IN ('cores', 'memory', 'compute') THEN 'compute'
             ELSE 'other'
         END AS category,
         cost_usd,
         credits_total_usd,
         cost_at_list_usd
-    FROM billing_line_items AS b
+    FROM billing_line_items
 ),
 focus AS (
     SELECT

@@ -1,4 +1,4 @@
--- @table: Cloud Storage per UTC day, bucket and team: stored volume and its cost (checkpoints grow; this shows how fast). USD.
+-- @table: Cloud Storage per UTC day, bucket and team: stored volume and its cost (checkpoints grow; this shows how fast). The service's storage SKUs (billing_line_items.sku_kind storage: its network SKUs, downloads and egress, are egress_daily's). USD.
 -- @col day: UTC usage day.
 -- @col project_id: Project.
 -- @col bucket: The bucket (resource name).
@@ -15,6 +15,6 @@ SELECT
     CAST(sum(usage_amount) FILTER (WHERE usage_unit = 'byte-seconds') AS DOUBLE) / (1073741824.0 * 86400.0) AS mean_stored_gib,
     sum(cost_usd + credits_total_usd) AS effective_cost
 FROM billing_line_items
-WHERE service_name = 'Cloud Storage' AND sku_description NOT ILIKE '%egress%'
+WHERE service_name = 'Cloud Storage' AND sku_kind = 'storage'
 GROUP BY ALL
 ORDER BY day, project_id, bucket

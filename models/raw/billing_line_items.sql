@@ -43,7 +43,12 @@ CREATE TABLE IF NOT EXISTS billing_line_items (
     project_labels MAP(VARCHAR, VARCHAR),  -- Project labels.
     accelerator_type VARCHAR,              -- Canonical accelerator from the SKU (H100-80GB, TPU-v5p, ...); null for non-accelerator SKUs.
     accelerator_seconds DECIMAL(38, 9),    -- Accelerator-seconds paid by this row (accelerator SKUs; usage in seconds).
-    pricing_model VARCHAR,                 -- on_demand, spot, commitment, reserved or dws, from the SKU description.
+    pricing_model VARCHAR,                 -- on_demand, spot, commitment, reserved or dws, from the SKU description (collectors/sku_rules.csv, as the columns below).
+    sku_kind VARCHAR,                      -- What the SKU bills: accelerator (accelerator_type names it), network, storage, cores, memory, compute (other VM SKUs) or other. Null only on a row loaded before the column existed, until the next billing run classifies it.
+    is_commitment_fee BOOLEAN,             -- A resource-based commitment's fee (SKU 'Commitment v1: ...'): a commitment, not a resource.
+    commitment_term VARCHAR,               -- A commitment fee's term from its SKU (1 Year, 3 Years); null when it does not say, or not a fee.
+    network_traffic VARCHAR,               -- Network SKUs: internet, inter_region, inter_zone, intra_zone, google, download, other_egress or other_network; null when not network.
+    is_egress BOOLEAN,                     -- Network SKUs: true when the traffic leaves the zone (charged as egress); null when not network.
     extra_fields VARCHAR,                  -- Unknown extra top-level fields of the row, as JSON (kept, never fatal).
     source VARCHAR,                        -- File the row was first read from.
     source_line BIGINT,                    -- Line (NDJSON) or row (Parquet) in that file, 1-based.

@@ -17,8 +17,9 @@
 -- against the normaliser on both engines.
 -- Tables: billing_export (the export table's rows, typed as Google's export schema has them:
 -- on BigQuery the bounded read of models/bigquery/billing_export_rows.sql, put in its place at
--- run time), skus (sku_description, accelerator_type, pricing_model: collectors/accelerators.py's
--- classify_sku of each description the read names), units (unit, seconds_per_unit).
+-- run time), skus (collectors/gcp_billing/columnar.py's sku_lookups: what collectors/skus.py
+-- says of each (service_name, sku_description) pair the read names), units (unit,
+-- seconds_per_unit).
 -- @param earliest: limits.earliest
 -- @param latest: limits.latest
 -- @param max_money: limits.max_money (as text or a decimal: cast here, as bqemulator types a NUMERIC parameter DECIMAL(18, 3))
@@ -122,12 +123,19 @@ typed AS (
         coalesce(list_sum(list_transform(e.credits, lambda x: CASE WHEN x.amount IS NULL THEN CAST(0 AS DECIMAL(38, 9)) WHEN regexp_matches(CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END, '^-?[0-9]{1,20}([.][0-9]{1,9})?$') THEN CAST(CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END AS DECIMAL(38, 9)) END)), CAST(0 AS DECIMAL(38, 9))) AS credits_sum,
         -- credits whose amount is not a plain decimal of at most 9 places (or past the limit)
         coalesce(list_sum(list_transform(e.credits, lambda x: CASE WHEN x.amount IS NULL THEN 0 WHEN regexp_matches(CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END, '^-?[0-9]{1,20}([.][0-9]{1,9})?$') AND regexp_matches(CAST(x.amount AS VARCHAR), '^-?[0-9]+([.][0-9]+)?$') AND CAST(CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END AS DOUBLE) = x.amount AND (CASE WHEN strpos((CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END), '.') = 0 THEN abs(x.amount) < 9007199254740992 WHEN regexp_matches((CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END), '^-?[0-9]{1,19}[.][0-9]{1,18}$') THEN CAST(rtrim(left((CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END), length((CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END)) - 1), '.') AS DOUBLE) <> x.amount AND CAST(CAST(CAST(CAST(rtrim(left((CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END), length((CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END)) - 1), '.') AS DECIMAL(38, 18)) + CASE WHEN starts_with((CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END), '-') THEN -1 ELSE 1 END * CAST(CASE WHEN (length((CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END)) - strpos((CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END), '.')) = 1 THEN '1' ELSE '0.' || repeat('0', (length((CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END)) - strpos((CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END), '.')) - 2) || '1' END AS DECIMAL(38, 18)) AS DECIMAL(38, 18)) AS VARCHAR) AS DOUBLE) <> x.amount ELSE false END) AND abs(CAST(CASE WHEN (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) = '-0' THEN '0' ELSE (CASE WHEN strpos(CAST(x.amount AS VARCHAR), '.') > 0 THEN rtrim(rtrim(CAST(x.amount AS VARCHAR), '0'), '.') ELSE CAST(x.amount AS VARCHAR) END) END AS DECIMAL(38, 9))) <= CAST($max_money AS DECIMAL(38, 9)) THEN 0 ELSE 1 END)), 0) AS credits_bad,
-        k.sku_description IS NOT NULL OR e.sku.description IS NULL AS sku_known,
+        k.sku_kind IS NOT NULL AS sku_known,
         k.accelerator_type,
-        coalesce(k.pricing_model, 'on_demand') AS pricing_model,
+        k.pricing_model,
+        k.sku_kind,
+        k.is_commitment_fee,
+        k.commitment_term,
+        k.network_traffic,
+        k.is_egress,
         u.seconds_per_unit
     FROM numbers
-    LEFT JOIN skus AS k ON k.sku_description = numbers.e.sku.description
+    LEFT JOIN skus AS k
+        ON k.sku_description IS NOT DISTINCT FROM numbers.e.sku.description
+        AND k.service_name IS NOT DISTINCT FROM numbers.e.service.description
     LEFT JOIN units AS u ON u.unit = lower(trim(numbers.e.usage.unit))
 ),
 nanos AS (
@@ -327,6 +335,11 @@ SELECT
     accelerator_type,
     accelerator_seconds,
     pricing_model,
+    sku_kind,
+    is_commitment_fee,
+    commitment_term,
+    network_traffic,
+    is_egress,
     CAST(NULL AS VARCHAR) AS extra_fields,
     $source AS source,
     CAST(NULL AS BIGINT) AS source_line,

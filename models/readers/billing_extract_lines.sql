@@ -12,9 +12,9 @@
 -- no JSON escaping here because the reader only sends printable ASCII lines without a
 -- backslash. Generated once from the export schema (collectors/gcp_billing/schema.py);
 -- tests/collectors/test_billing_columnar.py checks it row for row against the normaliser.
--- Tables: lines (source, line, text: the extracts' candidate lines), skus (sku_description,
--- accelerator_type, pricing_model: collectors/accelerators.py's classify_sku of each
--- description the extract names), units (unit, seconds_per_unit).
+-- Tables: lines (source, line, text: the extracts' candidate lines), skus (collectors/
+-- gcp_billing/columnar.py's sku_lookups: what collectors/skus.py says of each (service_name,
+-- sku_description) pair the extract names), units (unit, seconds_per_unit).
 -- @param earliest: limits.earliest
 -- @param latest: limits.latest
 -- @param max_money: limits.max_money
@@ -63,12 +63,19 @@ texts AS MATERIALIZED (
         CASE WHEN regexp_full_match(r.usage_start_time, '[0-9]{4}-[0-9]{2}-[0-9]{2} ([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,6})? UTC') THEN try_cast(left(r.usage_start_time, length(r.usage_start_time) - 4) AS TIMESTAMP) END AS t_usage_start_time,
         CASE WHEN regexp_full_match(r.usage_end_time, '[0-9]{4}-[0-9]{2}-[0-9]{2} ([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,6})? UTC') THEN try_cast(left(r.usage_end_time, length(r.usage_end_time) - 4) AS TIMESTAMP) END AS t_usage_end_time,
         CASE WHEN regexp_full_match(r.export_time, '[0-9]{4}-[0-9]{2}-[0-9]{2} ([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,6})? UTC') THEN try_cast(left(r.export_time, length(r.export_time) - 4) AS TIMESTAMP) END AS t_export_time,
-        k.sku_description IS NOT NULL OR r.sku.description IS NULL AS sku_known,
+        k.sku_kind IS NOT NULL AS sku_known,
         k.accelerator_type,
-        coalesce(k.pricing_model, 'on_demand') AS pricing_model,
+        k.pricing_model,
+        k.sku_kind,
+        k.is_commitment_fee,
+        k.commitment_term,
+        k.network_traffic,
+        k.is_egress,
         u.seconds_per_unit
     FROM back
-    LEFT JOIN skus AS k ON k.sku_description = back.r.sku.description
+    LEFT JOIN skus AS k
+        ON k.sku_description IS NOT DISTINCT FROM back.r.sku.description
+        AND k.service_name IS NOT DISTINCT FROM back.r.service.description
     LEFT JOIN units AS u ON u.unit = lower(trim(back.r.usage.unit))
 ),
 typed AS MATERIALIZED (
@@ -329,6 +336,11 @@ SELECT
     accelerator_type,
     accelerator_seconds,
     pricing_model,
+    sku_kind,
+    is_commitment_fee,
+    commitment_term,
+    network_traffic,
+    is_egress,
     CAST(NULL AS VARCHAR) AS extra_fields,
     source,
     line AS source_line,

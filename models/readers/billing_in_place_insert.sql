@@ -11,7 +11,8 @@ INSERT INTO billing_line_items (
     credits_total, credits, cost_at_list, currency, currency_conversion_rate, cost_usd,
     credits_total_usd, cost_at_list_usd, cost_type, adjustment_type, adjustment_mode,
     invoice_month, transaction_type, labels, system_labels, project_labels, accelerator_type,
-    accelerator_seconds, pricing_model, extra_fields, source, source_line, ingested_at
+    accelerator_seconds, pricing_model, sku_kind, is_commitment_fee, commitment_term, network_traffic,
+    is_egress, extra_fields, source, source_line, ingested_at
 )
 SELECT
     row_id, usage_day, usage_start, usage_end, export_time, provider, billing_account_id,
@@ -21,7 +22,8 @@ SELECT
     credits_total, credits, cost_at_list, currency, currency_conversion_rate, cost_usd,
     credits_total_usd, cost_at_list_usd, cost_type, adjustment_type, adjustment_mode,
     invoice_month, transaction_type, labels, system_labels, project_labels, accelerator_type,
-    accelerator_seconds, pricing_model, extra_fields, source, source_line, ingested_at
+    accelerator_seconds, pricing_model, sku_kind, is_commitment_fee, commitment_term, network_traffic,
+    is_egress, extra_fields, source, source_line, ingested_at
 FROM billing_export_normalised
 WHERE plain
   AND usage_day BETWEEN $first_day AND $last_day

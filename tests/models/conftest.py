@@ -1,7 +1,9 @@
 """Build the marts from hand-written raw-table rows, without Dagster, and read them back.
 
-A scenario writes the rows the collectors would have loaded (tests/models/rows.py), then
-the marts are built the way pipelines/marts/assets.py builds them: `flopledger_settings` and
+A scenario writes the rows the collectors would have loaded (tests/models/rows.py), their SKU
+columns filled as a billing run fills those of rows loaded before the columns existed
+(ingest/gcp_billing/skus.py: the one copy of the SKU rules), then the marts are
+built the way pipelines/marts/assets.py builds them: `flopledger_settings` and
 `accelerator_specs` first, then every mart in dependency order. About a second a scenario.
 test_from_files.py goes through the real pipeline from export-shaped files instead.
 """
@@ -16,6 +18,7 @@ import pyarrow as pa
 import pytest
 
 from flopledger import models
+from flopledger.ingest.gcp_billing.skus import classify_unclassified
 from flopledger.warehouse.duckdb import DuckDBWarehouse
 from tests.models.rows import split_runs
 
@@ -63,6 +66,7 @@ class Books:
         self._load(
             "billing_line_items", [{"row_id": f"row-{i}", **r} for i, r in enumerate(billing)]
         )
+        classify_unclassified(self.warehouse)  # the SKU columns, as the billing run fills them
         self._load("jobs", jobs)
         self._load("job_placements", placements)
         self._load("gpu_samples", gpu)

@@ -3,7 +3,9 @@
 Only what a scenario is about is passed; everything else gets the collectors' usual value
 (USD at rate 1, project ml-prod, VM vm-1, regular cost). Money is Decimal, times are naive
 UTC. Nothing here calls flopledger code: the derived columns a collector would fill in
-(`usage_day`, `accelerator_type`, `accelerator_seconds`, `cost_usd`) are written by hand.
+(`usage_day`, `accelerator_type`, `accelerator_seconds`, `cost_usd`) are written by hand; the
+SKU's classification (`pricing_model`, `sku_kind` and the columns beside it) is left null, as in
+a warehouse loaded before those columns existed, and Books fills it from the rules.
 """
 
 from __future__ import annotations

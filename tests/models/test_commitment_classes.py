@@ -4,7 +4,7 @@
 from decimal import Decimal as D
 from pathlib import Path
 
-from flopledger.collectors.accelerators import classify_sku
+from flopledger.collectors.skus import classify_sku
 from tests.models.rows import line_item
 
 FEE_SKUS = (
@@ -15,7 +15,10 @@ FEE_SKUS = (
 
 
 def test_a_fee_sku_names_its_accelerator_through_the_accelerator_table():
-    assert [tuple(classify_sku(s)) for s in FEE_SKUS] == [("B200-180GB", "commitment")] * 2
+    found = [classify_sku(s, "Compute Engine") for s in FEE_SKUS]
+    assert [(f.accelerator_type, f.pricing_model, f.is_commitment_fee, f.commitment_term)
+            for f in found] == [("B200-180GB", "commitment", True, "1 Year"),
+                                ("B200-180GB", "commitment", True, "3 Years")]  # fmt: skip
 
 
 def test_fee_rows_are_commitments_with_their_term_and_kind(books):

@@ -89,6 +89,12 @@ def test_pricing_model_from_the_sku(books):
         line_item(sku="Commitment v1: A3 Cpu in Americas for 1 Year", resource=None, cost="2"),
         line_item(sku="A3 Instance Core running in Americas", cost="4",
                   typed_credits=((-1, "SUSTAINED_USAGE_DISCOUNT", "sud"),)),
+        # Reserved and DWS capacity keep their pricing model (billing_line_items'; the
+        # explorer's own ILIKE copy called both on_demand).
+        line_item(sku="Reserved H200 141GB GPU running in Netherlands", cost="8",
+                  resource="vm-r", accelerator_type="H200-141GB"),
+        line_item(sku="Nvidia H100 Mega 80GB GPU attached to DWS Defined Duration VMs running "
+                      "in Americas", cost="16", resource="vm-d", accelerator_type="H100-MEGA-80GB"),
     ]  # fmt: skip
     b = books.build(billing, [])
     models = {
@@ -98,7 +104,9 @@ def test_pricing_model_from_the_sku(books):
         )
     }
     # The core row: 4 billed - 1 sustained use = 3 effective, and its credit type is kept.
-    assert models == {"spot": D("1"), "commitment": D("2"), "on_demand": D("3")}
+    # The GPU rows ran no run: their whole cost is there (unallocated idle), 8 and 16.
+    assert models == {"spot": D("1"), "commitment": D("2"), "on_demand": D("3"),
+                      "reserved": D("8"), "dws": D("16")}  # fmt: skip
     types = {
         r["sku_description"]: r["credit_types"]
         for r in b.rows("SELECT sku_description, credit_types FROM cost_explorer_rows")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 
-from flopledger.collectors.accelerators import classify_sku
+from flopledger.collectors.skus import classify_sku
 from flopledger.simulator import SimulationResult
 from flopledger.simulator.fleet import A3, A3U, V5P, V6E
 from flopledger.simulator.prices import SKUS

@@ -219,8 +219,8 @@ def test_bigquery_warehouse_in_place_model_runs_on_duckdb(
     client = bigquery_emulator.client()
     rows = bq.run_query(client, f"SELECT * FROM `{TABLE}`", None, 10**9)
     records = rows.to_pylist()
-    descriptions = sorted({r["sku"]["description"] for r in records})
-    skus, units = sku_lookups(descriptions)
+    pairs = {(r["service"]["description"], r["sku"]["description"]) for r in records}
+    skus, units = sku_lookups(pairs)
     params = {
         "earliest": DEFAULT_LIMITS.earliest,
         "latest": DEFAULT_LIMITS.latest,
