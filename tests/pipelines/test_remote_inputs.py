@@ -90,11 +90,13 @@ def _checksums(db: Path) -> dict[str, str]:
     con = duckdb.connect(str(db), read_only=True)
     try:
         sums = {}
-        for (table,) in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall():
+        tables = con.execute("SELECT schema_name, table_name FROM duckdb_tables() ORDER BY 1, 2")
+        for schema, name in tables.fetchall():  # the intermediate schema's tables too
+            table = f"{schema}.{name}"
             columns = con.execute(
                 "SELECT column_name, data_type FROM duckdb_columns()"
-                " WHERE table_name = ? ORDER BY column_index",
-                [table],
+                " WHERE schema_name = ? AND table_name = ? ORDER BY column_index",
+                [schema, name],
             ).fetchall()
             # Money is DECIMAL and compared exactly; a DOUBLE summed in parallel (hours, kWh)
             # varies in its last bits from run to run on the same rows: 6 decimals are compared.

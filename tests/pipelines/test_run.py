@@ -15,7 +15,7 @@ def _tables(db):
     con = duckdb.connect(str(db), read_only=True)
     try:
         names = [  # the intermediate tables too, in their own schema
-            f"{schema}.{table}"
+            table if schema == "main" else f"{schema}.{table}"
             for schema, table in con.execute(
                 "SELECT schema_name, table_name FROM duckdb_tables() ORDER BY 1, 2"
             ).fetchall()
