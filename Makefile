@@ -59,14 +59,14 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
-# The house (lint, format, types: a minute of mypy on a clean clone) runs beside the tests, and
+# The house (lint, format, types: a minute of mypy on a clean clone; dead code: vulture) runs beside the tests, and
 # its output is printed after theirs; either failing fails the command. tests/scheduling.py
 # hands the slowest tests out first and keeps a module's module-scoped fixture on one worker.
 # The tests' folders go to /dev/shm when it has room: Dagster's SQLite run history and DuckDB
 # commit with fsync, 13 ms a commit on a VM's disk and 0.1 ms in memory, and a pipeline run
 # commits thousands of times (a test of two runs: 116 s on disk, 36 s in memory). Only failed
 # tests' folders are kept, so the memory is given back.
-LINT := .venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/python -m mypy
+LINT := .venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/python -m mypy && .venv/bin/vulture
 TEST_TMP = $$(avail=$$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 {print $$4}'); \
 	[ "$${avail:-0}" -gt 4000000 ] && echo /dev/shm || echo "$${TMPDIR:-/tmp}")
 test: setup browser

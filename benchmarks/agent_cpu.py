@@ -18,10 +18,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from flopledger.collectors.nvml.agent import Agent, AgentConfig, ManualClock
+from flopledger.collectors.nvml.agent import Agent, AgentConfig
 from flopledger.collectors.nvml.labels import NodeLabels
 from flopledger.collectors.nvml.nvml import Nvml
 from flopledger.collectors.nvml.simulated import SimulatedNvml
+from tests.collectors.nvml.nvml_fakes import ManualClock
 
 
 class TimedBackend:

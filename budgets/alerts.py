@@ -18,8 +18,6 @@ import pyarrow as pa
 from flopledger.models import query_sql
 from flopledger.warehouse import Warehouse
 
-SEVERITIES = ("info", "warning", "critical")
-
 
 @dataclass(frozen=True)
 class Alert:

@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
             module = importlib.import_module(f"flopledger.cli.commands.{name}")
         except ModuleNotFoundError as exc:
             if exc.name == f"flopledger.cli.commands.{name}":
-                continue  # command not built yet
+                continue  # not installed: the agent's slim package ships `agent` alone
             raise
         module.register(sub)
     return parser

@@ -486,16 +486,6 @@ def drop_table(client: bigquery.Client, table: str) -> None:
         raise _fail(f"dropping {table} failed", exc) from None
 
 
-def drop_dataset(client: bigquery.Client, dataset: str) -> None:
-    """Delete `project.dataset` and every table in it (the live tests' own datasets)."""
-    try:
-        client.delete_dataset(
-            dataset, delete_contents=True, not_found_ok=True, retry=_retries(client)[0]
-        )
-    except (GoogleAPIError, OSError) as exc:
-        raise _fail(f"dropping {dataset} failed", exc) from None
-
-
 def describe_table(
     client: bigquery.Client, table: str, description: str, column_descriptions: Mapping[str, str]
 ) -> None:

@@ -81,12 +81,6 @@ class Limits:
     def accelerator_seconds(self, what: str, amount: Decimal | None) -> Decimal | None:
         return _within(what, amount, self.max_accelerator_seconds, "limits.max_accelerator_seconds")
 
-    def pct(self, what: str, value: float | None) -> float | None:
-        value = finite(what, value)
-        if value is not None and not (0.0 <= value <= self.max_pct):
-            raise OutOfBounds(f"{what}: {value!r} is not a percentage in 0 .. 100")
-        return value
-
     def nodes(self, what: str, count: int) -> None:
         if count > self.max_nodes_per_job:
             raise OutOfBounds(

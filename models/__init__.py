@@ -35,7 +35,7 @@ INTERMEDIATE = SqlFolder(MODELS_DIR / "intermediate", "models/intermediate")
 MARTS = SqlFolder(MODELS_DIR / "marts", "models/marts")
 QUERIES = SqlFolder(MODELS_DIR / "queries", "models/queries")
 CHECKS = SqlFolder(MODELS_DIR / "checks", "models/checks")
-BIGQUERY = SqlFolder(MODELS_DIR / "bigquery", "models/bigquery")
+BIGQUERY = SqlFolder(MODELS_DIR / "bigquery", "models/bigquery", "bigquery")
 
 # The schema each layer's tables live in.
 SCHEMAS = {"raw": "main", "intermediate": "intermediate", "mart": "main"}
@@ -116,27 +116,12 @@ def intermediate_tables() -> frozenset[str]:
     return frozenset(m.name for m in marts() if m.kind == "intermediate")
 
 
-def query_names() -> tuple[str, ...]:
-    """The name of every query in models/queries (its file name without `.sql`), sorted."""
-    return QUERIES.names()
-
-
 def query_sql(name: str) -> str:
     """The text of models/queries/<name>.sql. A name that is not a query file is refused."""
     file = QUERIES.file(name)
     if file.kind != "query":
         raise ValueError(f"{file.path}: a query starts with '-- @query:'")
     return file.text
-
-
-def query_params(name: str) -> dict[str, str]:
-    """The parameters a query's header documents (`-- @param name: text`), by name."""
-    return QUERIES.file(name).params
-
-
-def query_params_used(name: str) -> frozenset[str]:
-    """The `$name` parameters a query's SQL uses (comments left out)."""
-    return QUERIES.file(name).params_used()
 
 
 _EXPORT_TABLE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9:.-]*\.\w+\.\w+", re.ASCII)

@@ -112,8 +112,9 @@ def _check(path: Path, name: str | None, flags: str | None, text: str) -> CheckS
     return CheckSpec(name, words[0], "blocking" in words[1:], text)
 
 
-def parse(path: Path) -> SqlFile:
-    """One file, its header read and checked."""
+def parse(path: Path, dialect: str = "duckdb") -> SqlFile:
+    """One file, its header read and checked: one `@param` line for each parameter its SQL
+    binds (in `dialect`), and none for a parameter it does not."""
     text = path.read_text()
     fields = _fields(path, text.splitlines())
     kind, about = fields[0][0], fields[0][3]
@@ -138,7 +139,14 @@ def parse(path: Path) -> SqlFile:
             raise SqlFileError(f"{path}: unknown header tag '@{tag}'")
     if kind == "table" and not columns:  # raw DDL: a trailing comment per column
         columns = {m.group(1): m.group(2).strip() for m in _DDL_COLUMN.finditer(text)}
-    return SqlFile(path, kind, about, text, columns, params, tuple(checks), row)
+    file = SqlFile(path, kind, about, text, columns, params, tuple(checks), row)
+    used = file.params_used(dialect)
+    if set(params) != used:
+        raise SqlFileError(
+            f"{path}: parameters without an @param line {sorted(used - set(params))}, "
+            f"@param lines of none {sorted(set(params) - used)}"
+        )
+    return file
 
 
 @cache
@@ -147,8 +155,8 @@ def _names(root: Path) -> tuple[str, ...]:
 
 
 @cache
-def _parsed(path: Path) -> SqlFile:
-    return parse(path)
+def _parsed(path: Path, dialect: str) -> SqlFile:
+    return parse(path, dialect)
 
 
 @dataclass(frozen=True)
@@ -157,6 +165,7 @@ class SqlFolder:
 
     root: Path
     what: str  # names the folder in errors
+    dialect: str = "duckdb"  # its parameters: $name (DuckDB) or @name (BigQuery)
 
     def names(self) -> tuple[str, ...]:
         """Every file's name (without `.sql`), sorted; fragments are not among them."""
@@ -169,7 +178,7 @@ class SqlFolder:
         """One file by name; a name that is not one of the folder's files is refused."""
         if name not in self.names():
             raise KeyError(f"{self.what}: no SQL file named {name!r}")
-        return _parsed(self.root / f"{name}.sql")
+        return _parsed(self.root / f"{name}.sql", self.dialect)
 
     def files(self) -> tuple[SqlFile, ...]:
         return tuple(self.file(n) for n in self.names())
@@ -177,7 +186,7 @@ class SqlFolder:
     def fragment(self, name: str) -> SqlFile:
         if name not in self.fragment_names():
             raise KeyError(f"{self.what}/fragments: no SQL file named {name!r}")
-        return _parsed(self.root / "fragments" / f"{name}.sql")
+        return _parsed(self.root / "fragments" / f"{name}.sql", self.dialect)
 
     def text(self, name: str) -> str:
         """The statement of `name`, comments dropped and fragments spliced in."""

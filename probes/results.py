@@ -51,9 +51,6 @@ class ProbeResult:
         return json.dumps(record, allow_nan=False)
 
 
-FIELD_NAMES = tuple(f.name for f in dataclasses.fields(ProbeResult))
-
-
 def result_id(
     node: str, measured_at: datetime, device_index: int, dtype: str, m: int, n: int, k: int
 ) -> str:

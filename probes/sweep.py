@@ -9,7 +9,7 @@ progress callback. A shape that fails (out of memory, a wrong answer) becomes a 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -199,14 +199,3 @@ def run_sweep(
 ) -> list[ProbeResult]:
     """Run a sweep with real clocks and kernels (keyword overrides go to `Sweep`)."""
     return Sweep(config, progress=progress, **injected).run()  # type: ignore[arg-type]
-
-
-def best_by_dtype(results: Sequence[ProbeResult]) -> dict[str, ProbeResult]:
-    """The fastest verified result per dtype."""
-    best: dict[str, ProbeResult] = {}
-    for r in results:
-        if r.achieved_tflops is None:
-            continue
-        if r.dtype not in best or r.achieved_tflops > (best[r.dtype].achieved_tflops or 0.0):
-            best[r.dtype] = r
-    return best

@@ -246,23 +246,6 @@ class Config(_Strict):
     # Where the file was read from; not a key of the file.
     base_dir: str = Field(default=".", exclude=True)
 
-    def source_files(self, name: str) -> list[Path]:
-        """The local files a source's globs match now, sorted and de-duplicated (for tests and
-        tools; the pipeline finds local and gs:// inputs alike through ingest/inputs.py)."""
-        source = getattr(self.sources, name)
-        if source is None:
-            return []
-        found: set[Path] = set()
-        for pattern in source.paths:
-            if pattern.startswith("gs://"):
-                continue  # remote: ingest/inputs.py lists them, once per run
-            found.update(_matching_files(pattern))
-        return sorted(found)
-
-    def remote_paths(self, name: str) -> list[str]:
-        source = getattr(self.sources, name)
-        return [p for p in (source.paths if source else []) if p.startswith("gs://")]
-
 
 def _matching_files(pattern: str) -> list[Path]:
     return [Path(p) for p in glob.glob(pattern, recursive=True) if Path(p).is_file()]

@@ -9,7 +9,6 @@ and written one at a time, so memory does not grow with the number of days.
 from __future__ import annotations
 
 import shutil
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -140,10 +139,6 @@ def _write_probes(out: Path, fleet: Fleet, start: date, days: int, seed: int) ->
         write_probe_jsonl(
             out / "probes" / "probe_results.jsonl", simulated_probe_rows(nodes, day_list, seed)
         )
-
-
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def simulate(

@@ -5,7 +5,6 @@ and weeks later."""
 from __future__ import annotations
 
 import random
-from collections import defaultdict
 from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
@@ -471,10 +470,3 @@ def _is_accelerator(row: Row) -> bool:
 
 
 ACCELERATOR_SKU_IDS = frozenset(SKUS[k].sku_id for k in ACCELERATOR_SKUS)
-
-
-def group_by_account(rows: list[Row]) -> dict[str, list[Row]]:
-    out: dict[str, list[Row]] = defaultdict(list)
-    for row in rows:
-        out[row["billing_account_id"]].append(row)
-    return out

@@ -102,10 +102,6 @@ class TpuSlice:
     created_us: int
     deleted_us: int
 
-    @property
-    def workers(self) -> int:
-        return self.tpu.chips_per_slice // self.tpu.chips_per_worker
-
 
 @dataclass(frozen=True)
 class Bucket:

@@ -14,6 +14,7 @@ GIB = 2**30
 HOUR_S = 3600
 MONTH_S = 730 * HOUR_S  # Google prices a "month" of storage as 730 hours
 COST_PLACES = Decimal("0.000001")  # the export writes costs rounded to 6 places
+CUD_RATE = Decimal("0.37")  # committed use: the fee's discount on the on-demand GPU price
 
 COMPUTE = ("6F81-5844-456A", "Compute Engine")
 STORAGE = ("95FF-2EF5-5EA1", "Cloud Storage")
@@ -153,7 +154,7 @@ SKUS: dict[str, Sku] = {
             "seconds",
             "hour",
             HOUR_S,
-            Decimal("9.796550569") * (1 - Decimal("0.37")),
+            Decimal("9.796550569") * (1 - CUD_RATE),
         ),
         # --billing-detail full (simulator/billing.py): the rest of what a GPU VM is billed for
         # each hour. Descriptions as public price-catalogue code matches them (exact strings;
@@ -220,7 +221,6 @@ SKUS: dict[str, Sku] = {
 # exports (69208131141, 57975162365) and in Infracost-style price filters (10878577003).
 ACCELERATOR_SKUS = ("h100", "h200", "v5p", "v6e")  # usage in accelerator-seconds
 TAX_RATE = Decimal("0.0825")
-CUD_RATE = Decimal("0.37")  # committed use: the fee's discount on the on-demand GPU price
 SUD_RATE = Decimal("0.20")  # sustained use: share of the core cost credited back
 
 

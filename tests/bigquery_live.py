@@ -8,6 +8,7 @@ deletes it afterwards; its jobs bill that project (a few MB: the smallest fleet)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 LIVE_ENV = "FLOPLEDGER_BIGQUERY_LIVE_PROJECT"
 LOCATION_ENV = "FLOPLEDGER_BIGQUERY_LIVE_LOCATION"
@@ -36,3 +37,8 @@ def skip_reason(
     if problem is not None:
         return f"no application-default credentials for {environ[LIVE_ENV]}: {problem}"
     return None
+
+
+def drop_dataset(client: Any, dataset: str) -> None:
+    """Delete `project.dataset` and every table in it (a live test's own dataset, afterwards)."""
+    client.delete_dataset(dataset, delete_contents=True, not_found_ok=True)

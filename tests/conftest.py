@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 from pathlib import Path
@@ -112,6 +113,20 @@ def run_record(run_id: str, **fields: Any) -> dict[str, Any]:
     }
     record.update(fields)
     return record
+
+
+def source_files(config: Any, name: str) -> list[Path]:
+    """The local files source `name`'s globs match now, sorted (gs:// paths left out: the
+    pipeline lists those through ingest/inputs.py, once per run)."""
+    source = getattr(config.sources, name)
+    found = {
+        Path(p)
+        for pattern in (source.paths if source else [])
+        if not pattern.startswith("gs://")
+        for p in glob.glob(pattern, recursive=True)
+        if Path(p).is_file()
+    }
+    return sorted(found)
 
 
 def write_config(directory: Path, text: str) -> Path:

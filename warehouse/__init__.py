@@ -1,6 +1,7 @@
-"""The warehouse: one interface, chosen in one place (`open_warehouse`).
+"""The warehouse: one interface, chosen in one place (`open_warehouse`): DuckDB (a file, the
+embedded default) or BigQuery (a dataset).
 
-The only package that imports `duckdb` (and, later, `google.cloud.bigquery`)."""
+The only package that imports `duckdb`; BigQuery is reached through clients/bigquery.py."""
 
 from flopledger.warehouse.base import (
     ColumnInfo,

@@ -115,6 +115,6 @@ def run(args: argparse.Namespace) -> int:
     stats = watcher.stats
     print(
         f"kube-watch: {stats.records} pod records in {len(stats.files)} files under {got.out} "
-        f"({stats.lists} lists, {stats.watches} watches, {stats.gone} expired)"
+        f"({stats.lists} lists, {stats.watches} watches, {stats.events} events, {stats.gone} expired)"
     )
     return 0

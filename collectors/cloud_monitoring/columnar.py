@@ -132,13 +132,6 @@ def add_parsed(builder: SampleBuilder, time_series: pa.Array) -> bool:
     return True
 
 
-def read_page(builder: SampleBuilder, data: bytes) -> bool:
-    """Add one saved page (the file's bytes) to `builder` in columns; True when read, False
-    (and nothing added) when the page must go to the per-object reader."""
-    parsed = parse_page(data)
-    return parsed is not None and add_parsed(builder, parsed)
-
-
 def _series_dict(metric: dict[str, Any] | None, resource: dict[str, Any] | None) -> dict:
     """A series as json.loads would give the fields series_target reads (no nulls: absent)."""
     series: dict[str, Any] = {}

@@ -270,23 +270,3 @@ def stop_on_signals(stop: threading.Event) -> None:
 
     signal.signal(signal.SIGTERM, handler)
     signal.signal(signal.SIGINT, handler)
-
-
-class ManualClock:
-    """A clock that only moves when the agent waits: simulated minutes in no time.
-
-    For tests and the benchmark. `epoch_s` is the UTC wall time at monotonic 0.
-    """
-
-    def __init__(self, epoch_s: float) -> None:
-        self.monotonic_s = 0.0
-        self.epoch_s = epoch_s
-
-    def monotonic(self) -> float:
-        return self.monotonic_s
-
-    def time(self) -> float:
-        return self.epoch_s + self.monotonic_s
-
-    def wait(self, seconds: float, stop: threading.Event) -> None:
-        self.monotonic_s += max(0.0, seconds)

@@ -77,7 +77,6 @@ class GpuSampler:
         self.gpus: list[_Gpu] = []
         self._generation = -1
         self._event_set: Any = None
-        self._xid_pending: dict[int, int] = {}
 
     # -- discovery -------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import datetime
 from pathlib import Path
@@ -13,7 +14,9 @@ from polars.testing import assert_frame_equal
 
 from flopledger.collectors.probe_results import PROBE_RESULTS_SCHEMA, read_probe_results
 from flopledger.models import model
-from flopledger.probes.results import FIELD_NAMES, ProbeResult, append_jsonl, result_id
+from flopledger.probes.results import ProbeResult, append_jsonl, result_id
+
+FIELD_NAMES = tuple(f.name for f in dataclasses.fields(ProbeResult))  # a result's columns
 
 WHEN = datetime(2025, 3, 1, 12, 0, 0, 250000)
 

@@ -36,7 +36,7 @@ from flopledger.warehouse.bigquery import BigQueryWarehouse
 from flopledger.warehouse.bigquery_reader import BigQueryReader, mark_published
 from flopledger.warehouse.transpile import Column
 from tests.bigquery_emulator import PROJECT, BigQueryEmulator
-from tests.bigquery_live import LIVE_ENV, LOCATION_ENV
+from tests.bigquery_live import LIVE_ENV, LOCATION_ENV, drop_dataset
 from tests.dashboards.helpers import APP, START, metric
 
 DATASET = "dashboards"
@@ -143,7 +143,7 @@ def bigquery_config(request: pytest.FixtureRequest, fleet_config: Path) -> Itera
         yield _copied(fleet_config, warehouse, request.param)
     finally:
         if request.param == "live":
-            bq.drop_dataset(warehouse.client, warehouse.dataset_id)
+            drop_dataset(warehouse.client, warehouse.dataset_id)
 
 
 def _copied(fleet_config: Path, warehouse: BigQueryWarehouse, name: str) -> Path:

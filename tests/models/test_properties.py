@@ -17,6 +17,7 @@ from flopledger.collectors.gcp_billing.read import read_billing_files
 from flopledger.collectors.jobs.read import read_jobs_files
 from flopledger.settings import load_config
 from flopledger.simulator import simulate
+from tests.conftest import source_files
 from tests.models.conftest import Books
 
 
@@ -29,10 +30,10 @@ def _books_from_files(out: Path, config_path: Path) -> Books:
     config = load_config(config_path)
     books = Books(out)
     books.warehouse.ensure_schema()
-    billing, stats = read_billing_files(config.source_files("gcp_billing"))
+    billing, stats = read_billing_files(source_files(config, "gcp_billing"))
     assert stats.rows_quarantined == 0
     books.warehouse.insert_new("billing_line_items", billing, "row_id")
-    jobs = read_jobs_files(config.source_files("jobs"))
+    jobs = read_jobs_files(source_files(config, "jobs"))
     assert jobs.quarantined == []
     books.warehouse.replace_all("jobs", jobs.jobs)
     books.warehouse.replace_all("job_placements", jobs.placements)

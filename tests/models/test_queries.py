@@ -174,7 +174,7 @@ def empty_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     return warehouse
 
 
-QUERIES = models.query_names()
+QUERIES = models.QUERIES.names()
 
 
 @pytest.mark.parametrize("name", QUERIES)
@@ -190,7 +190,7 @@ def test_query_reads_as_duckdb_for_the_bigquery_transpiler(name: str) -> None:
 
 @pytest.mark.parametrize("name", QUERIES)
 def test_header_documents_every_parameter(name: str) -> None:
-    assert set(models.query_params(name)) == models.query_params_used(name)
+    assert set(models.QUERIES.file(name).params) == models.QUERIES.file(name).params_used()
 
 
 @pytest.mark.parametrize("name", QUERIES)
@@ -198,7 +198,7 @@ def test_callers_bind_exactly_the_query_parameters(built: Built, name: str) -> N
     sql = models.query_sql(name)
     bound = [set(params or {}) for text, params in built.calls if text == sql]
     assert bound, f"{name}: no caller ran it"
-    assert all(keys == set(models.query_params(name)) for keys in bound), bound
+    assert all(keys == set(models.QUERIES.file(name).params) for keys in bound), bound
 
 
 def test_unknown_query_names_are_refused() -> None:

@@ -1,5 +1,6 @@
 """Simulated probe results: the CLI's JSONL format, realistic ceilings, one node that degrades."""
 
+import dataclasses
 import json
 from collections import defaultdict
 from datetime import date, timedelta
@@ -7,8 +8,10 @@ from datetime import date, timedelta
 import pytest
 
 from flopledger.collectors.probe_results import read_probe_results
-from flopledger.probes.results import FIELD_NAMES
+from flopledger.probes.results import ProbeResult
 from flopledger.probes.simulated import degraded_node, simulated_probe_rows, write_probe_jsonl
+
+FIELD_NAMES = tuple(f.name for f in dataclasses.fields(ProbeResult))  # a result's columns
 
 NODES = [("a3-1", "H100-80GB"), ("a3u-1", "H200-141GB"), ("v5p-1", "TPU-v5p"), ("v6e-1", "TPU-v6e")]
 DAYS = [date(2026, 10, 1) + timedelta(days=i) for i in range(6)]

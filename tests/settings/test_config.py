@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from flopledger.settings import ConfigError, load_config
-from tests.conftest import write_config
+from tests.conftest import source_files, write_config
 
 
 @pytest.mark.parametrize(
@@ -78,7 +78,7 @@ def test_a_glob_matching_nothing_only_warns(tmp_path, caplog):
     path = write_config(tmp_path, "sources: {gcp_billing: {paths: ['none/*.ndjson']}}\n")
     with caplog.at_level(logging.WARNING, logger="flopledger.settings.config_file"):
         config = load_config(path)
-    assert config.source_files("gcp_billing") == []
+    assert source_files(config, "gcp_billing") == []
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert warnings == [f"sources.gcp_billing.paths[0]: {tmp_path}/none/*.ndjson matches no file"]
 
@@ -108,8 +108,7 @@ def test_relative_paths_resolve_against_the_config_files_folder(tmp_path, monkey
         f"{tmp_path}/abs/*.parquet",
         "gs://bucket/export/*.parquet",
     ]
-    assert config.source_files("gcp_billing") == [folder / "billing" / "a.ndjson"]
-    assert config.remote_paths("gcp_billing") == ["gs://bucket/export/*.parquet"]
+    assert source_files(config, "gcp_billing") == [folder / "billing" / "a.ndjson"]
     assert path.parent == folder
 
 
@@ -118,7 +117,7 @@ def test_defaults_when_the_file_names_nothing(tmp_path):
     assert config.warehouse.kind == "duckdb"
     assert config.warehouse.path == str(tmp_path / "warehouse.duckdb")
     assert (config.reporting_currency, config.allocation.run_label_key) == ("USD", "run_id")
-    assert config.source_files("jobs") == []
+    assert source_files(config, "jobs") == []
 
 
 def test_a_quiet_load_says_nothing_of_empty_globs(tmp_path, caplog):

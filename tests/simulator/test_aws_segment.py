@@ -33,6 +33,7 @@ from flopledger.collectors.gcp_billing.read import read_billing_files
 from flopledger.collectors.jobs.read import read_jobs_files
 from flopledger.settings import load_config
 from flopledger.simulator import simulate
+from tests.conftest import source_files
 from tests.models.conftest import Books
 
 D = Decimal
@@ -45,14 +46,14 @@ def fleet(tmp_path_factory) -> tuple[Path, Books]:
     config = load_config(result.config_path)
     books = Books(out)
     books.warehouse.ensure_schema()
-    billing, stats = read_billing_files(config.source_files("gcp_billing"))
+    billing, stats = read_billing_files(source_files(config, "gcp_billing"))
     assert stats.rows_quarantined == 0
     books.warehouse.insert_new("billing_line_items", billing, "row_id")
-    focus = read_focus_files(config.source_files("focus"))
+    focus = read_focus_files(source_files(config, "focus"))
     assert focus.quarantined == [] and focus.duplicates == 0
     assert focus.table.column("spec_issues").null_count == focus.table.num_rows  # clean rows
     books.warehouse.replace_all("focus_line_items", focus.table)
-    jobs = read_jobs_files(config.source_files("jobs"))
+    jobs = read_jobs_files(source_files(config, "jobs"))
     books.warehouse.replace_all("jobs", jobs.jobs)
     books.warehouse.replace_all("job_placements", jobs.placements)
     return out, books.build_marts()

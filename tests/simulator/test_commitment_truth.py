@@ -16,6 +16,7 @@ from flopledger.collectors.jobs.read import read_jobs_files
 from flopledger.settings import load_config
 from flopledger.simulator import simulate
 from flopledger.simulator.billing import COMMITMENT_NAME, RESERVATION_NAME
+from tests.conftest import source_files
 from tests.models.conftest import Books
 
 
@@ -32,10 +33,10 @@ def test_runs_and_commitment_utilisation_equal_the_truth(tmp_path: Path) -> None
     config = load_config(result.config_path)
     books = Books(out)
     books.warehouse.ensure_schema()
-    billing, stats = read_billing_files(config.source_files("gcp_billing"))
+    billing, stats = read_billing_files(source_files(config, "gcp_billing"))
     assert stats.rows_quarantined == 0
     books.warehouse.insert_new("billing_line_items", billing, "row_id")
-    jobs = read_jobs_files(config.source_files("jobs"))
+    jobs = read_jobs_files(source_files(config, "jobs"))
     books.warehouse.replace_all("jobs", jobs.jobs)
     books.warehouse.replace_all("job_placements", jobs.placements)
     books.build_marts()

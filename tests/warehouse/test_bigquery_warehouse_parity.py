@@ -33,7 +33,7 @@ from flopledger.budgets.evaluate import evaluate_budgets, raise_alerts
 from flopledger.budgets.fx import load_fx_rates
 from flopledger.budgets.status import from_rows, to_arrow
 from flopledger.clients import bigquery as bq
-from flopledger.clients.bigquery import BigQueryError, drop_dataset
+from flopledger.clients.bigquery import BigQueryError
 from flopledger.pipelines.runner import run_pipeline
 from flopledger.settings import load_config
 from flopledger.simulator import simulate
@@ -45,7 +45,7 @@ from flopledger.warehouse.bigquery import (
 )
 from flopledger.warehouse.duckdb import DuckDBWarehouse
 from tests.bigquery_emulator import PROJECT
-from tests.bigquery_live import LIVE_ENV, LOCATION_ENV
+from tests.bigquery_live import LIVE_ENV, LOCATION_ENV, drop_dataset
 
 # The smallest fleet whose pipeline fills the raw tables every mart reads: GPUs and TPU
 # slices with telemetry, runs, commitments, managed inference; one day.

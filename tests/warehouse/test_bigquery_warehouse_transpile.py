@@ -103,7 +103,7 @@ def test_bigquery_warehouse_sql_parses_as_bigquery_with_no_duckdb_only_construct
     )
     found = []
     texts = [(m.name, m.sql) for m in models.marts()]
-    texts += [(name, models.query_sql(name)) for name in models.query_names()]
+    texts += [(name, models.query_sql(name)) for name in models.QUERIES.names()]
     for name, sql in texts:
         tree = sqlglot.parse_one(to_bigquery(sql), read="bigquery")
         found += [f"{name}: {n.sql('bigquery')[:60]}" for n in tree.find_all(*duckdb_only)]

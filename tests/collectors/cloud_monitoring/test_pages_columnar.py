@@ -16,9 +16,9 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from flopledger.collectors.cloud_monitoring.columnar import read_page
 from flopledger.collectors.cloud_monitoring.pages import PagesByDay, add_page_file
 from flopledger.collectors.cloud_monitoring.parse import SampleBuilder
+from tests.collectors.cloud_monitoring.columnar_page import read_page
 
 DATA = Path(__file__).parents[2] / "fixtures" / "cloud_monitoring_timeseries"
 PREFIX = "tpu.googleapis.com/accelerator/"

@@ -36,10 +36,10 @@ from typing import Any
 
 import pytest
 
-from flopledger.collectors.cloud_monitoring.columnar import read_page
 from flopledger.collectors.cloud_monitoring.inventory import Inventory, TpuNode, build_inventory
 from flopledger.collectors.cloud_monitoring.pages import PagesByDay, add_page_file, write_pages
 from flopledger.collectors.cloud_monitoring.parse import SampleBuilder
+from tests.collectors.cloud_monitoring.columnar_page import read_page
 from tests.fuzz_json import Raw, all_paths, dumps_with_raws, shuffled
 
 SEED = 20261201

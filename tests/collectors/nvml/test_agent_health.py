@@ -12,10 +12,11 @@ import pytest
 from nvml_fakes import LABELS, START
 from prometheus_client.parser import text_string_to_metric_families
 
-from flopledger.collectors.nvml.agent import Agent, AgentConfig, ManualClock
+from flopledger.collectors.nvml.agent import Agent, AgentConfig
 from flopledger.collectors.nvml.health import HealthServer, Liveness, SystemdNotifier, parse_address
 from flopledger.collectors.nvml.nvml import Nvml
 from flopledger.collectors.nvml.simulated import SimulatedNvml
+from tests.collectors.nvml.nvml_fakes import ManualClock
 
 
 def get(port: int, path: str) -> tuple[int, str]:

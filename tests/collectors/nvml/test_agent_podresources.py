@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 from nvml_fakes import LABELS, START, minute
 
-from flopledger.collectors.nvml.agent import Agent, AgentConfig, ManualClock
+from flopledger.collectors.nvml.agent import Agent, AgentConfig
 from flopledger.collectors.nvml.kubelet import api_pb2, api_pb2_grpc
 from flopledger.collectors.nvml.labels import kube_pod_uid
 from flopledger.collectors.nvml.nvml import Nvml
@@ -33,6 +33,7 @@ from flopledger.collectors.nvml.podresources import (
 from flopledger.collectors.nvml.read import read_spool
 from flopledger.collectors.nvml.schema import SCHEMA_VERSION_KEY, SPOOL_COLUMNS, rows_to_table
 from flopledger.collectors.nvml.simulated import SimulatedNvml
+from tests.collectors.nvml.nvml_fakes import ManualClock
 
 
 def uuid(index: int) -> str:

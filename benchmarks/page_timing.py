@@ -1,4 +1,4 @@
-"""Timing a page load for benchmarks/dashboard_queries.py (Streamlit stays inside dashboards/).
+"""Timing a page load for benchmarks/dashboard_queries.py.
 
 `load_page` runs the app in Streamlit's AppTest with the query cache cleared and adds up the
 time spent in the data layer's reads.
@@ -13,9 +13,10 @@ from typing import Any
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from flopledger import dashboards
 from flopledger.dashboards import data
 
-APP = Path(__file__).resolve().parent / "app.py"
+APP = Path(dashboards.__file__).resolve().parent / "app.py"
 
 
 class QueryClock:
