@@ -10,46 +10,37 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 from tests.conftest import REPO
 
-ROOMS = (
-    "accelerators", "paths", "settings", "models", "figures", "clients", "collectors", "probes",
-    "warehouse", "planning", "budgets", "simulator", "reports", "ingest", "cli", "pipelines",
-    "dashboards",
-)  # fmt: skip
+ARCHITECTURE = REPO / "docs" / "architecture.md"
+_ROW = re.compile(r"^\| `(\w+)/` \| .* \| ([^|]+) \|$", re.M)
 
-# room -> the other rooms it may import (docs/architecture.md).
-MAY_IMPORT = {
-    "accelerators": set(),
-    "paths": set(),
-    "settings": {"paths"},
-    "models": set(),
-    "figures": set(),
-    "clients": set(),
-    "collectors": {"accelerators", "clients", "paths"},
-    "probes": {"accelerators", "collectors"},
-    "warehouse": {"clients", "models", "settings"},
-    "planning": {"accelerators", "models"},
-    "budgets": {"collectors", "figures", "models", "settings", "warehouse"},
-    "simulator": {"accelerators", "budgets", "clients", "collectors", "models", "probes"},
-    "reports": {"budgets", "figures", "models"},
-    "ingest": {
-        "accelerators",
-        "budgets",
-        "clients",
-        "collectors",
-        "models",
-        "settings",
-        "warehouse",
-    },  # fmt: skip
-    "dashboards": {"figures", "models", "settings", "warehouse"},
-    "pipelines": set(ROOMS) - {"pipelines", "cli", "dashboards"},
-    "cli": set(ROOMS) - {"cli", "dashboards"},
-}
+
+def _rooms_table() -> dict[str, set[str]]:
+    """docs/architecture.md's room table: room -> the rooms it may import (its last column:
+    `nothing`, a list, or `every room but x and y`)."""
+    rows = {room: cell.strip() for room, cell in _ROW.findall(ARCHITECTURE.read_text())}
+    allowed: dict[str, set[str]] = {}
+    for room, cell in rows.items():
+        if cell == "nothing":
+            allowed[room] = set()
+        elif cell.startswith("every room but "):
+            but = set(re.findall(r"\w+", cell.removeprefix("every room but ")) ) - {"and"}
+            allowed[room] = set(rows) - but - {room}
+        else:
+            allowed[room] = {name.strip() for name in cell.split(",")}
+    return allowed
+
+
+# room -> the other rooms it may import: read from docs/architecture.md, the one place it is said.
+MAY_IMPORT = _rooms_table()
+ROOMS = tuple(MAY_IMPORT)
+
 
 # outside library -> where it may be imported (a folder/ or one file).
 DOORS = {
@@ -232,3 +223,23 @@ def test_the_dead_code_check_reads_every_room():
 
     paths = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["vulture"]["paths"]
     assert sorted(p for p in paths if not p.startswith("tests/")) == sorted(ROOMS)
+
+
+def test_every_place_the_architecture_names_for_a_new_thing_is_there():
+    """docs/architecture.md's "Where a new thing goes": each file it names exists, and each
+    folder a placeholder (`collectors/<source>/`) goes into."""
+    section = ARCHITECTURE.read_text().split("## Where a new thing goes", 1)[1]
+    named = {
+        token
+        for token in re.findall(r"`([^`\s]+)`", section)
+        if "/" in token and not token.startswith(("-", "{"))
+    }
+    assert len(named) > 20  # the section was read
+    missing = []
+    for token in sorted(named):
+        fixed = token.split("<", 1)[0]  # up to a placeholder: a folder that must be there
+        if "{" in fixed:  # models/{intermediate,marts}/...
+            continue
+        if not (REPO / fixed).exists():
+            missing.append(token)
+    assert missing == []
