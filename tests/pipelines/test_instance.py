@@ -26,7 +26,7 @@ def test_a_run_is_recorded_where_the_ui_reads(project_dir: Path) -> None:
     assert env["FLOPLEDGER_CONFIG"] == str(config_path)
     assert argv[-6:] == ["-w", str(REPO / "workspace.yaml"), "-h", "127.0.0.1", "-p", "3999"]
     home = Path(config.dagster_home)
-    assert (home / "dagster.yaml").read_text() == (REPO / "dagster.yaml").read_text()
+    assert (home / "dagster.yaml").read_text() == (REPO / "pipelines" / "dagster.yaml").read_text()
 
     with dg.DagsterInstance.from_config(str(home)) as instance:
         runs = instance.get_runs()
