@@ -3,7 +3,9 @@ into one `Definitions`.
 
 `workspace.yaml` loads `defs`, a lazy `@dg.definitions` function: importing this module
 builds nothing and touches no file. The config file is `$FLOPLEDGER_CONFIG`, else
-`./flopledger.yaml`, else the example in `examples/`.
+`./flopledger.yaml`. With neither, the definitions still load (default schedules) and a run
+says the file is missing: no example config is shipped to fall back on, since a run from one
+inside the installed package would write its warehouse into site-packages.
 """
 
 from __future__ import annotations
@@ -22,17 +24,14 @@ from flopledger.pipelines.progress import progress_logger
 from flopledger.pipelines.resources import Flopledger
 from flopledger.settings import Config, ConfigError, SchedulesConfig, load_config
 
-REPO = Path(__file__).resolve().parent.parent
 
 # Partitions start here when the config names no `history_start`.
 DEFAULT_HISTORY_DAYS = 90
 
 
 def default_config_path() -> str:
-    for candidate in (os.environ.get("FLOPLEDGER_CONFIG"), "flopledger.yaml"):
-        if candidate and Path(candidate).is_file():
-            return str(Path(candidate).resolve())
-    return str(REPO / "examples" / "flopledger.yaml")
+    """$FLOPLEDGER_CONFIG when set, else ./flopledger.yaml: absolute, so a run names the file."""
+    return str(Path(os.environ.get("FLOPLEDGER_CONFIG") or "flopledger.yaml").resolve())
 
 
 def _config(config_path: str) -> Config | None:

@@ -1,9 +1,10 @@
 """The one Dagster instance of a flopledger deployment: `flopledger run`, `flopledger ui`
 and `dagster-daemon` share it, so the UI shows every run's materialisations and checks.
 
-It lives in the config's `dagster_home` folder (default: beside the warehouse), with the
-repository's `dagster.yaml` (the run queue that lets one writer at a time at the warehouse)
-copied in the first time. Set DAGSTER_HOME to the same folder for Dagster's own commands."""
+It lives in the config's `dagster_home` folder (default: beside the warehouse), with
+`dagster.yaml` beside this module (the run queue that lets one writer at a time at the
+warehouse; the wheel ships it) copied in the first time. Set DAGSTER_HOME to the same folder
+for Dagster's own commands."""
 
 from __future__ import annotations
 
@@ -14,12 +15,11 @@ import dagster as dg
 
 from flopledger.settings import Config
 
-REPO = Path(__file__).resolve().parent.parent
-INSTANCE_TEMPLATE = REPO / "dagster.yaml"
+INSTANCE_TEMPLATE = Path(__file__).with_name("dagster.yaml")
 
 
 def prepare_dagster_home(config: Config) -> Path:
-    """The config's dagster_home, created with the repository's dagster.yaml if it has none.
+    """The config's dagster_home, created with INSTANCE_TEMPLATE if it has no dagster.yaml.
 
     load_config always sets dagster_home (its default, beside the warehouse, is decided there)."""
     if config.dagster_home is None:

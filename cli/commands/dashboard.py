@@ -1,6 +1,7 @@
 """`flopledger dashboard`: serve the Streamlit dashboards over the latest published snapshot.
 
-Streamlit runs as a child process (`python -m streamlit run dashboards/app.py`), bound to
+Streamlit runs as a child process (`python -m streamlit run .../flopledger/dashboards/app.py`,
+the app where the package is installed, a checkout's or the wheel's), bound to
 127.0.0.1 unless `--host` says otherwise. The config path reaches the app in
 $FLOPLEDGER_CONFIG (and after `--`); the child runs in the config file's folder, so a
 `.streamlit/secrets.toml` there (sign-in) is picked up.
@@ -15,9 +16,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import flopledger
 from flopledger.settings import load_config
 
-APP = Path(__file__).resolve().parents[2] / "dashboards" / "app.py"
+APP = Path(flopledger.__file__).parent / "dashboards" / "app.py"  # cli/ never imports dashboards/
 
 
 def register(sub: argparse._SubParsersAction) -> None:

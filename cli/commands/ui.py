@@ -2,7 +2,9 @@
 
 The instance is the config's `dagster_home` (default: beside the warehouse), the same one
 `flopledger run` records into, so the UI shows every run's materialisations and checks and
-the daemon runs the schedules. The child gets DAGSTER_HOME and FLOPLEDGER_CONFIG.
+the daemon runs the schedules. The child gets DAGSTER_HOME and FLOPLEDGER_CONFIG, and loads
+the installed module that the repository's `workspace.yaml` names (CODE_LOCATION), so it needs
+no checkout: it runs in the instance's folder.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from pathlib import Path
 
 from flopledger.settings import load_config
 
-REPO = Path(__file__).resolve().parents[2]
+# What Dagster loads: the same module and attribute as the repository's workspace.yaml.
+CODE_LOCATION = ("-m", "flopledger.pipelines.definitions", "-a", "defs")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,8 +34,7 @@ def dagster_dev(config_path: Path, host: str, port: int) -> tuple[list[str], dic
     from flopledger.pipelines.instance import prepare_dagster_home
 
     home = prepare_dagster_home(load_config(config_path, warn=False))
-    argv = [sys.executable, "-m", "dagster", "dev", "-w", str(REPO / "workspace.yaml")]
-    argv += ["-h", host, "-p", str(port)]
+    argv = [sys.executable, "-m", "dagster", "dev", *CODE_LOCATION, "-h", host, "-p", str(port)]
     env = {**os.environ, "DAGSTER_HOME": str(home), "FLOPLEDGER_CONFIG": str(config_path)}
     return argv, env
 
@@ -45,6 +47,6 @@ def ui(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     try:
-        return subprocess.call(argv, env=env, cwd=REPO)
+        return subprocess.call(argv, env=env, cwd=env["DAGSTER_HOME"])
     except KeyboardInterrupt:
         return 0

@@ -229,7 +229,7 @@ def test_the_daemon_runs_the_schedules_and_delivers_each_alert_once(tmp_path: Pa
     tick = _next_tick()
     assert tick.date() == today, "midnight passed while simulating"
     config.write_text(config.read_text() + _once_at(tick))
-    home = prepare_dagster_home(load_config(config))  # the repository's dagster.yaml in it
+    home = prepare_dagster_home(load_config(config))  # pipelines/dagster.yaml copied in
     assert home == tmp_path / "daemon" / "dagster_home"
 
     with Receiver(fail=0) as hook:

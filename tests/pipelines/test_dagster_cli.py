@@ -44,7 +44,7 @@ def test_dagster_job_execute_ingest_then_marts_matches_flopledger_run(tmp_path: 
     config_a = load_config(fleet.config_path)
     home = tmp_path / "a" / "dagster_home"
     home.mkdir()
-    shutil.copyfile(REPO / "dagster.yaml", home / "dagster.yaml")
+    shutil.copyfile(REPO / "pipelines" / "dagster.yaml", home / "dagster.yaml")
     env = {**os.environ, "DAGSTER_HOME": str(home), "FLOPLEDGER_CONFIG": str(fleet.config_path)}
     days = {"dagster/asset_partition_range_start": "2026-10-01",
             "dagster/asset_partition_range_end": "2026-10-02"}  # fmt: skip

@@ -5,8 +5,10 @@ import sys
 from pathlib import Path
 
 import dagster as dg
+import yaml
 
-from flopledger.pipelines.definitions import build_definitions
+from flopledger.cli.commands.ui import CODE_LOCATION
+from flopledger.pipelines.definitions import build_definitions, default_config_path
 from tests.conftest import REPO
 
 
@@ -38,6 +40,23 @@ def test_workspace_validates():
         timeout=180,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_workspace_file_and_flopledger_ui_load_the_same_module():
+    # The checkout's workspace.yaml (Dagster's own CLI, the systemd units) and `flopledger ui`
+    # (which needs no checkout, so names the module itself) load one code location.
+    [location] = yaml.safe_load((REPO / "workspace.yaml").read_text())["load_from"]
+    module = location["python_module"]
+    assert ("-m", module["module_name"], "-a", module["attribute"]) == CODE_LOCATION
+    assert module == {"module_name": "flopledger.pipelines.definitions", "attribute": "defs"}
+
+
+def test_the_config_is_the_environments_else_the_working_folders(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("FLOPLEDGER_CONFIG", raising=False)
+    assert default_config_path() == str(tmp_path / "flopledger.yaml")  # absent: a run says so
+    monkeypatch.setenv("FLOPLEDGER_CONFIG", "etc/f.yaml")
+    assert default_config_path() == str(tmp_path / "etc" / "f.yaml")
 
 
 def test_partitions_cover_the_configured_history(tmp_path):

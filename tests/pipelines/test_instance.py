@@ -24,9 +24,11 @@ def test_a_run_is_recorded_where_the_ui_reads(project_dir: Path) -> None:
     argv, env = dagster_dev(config_path, "127.0.0.1", 3999)
     assert env["DAGSTER_HOME"] == config.dagster_home
     assert env["FLOPLEDGER_CONFIG"] == str(config_path)
-    assert argv[-6:] == ["-w", str(REPO / "workspace.yaml"), "-h", "127.0.0.1", "-p", "3999"]
+    # The installed module, not a checkout's workspace.yaml: `flopledger ui` works from the wheel.
+    code = ["-m", "flopledger.pipelines.definitions", "-a", "defs"]
+    assert argv[-8:] == [*code, "-h", "127.0.0.1", "-p", "3999"]
     home = Path(config.dagster_home)
-    assert (home / "dagster.yaml").read_text() == (REPO / "dagster.yaml").read_text()
+    assert (home / "dagster.yaml").read_text() == (REPO / "pipelines" / "dagster.yaml").read_text()
 
     with dg.DagsterInstance.from_config(str(home)) as instance:
         runs = instance.get_runs()
