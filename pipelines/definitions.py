@@ -24,7 +24,6 @@ from flopledger.pipelines.progress import progress_logger
 from flopledger.pipelines.resources import Flopledger
 from flopledger.settings import Config, ConfigError, SchedulesConfig, load_config
 
-
 # Partitions start here when the config names no `history_start`.
 DEFAULT_HISTORY_DAYS = 90
 
