@@ -119,7 +119,9 @@ def test_the_wheel_adds_one_top_level_name_holding_every_file_of_every_room(whee
     assert {".sql", ".csv", ".yaml"} <= shipped
     for read_at_run_time in (
         "flopledger/pipelines/dagster.yaml",  # the instance template (pipelines/instance.py)
-        "flopledger/models/accelerator_prices.csv",
+        "flopledger/accelerators/prices.csv",  # the price book (accelerators/prices.py)
+        "flopledger/collectors/sku_rules.csv",  # the SKU rules (collectors/skus.py)
+        "flopledger/models/checks/books_close.sql",  # a declared check's SQL
         "flopledger/models/marts/books.sql",
         "flopledger/dashboards/app.py",  # `flopledger dashboard` runs it as a file
         "flopledger/dashboards/sql/spend_totals.sql",
