@@ -30,7 +30,7 @@ MAY_IMPORT = {
     "models": set(),
     "figures": set(),
     "clients": set(),
-    "collectors": {"accelerators", "clients", "paths"},
+    "collectors": {"accelerators", "clients", "models", "paths"},
     "probes": {"accelerators", "collectors"},
     "warehouse": {"clients", "models", "settings"},
     "planning": {"accelerators", "models"},
