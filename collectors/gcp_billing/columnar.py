@@ -1,8 +1,8 @@
 """Billing extracts read a file at a time in columns (issue 15), not a row at a time.
 
 An NDJSON extract's lines go to DuckDB in one Arrow column (sql/billing_extract_lines.sql
-beside this file, run by an `ArrowEngine` the caller hands in: DuckDB's door is
-warehouse/arrow_sql.py). That statement parses every line against the export's schema and
+beside this file, written from the export's schema by reader_sql.py, run by an `ArrowEngine`
+the caller hands in: DuckDB's door is warehouse/arrow_sql.py). That statement parses every line against the export's schema and
 writes the `billing_line_items` row of each line it can prove plain, exactly as the per-row
 normaliser would (row_id included). What it cannot prove plain (a torn line, a value past a
 limit, a number it would round, an unknown field, a non-ASCII or escaped string) goes to the

@@ -1,9 +1,9 @@
 """The billing export read in place: with `warehouse.kind: bigquery` and the export table on the
 same endpoint (and location), the warehouse offers to read it where it lies (its `InPlace`,
 warehouse/base.py), and the export's rows are normalised there by one SQL model
-(sql/billing_export_normalised.sql beside this file, transpiled for BigQuery), the new ones inserted
-into `billing_line_items` by the warehouse's engine: no row the SQL can prove plain passes
-through Python. Each run:
+(sql/billing_export_normalised.sql beside this file, written from the export's schema by
+in_place_sql.py, transpiled for BigQuery), the new ones inserted into `billing_line_items` by
+the warehouse's engine: no row the SQL can prove plain passes through Python. Each run:
 
 1. the (service, SKU) descriptions of the rows in the read's bounds (two columns, tiny) are
    classified in Python (the one copy of the rules, collectors/skus.py) and loaded beside the
@@ -21,7 +21,8 @@ through Python. Each run:
 
 The warehouse ends up as the rows read out would have left it (tests/warehouse/
 test_bigquery_warehouse_in_place.py), and the run's counts mean the same. An export table whose
-schema is not the one the model was written for (a column Google added) is read out as before.
+schema is not the one the model was written for (a column Google added: EXPORT_FIELDS gains
+it, and in_place_sql.py writes the model again) is read out as before.
 """
 
 from __future__ import annotations
