@@ -180,6 +180,10 @@ class SqlFolder:
             raise KeyError(f"{self.what}: no SQL file named {name!r}")
         return _parsed(self.root / f"{name}.sql", self.dialect)
 
+    def path(self, name: str) -> Path:
+        """Where `name`'s file is (or is to be: a generator writes the files it renders)."""
+        return self.root / f"{name}.sql"
+
     def files(self) -> tuple[SqlFile, ...]:
         return tuple(self.file(n) for n in self.names())
 

@@ -1,8 +1,9 @@
 """DuckDB over Arrow tables in memory: the readers' columnar engine (issue 15).
 
 Readers in collectors/ may not import DuckDB (the door is warehouse/); they are handed an
-`ArrowSQL` and run the named statements of models/readers/ on Arrow tables they register.
-Nothing here opens the warehouse file: each session is its own in-memory database in UTC.
+`ArrowSQL` and run their own statements (SQL text, which they keep beside them) on Arrow
+tables they register. Nothing here opens the warehouse file: each session is its own
+in-memory database in UTC.
 """
 
 from __future__ import annotations
@@ -12,11 +13,10 @@ from typing import Any
 import pyarrow as pa
 
 import duckdb
-from flopledger.models.readers import reader_sql
 
 
 class ArrowSQL:
-    """One in-memory DuckDB session; `run` a models/readers/ statement over registered tables."""
+    """One in-memory DuckDB session; `run` a statement over registered tables."""
 
     def __init__(self, threads: int | None = None) -> None:
         self._con = duckdb.connect(":memory:")
@@ -28,12 +28,13 @@ class ArrowSQL:
     def register(self, name: str, table: pa.Table) -> None:
         self._con.register(name, table)
 
-    def define(self, name: str) -> None:
-        """Run a models/readers/ file of definitions (macros) in this session."""
-        self._con.execute(reader_sql(name))
+    def define(self, sql: str) -> None:
+        """Run statements of definitions (macros) in this session."""
+        self._con.execute(sql)
 
-    def run(self, name: str, params: dict[str, Any]) -> pa.Table:
-        return self._con.sql(reader_sql(name), params=params).to_arrow_table()
+    def run(self, sql: str, params: dict[str, Any]) -> pa.Table:
+        """One statement's result, its `$name` parameters bound from `params`."""
+        return self._con.sql(sql, params=params).to_arrow_table()
 
     def close(self) -> None:
         self._con.close()

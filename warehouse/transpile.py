@@ -238,7 +238,7 @@ def _ordered_by(ordered: bool) -> str:
 
 
 def _element_lambdas(node: exp.Expr, ordered: bool = True) -> exp.Expr:
-    """The list lambdas of the in-place billing model (models/readers/
+    """The list lambdas of the in-place billing model (ingest/gcp_billing/sql/
     billing_export_normalised.sql) as subqueries over UNNEST, the elements in their order:
 
     - array_to_string(list_transform(x, lambda c: e), sep)

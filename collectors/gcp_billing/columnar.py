@@ -1,8 +1,8 @@
 """Billing extracts read a file at a time in columns (issue 15), not a row at a time.
 
-An NDJSON extract's lines go to DuckDB in one Arrow column (models/readers/
-billing_extract_lines.sql, run by an `ArrowEngine` the caller hands in: DuckDB's door is
-warehouse/arrow_sql.py). That statement parses every line against the export's schema and
+An NDJSON extract's lines go to DuckDB in one Arrow column (sql/billing_extract_lines.sql
+beside this file, written from the export's schema by reader_sql.py, run by an `ArrowEngine`
+the caller hands in: DuckDB's door is warehouse/arrow_sql.py). That statement parses every line against the export's schema and
 writes the `billing_line_items` row of each line it can prove plain, exactly as the per-row
 normaliser would (row_id included). What it cannot prove plain (a torn line, a value past a
 limit, a number it would round, an unknown field, a non-ASCII or escaped string) goes to the
@@ -32,8 +32,11 @@ from flopledger.collectors.files import ndjson_lines
 from flopledger.collectors.gcp_billing.schema import BILLING_SCHEMA, EXPORT_PARQUET_SCHEMA
 from flopledger.collectors.limits import Limits
 from flopledger.collectors.skus import classify_sku
+from flopledger.models.sql_files import SqlFolder
 from flopledger.paths import is_glob
 
+# The statements this reader runs (its macros, Parquet rows as lines, the lines' rows).
+SQL = SqlFolder(Path(__file__).parent / "sql", "collectors/gcp_billing/sql")
 BOM = b"\xef\xbb\xbf"
 BATCH_LINES = 4096
 # Lines DuckDB may read: printable ASCII, no backslash (so no string needs JSON escaping).
@@ -66,11 +69,11 @@ UNITS = pa.schema([("unit", pa.string()), ("seconds_per_unit", pa.decimal128(18,
 class ArrowEngine(Protocol):
     """What the reader needs of warehouse/arrow_sql.py's ArrowSQL."""
 
-    def define(self, name: str) -> None: ...
+    def define(self, sql: str) -> None: ...
 
     def register(self, name: str, table: pa.Table) -> None: ...
 
-    def run(self, name: str, params: dict[str, Any]) -> pa.Table: ...
+    def run(self, sql: str, params: dict[str, Any]) -> pa.Table: ...
 
 
 def without_bom(data: bytes) -> bytes:
@@ -167,7 +170,7 @@ def _parquet_lines(
     # DuckDB opens the local file (a downloaded object's copy: os.fspath); rows are named by
     # the path as the per-row reader names them (str: its gs:// URI).
     named = {os.fspath(p): str(p) for p in paths}
-    table = engine.run("billing_parquet_lines", {"paths": list(named)})
+    table = engine.run(SQL.file("billing_parquet_lines").text, {"paths": list(named)})
     match = _PLAIN_LINE.fullmatch
     columns = (table[name].to_pylist() for name in ("source", "line", "text"))
     for source, number, text in zip(*columns, strict=True):
@@ -216,7 +219,7 @@ def plain_rows(
     DuckDB proved plain (`billing_line_items` columns), and (line, record, raw) of every
     other row, in line order, for the per-row normaliser. One statement reads all of them
     (planning it costs more than reading a small file)."""
-    engine.define("billing_macros")
+    engine.define(SQL.file("billing_macros").text)
     parquet = _parquet_lines(engine, [path for path, data in extracts if data is None])
     sources, numbers, texts, blobs, rests = [], [], [], [], []
     read: dict[str, tuple[list[int], list[tuple[int, bytes]], list[int]]] = {}
@@ -248,7 +251,7 @@ def plain_rows(
     # In batches, so that DuckDB's threads share the scan (one batch is one thread's).
     batches = lines.to_batches(max_chunksize=BATCH_LINES)
     engine.register("lines", pa.Table.from_batches(batches, schema=lines.schema))
-    out = engine.run("billing_extract_lines", limit_params(ingested_at, limits))
+    out = engine.run(SQL.file("billing_extract_lines").text, limit_params(ingested_at, limits))
     out = out.filter(out["plain"])
     for (path, data), (file_numbers, others, other_rows) in zip(extracts, rests, strict=True):
         plain = out.filter(pc.equal(out["source"], str(path))) if len(extracts) > 1 else out

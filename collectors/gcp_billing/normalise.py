@@ -128,6 +128,12 @@ TEXT_FIELDS = {
     "invoice_month": "invoice.month",
     "transaction_type": "transaction_type",
 }
+# Map columns: output column -> dotted path of its repeated key/value record.
+LABEL_FIELDS = {
+    "labels": "labels",
+    "system_labels": "system_labels",
+    "project_labels": "project.labels",
+}
 
 
 def _rate(record: dict[str, Any]) -> Decimal | None:
@@ -214,9 +220,7 @@ def normalise(
         **{column: _text(record, path) for column, path in TEXT_FIELDS.items()},
         **money_fields,
         **usage_fields,
-        "labels": _labels(record, "labels"),
-        "system_labels": _labels(record, "system_labels"),
-        "project_labels": _labels(record, "project.labels"),
+        **{column: _labels(record, path) for column, path in LABEL_FIELDS.items()},
         "extra_fields": _extra(record),
         "source": source,
         "source_line": line,

@@ -1,9 +1,9 @@
 """The billing export read in place: with `warehouse.kind: bigquery` and the export table on the
 same endpoint (and location), the warehouse offers to read it where it lies (its `InPlace`,
 warehouse/base.py), and the export's rows are normalised there by one SQL model
-(models/readers/billing_export_normalised.sql, transpiled for BigQuery), the new ones inserted
-into `billing_line_items` by the warehouse's engine: no row the SQL can prove plain passes
-through Python. Each run:
+(sql/billing_export_normalised.sql beside this file, written from the export's schema by
+in_place_sql.py, transpiled for BigQuery), the new ones inserted into `billing_line_items` by
+the warehouse's engine: no row the SQL can prove plain passes through Python. Each run:
 
 1. the (service, SKU) descriptions of the rows in the read's bounds (two columns, tiny) are
    classified in Python (the one copy of the rules, collectors/skus.py) and loaded beside the
@@ -12,7 +12,7 @@ through Python. Each run:
    are written to a scratch table by one CREATE TABLE ... AS over the export table, with the
    bounds of the read out (models/bigquery/billing_export_rows.sql: partitions from since_day,
    export_time from the watermark less the trailing window, up to export_until);
-3. the plain rows not taken yet are counted and inserted (models/readers/billing_in_place_*);
+3. the plain rows not taken yet are counted and inserted (sql/billing_in_place_*);
 4. the rows it could not prove plain (a non-ASCII or escaped string, a number it would have to
    round, a value past a limit, a row failing a check) are read out as they are and go through
    the per-row normaliser, which loads each or quarantines it with its reason, as before;
@@ -21,7 +21,8 @@ through Python. Each run:
 
 The warehouse ends up as the rows read out would have left it (tests/warehouse/
 test_bigquery_warehouse_in_place.py), and the run's counts mean the same. An export table whose
-schema is not the one the model was written for (a column Google added) is read out as before.
+schema is not the one the model was written for (a column Google added: EXPORT_FIELDS gains
+it, and in_place_sql.py writes the model again) is read out as before.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
+from pathlib import Path
 
 import pyarrow as pa
 
@@ -43,10 +45,12 @@ from flopledger.collectors.gcp_billing.read import BillingRead
 from flopledger.collectors.gcp_billing.schema import EXPORT_FIELDS, ExportField
 from flopledger.collectors.limits import Limits
 from flopledger.models import bigquery_sql
-from flopledger.models.readers import reader_sql
+from flopledger.models.sql_files import SqlFolder
 from flopledger.settings import BigQueryExportConfig, Config
 from flopledger.warehouse import InPlace, Warehouse
 
+# The in-place read's statements: the model, and the counts, insert and handoff over its rows.
+SQL = SqlFolder(Path(__file__).parent / "sql", "ingest/gcp_billing/sql")
 MODEL = "billing_export_normalised"
 EVERY_DAY = (date(1, 1, 1), date(9999, 12, 31))
 
@@ -122,21 +126,23 @@ def read_in_place(
         made.append(stage_id)
         log(f"gcp_billing: normalising {export.table}'s rows in place (from {read.since_day})")
         warehouse.scratch_from_query(
-            stage_id, reader_sql(MODEL), sources, model_params, read.max_bytes_billed
+            stage_id, SQL.file(MODEL).text, sources, model_params, read.max_bytes_billed
         )
         first, last = (min(days), max(days)) if days else EVERY_DAY
         window = {"first_day": first, "last_day": last}
         stage = {MODEL: stage_id}
-        found_rows = warehouse.query_reading(reader_sql("billing_in_place_counts"), stage, window)
+        found_rows = warehouse.query_reading(
+            SQL.file("billing_in_place_counts").text, stage, window
+        )
         row = found_rows.to_pylist()[0]
-        warehouse.query_reading(reader_sql("billing_in_place_insert"), stage, window)
+        warehouse.query_reading(SQL.file("billing_in_place_insert").text, stage, window)
         plain, in_window, new = row["rows_plain"], row["rows_plain_in_window"], row["rows_new"]
         stats.rows_read += plain  # the handed-over rows are counted as they are normalised
         stats.rows_in_window += in_window
         stats.rows_outside_window += plain - in_window
         counts.loaded += new
         counts.reread += in_window - new
-        others = warehouse.query_reading(reader_sql("billing_in_place_handoff"), stage)
+        others = warehouse.query_reading(SQL.file("billing_in_place_handoff").text, stage)
         records = others.column("export_row").to_pylist()
         log(
             f"gcp_billing: {row['rows_read']} export rows read in place: {plain} written by "

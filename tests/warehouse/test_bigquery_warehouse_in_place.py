@@ -1,5 +1,5 @@
 """The billing export read in place (warehouse.kind: bigquery beside the export table): the
-export's rows normalised inside BigQuery by models/readers/billing_export_normalised.sql, only the
+export's rows normalised inside BigQuery by ingest/gcp_billing/sql/billing_export_normalised.sql, only the
 rows it cannot prove plain handed to the per-row normaliser. On bqemulator, through the real
 client (tests/bigquery_emulator.py), the same export table is taken once in place and once read
 out row by row (today's path, into a second dataset): billing_line_items and quarantine must be
@@ -26,9 +26,8 @@ from flopledger.collectors.gcp_billing.schema import EXPORT_FIELDS, ExportField
 from flopledger.collectors.limits import DEFAULT_LIMITS
 from flopledger.ingest.gcp_billing import export as export_module
 from flopledger.ingest.gcp_billing.export import take_export
-from flopledger.ingest.gcp_billing.in_place import in_place_export
+from flopledger.ingest.gcp_billing.in_place import MODEL, SQL, in_place_export
 from flopledger.ingest.loading import run_limits, store_quarantine
-from flopledger.models.readers import reader_sql
 from flopledger.settings import Config, load_config
 from flopledger.warehouse.arrow_sql import ArrowSQL
 from flopledger.warehouse.bigquery import BigQueryWarehouse
@@ -234,7 +233,7 @@ def test_bigquery_warehouse_in_place_model_runs_on_duckdb(
     with ArrowSQL() as engine:
         for name, table in (("billing_export", rows), ("skus", skus), ("units", units)):
             engine.register(name, table)
-        out = engine.run("billing_export_normalised", params)
+        out = engine.run(SQL.file(MODEL).text, params)
     assert isinstance(out, pa.Table) and out.num_rows == len(records)
     plain = set()
     for record, got in zip(records, out.to_pylist(), strict=True):
@@ -279,7 +278,7 @@ def test_bigquery_warehouse_in_place_model_transpiles_with_its_bounds_in_the_sca
     hex digest (TO_HEX: lower-case), and the export's bounds in the model's own scan of it."""
     bounded = "SELECT * FROM `a-b.c.t` WHERE _PARTITIONTIME >= TIMESTAMP(@since_day)"
     sources = (("billing_export", bounded), ("skus", "p.d.skus_x"), ("units", "p.d.units_x"))
-    sql = to_bigquery(reader_sql("billing_export_normalised"), "p.d", True, sources)
+    sql = to_bigquery(SQL.file(MODEL).text, "p.d", True, sources)
     assert "FROM `a-b.c.t` AS e WHERE _PARTITIONTIME >= TIMESTAMP(@since_day)" in sql
     assert "TO_HEX(SHA256(" in sql and "JOIN `p`.d.skus_x AS k" in sql
     assert (

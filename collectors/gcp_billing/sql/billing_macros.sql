@@ -1,4 +1,7 @@
--- @query: Macros billing_extract_lines.sql uses, defined once per in-memory session.
+-- @query: Macros the statement of an extract's lines (billing_extract_lines) uses, defined
+-- once per in-memory session. Written by collectors/gcp_billing/reader_sql.py (fl_keys_ok's
+-- records and lists from the export schema): change the generator, not this file, and run
+-- `python -m flopledger.collectors.gcp_billing.reader_sql`.
 -- A JSON number token's exact value as a key: sign, significant digits, decimal exponent
 -- ('78.372405', '78.3724050' and '7.8372405e1' have one key). In two stages: the token's
 -- sign, digits and point position, then the key.
@@ -73,8 +76,7 @@ CREATE OR REPLACE TEMP MACRO fl_keys_ok(text, back) AS
         '$.subscription', '$.usage', '$.invoice', '$.adjustment_info', '$.consumption_model'
     ]), lambda k: fl_unique(k))), true)
     AND coalesce(list_bool_and(list_transform(
-        json_extract(text, '$.labels[*]') || json_extract(text, '$.system_labels[*]')
-            || json_extract(text, '$.project.labels[*]')
-            || json_extract(text, '$.project.ancestors[*]') || json_extract(text, '$.tags[*]')
-            || json_extract(text, '$.credits[*]'),
+        json_extract(text, '$.project.labels[*]') || json_extract(text, '$.project.ancestors[*]')
+            || json_extract(text, '$.labels[*]') || json_extract(text, '$.system_labels[*]')
+            || json_extract(text, '$.tags[*]') || json_extract(text, '$.credits[*]'),
         lambda e: fl_unique(json_keys(e)))), true);

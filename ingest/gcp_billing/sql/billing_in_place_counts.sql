@@ -1,5 +1,5 @@
 -- @query: One row: what an in-place read of the billing export found (its rows normalised
---   where they lie into `billing_export_normalised`, models/readers/billing_export_normalised.sql),
+--   where they lie into `billing_export_normalised`, billing_export_normalised.sql in this folder),
 --   counted before any is inserted: every row read, the plain ones (written by SQL), those of
 --   them in the run's days, and how many distinct row ids of those are not in billing_line_items
 --   yet (the rows the insert takes). The rest are handed to the per-row normaliser.

@@ -10,13 +10,16 @@
 -- loads it or quarantines it with its reason; a non-plain row's other columns mean nothing.
 -- row_id is the sha256 of the canonical text collectors/gcp_billing/canonical.py writes (keys
 -- sorted, empty values left out, numbers as Decimal.normalize() in fixed point, times in ISO
--- 8601), generated once from the export schema (collectors/gcp_billing/schema.py); USD is
--- amount / rate rounded half to even to 9 places in integer nano-units (collectors/money.py's
--- to_usd). Written in DuckDB's dialect like every model; warehouse/transpile.py makes it
--- BigQuery's. tests/warehouse/test_bigquery_warehouse_in_place.py checks it row for row
--- against the normaliser on both engines.
+-- 8601); USD is amount / rate rounded half to even to 9 places in integer nano-units
+-- (collectors/money.py's to_usd). Written by ingest/gcp_billing/in_place_sql.py from the
+-- export schema (collectors/gcp_billing/schema.py): change the generator, not this file, and
+-- run `python -m flopledger.ingest.gcp_billing.in_place_sql` (tests/ingest/
+-- test_in_place_sql.py checks the two agree). In DuckDB's dialect like the models;
+-- warehouse/transpile.py makes it BigQuery's. tests/warehouse/
+-- test_bigquery_warehouse_in_place.py checks it row for row against the normaliser on both
+-- engines.
 -- Tables: billing_export (the export table's rows, typed as Google's export schema has them:
--- on BigQuery the bounded read of models/bigquery/billing_export_rows.sql, put in its place at
+-- on BigQuery the bounded read models/bigquery/billing_export_rows, put in its place at
 -- run time), skus (collectors/gcp_billing/columnar.py's sku_lookups: what collectors/skus.py
 -- says of each (service_name, sku_description) pair the read names), units (unit,
 -- seconds_per_unit).
@@ -108,7 +111,6 @@ numbers AS (
 typed AS (
     SELECT
         *,
-        CASE WHEN strpos(n_cost, '.') > 0 THEN length(n_cost) - strpos(n_cost, '.') ELSE 0 END AS places_cost,
         CASE WHEN regexp_matches(n_cost, '^-?[0-9]{1,20}([.][0-9]{1,9})?$') THEN CAST(n_cost AS DECIMAL(38, 9)) END AS cost,
         CASE WHEN regexp_matches(n_cost_at_list, '^-?[0-9]{1,20}([.][0-9]{1,9})?$') THEN CAST(n_cost_at_list AS DECIMAL(38, 9)) END AS cost_at_list,
         CASE WHEN regexp_matches(n_usage_amount, '^-?[0-9]{1,25}([.][0-9]{1,9})?$') THEN CAST(n_usage_amount AS DECIMAL(38, 9)) END AS usage_amount,

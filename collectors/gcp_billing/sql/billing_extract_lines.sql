@@ -10,8 +10,11 @@
 -- row_id is the sha256 of the canonical text collectors/gcp_billing/canonical.py writes:
 -- keys sorted, empty values left out, numbers normalised, times in ISO 8601. That text needs
 -- no JSON escaping here because the reader only sends printable ASCII lines without a
--- backslash. Generated once from the export schema (collectors/gcp_billing/schema.py);
--- tests/collectors/test_billing_columnar.py checks it row for row against the normaliser.
+-- backslash. Written by collectors/gcp_billing/reader_sql.py from the export schema
+-- (collectors/gcp_billing/schema.py): change the generator, not this file, and run
+-- `python -m flopledger.collectors.gcp_billing.reader_sql` (tests/collectors/
+-- test_billing_reader_sql.py checks the two agree). tests/collectors/test_billing_columnar.py
+-- checks it row for row against the normaliser.
 -- Tables: lines (source, line, text: the extracts' candidate lines), skus (collectors/
 -- gcp_billing/columnar.py's sku_lookups: what collectors/skus.py says of each (service_name,
 -- sku_description) pair the extract names), units (unit, seconds_per_unit).
