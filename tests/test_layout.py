@@ -30,7 +30,7 @@ def _rooms_table() -> dict[str, set[str]]:
         if cell == "nothing":
             allowed[room] = set()
         elif cell.startswith("every room but "):
-            but = set(re.findall(r"\w+", cell.removeprefix("every room but ")) ) - {"and"}
+            but = set(re.findall(r"\w+", cell.removeprefix("every room but "))) - {"and"}
             allowed[room] = set(rows) - but - {room}
         else:
             allowed[room] = {name.strip() for name in cell.split(",")}
