@@ -48,7 +48,12 @@ def _tables(db) -> dict[str, str]:
     """sha256 of each table's rows, ordered (a rerun must give the same digest)."""
     con = duckdb.connect(str(db), read_only=True)
     try:
-        names = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()]
+        names = [  # the intermediate schema's tables too
+            f"{schema}.{table}"
+            for schema, table in con.execute(
+                "SELECT schema_name, table_name FROM duckdb_tables()"
+            ).fetchall()
+        ]
         digests = {}
         for name in sorted(names):
             columns = [r[0] for r in con.execute(f"DESCRIBE {name}").fetchall()]
