@@ -34,7 +34,7 @@ def test_every_table_and_column_has_a_comment(project_dir: Path):
     ).fetchall()
     missing_columns = con.execute(
         "SELECT table_name || '.' || column_name FROM duckdb_columns() "
-        "WHERE NOT internal AND schema_name = 'main' AND (comment IS NULL OR comment = '')"
+        "WHERE NOT internal AND schema_name IN ('main', 'intermediate') AND (comment IS NULL OR comment = '')"
     ).fetchall()
     con.close()
     assert missing_tables == []
