@@ -128,7 +128,8 @@ def run(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """`python -m flopledger.probes`: the same options as `flopledger probe`."""
     parser = argparse.ArgumentParser(
-        prog="python -m flopledger.probes", description="Calibrated, verified matmul sweep (achieved TFLOP/s)."
+        prog="python -m flopledger.probes",
+        description="Calibrated, verified matmul sweep (achieved TFLOP/s).",
     )
     add_arguments(parser)
     return run(parser.parse_args(argv))

@@ -13,7 +13,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_the_glossary_is_written_from_the_figures():
     text = (REPO / "docs" / "glossary.md").read_text()
-    assert text == glossary_markdown(), "regenerate: python -m flopledger.models.figures > docs/glossary.md"
+    assert text == glossary_markdown(), (
+        "regenerate: python -m flopledger.models.figures > docs/glossary.md"
+    )
 
 
 def test_each_name_and_anchor_is_used_once():
