@@ -11,6 +11,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"  # reference files, origins in its README.md
+# How long a wait on a subprocess, a server or a page lasts before it is a hang: not a speed
+# limit (a loaded machine never comes near it), so no test fails for being slow. pytest-timeout
+# (pyproject.toml, 1,200 s) ends any test that hangs elsewhere.
+HANG_S = 600
 
 
 def sku_id(description: str) -> str:

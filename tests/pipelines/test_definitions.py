@@ -7,7 +7,7 @@ from pathlib import Path
 import dagster as dg
 
 from flopledger.pipelines.definitions import build_definitions
-from tests.conftest import REPO
+from tests.conftest import HANG_S, REPO
 
 
 def test_every_job_and_schedule_resolves(tmp_path):
@@ -35,7 +35,7 @@ def test_workspace_validates():
         cwd=REPO,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=HANG_S,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
