@@ -124,15 +124,23 @@ class DuckDBWarehouse(Warehouse):
             )
 
     def _comment(self, con: duckdb.DuckDBPyConnection, model: models.Model) -> None:
-        con.execute(f"COMMENT ON TABLE {model.name} IS {_literal(model.table_comment)}")
-        existing = {
-            row[0]
-            for row in con.execute(
-                "SELECT column_name FROM duckdb_columns() WHERE table_name = ?", [model.name]
+        """The model's table and column comments, each written only where the table does not
+        hold it already: ensure_schema, three times a run, meets raw tables that earlier runs
+        have commented (393 statements each time, and a catalog rewrite at close, for nothing)."""
+        table = con.execute(
+            "SELECT coalesce(comment, '') FROM duckdb_tables() WHERE table_name = ?", [model.name]
+        ).fetchone()
+        if table is None or table[0] != model.table_comment:
+            con.execute(f"COMMENT ON TABLE {model.name} IS {_literal(model.table_comment)}")
+        existing = dict(
+            con.execute(
+                "SELECT column_name, coalesce(comment, '') FROM duckdb_columns() "
+                "WHERE table_name = ?",
+                [model.name],
             ).fetchall()
-        }
+        )
         for column, text in model.column_comments.items():
-            if column in existing:
+            if column in existing and existing[column] != text:
                 con.execute(f"COMMENT ON COLUMN {model.name}.{column} IS {_literal(text)}")
 
     def query(self, sql: str, params: Params = None) -> pa.Table:
