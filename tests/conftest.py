@@ -157,13 +157,12 @@ class FileBooks:
         return next(iter(self.rows(sql, params)[0].values()))
 
 
-@pytest.fixture
-def project_dir(tmp_path: Path) -> Path:
-    """A folder with a config that reads billing/*.ndjson|parquet and jobs/*.jsonl into w.duckdb."""
-    (tmp_path / "billing").mkdir()
-    (tmp_path / "jobs").mkdir()
+def new_project_dir(root: Path) -> Path:
+    """`root` with a config that reads billing/*.ndjson|parquet and jobs/*.jsonl into w.duckdb."""
+    (root / "billing").mkdir()
+    (root / "jobs").mkdir()
     write_config(
-        tmp_path,
+        root,
         """
 warehouse: {kind: duckdb, path: w.duckdb}
 sources:
@@ -172,7 +171,13 @@ sources:
   probes: {paths: ["probes/*.jsonl"]}
 """,
     )
-    return tmp_path
+    return root
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path) -> Path:
+    """A folder with a config that reads billing/*.ndjson|parquet and jobs/*.jsonl into w.duckdb."""
+    return new_project_dir(tmp_path)
 
 
 @pytest.fixture(scope="session")
