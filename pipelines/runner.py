@@ -148,7 +148,16 @@ def run_pipeline(
     """Ingest the days found in the inputs (or [start, end]) in one run, then rebuild the marts."""
     _quiet_dagster()
     # One clear error before any step runs, rather than every step failing on the lock.
-    open_warehouse(config.warehouse).ensure_schema()
+    warehouse = open_warehouse(config.warehouse)
+    warehouse.ensure_schema()
+    with warehouse.held():  # the run works from start to end: one opening of the warehouse
+        return _run(config, config_path, start, end)
+
+
+def _run(
+    config: Config, config_path: str | Path, start: date | None, end: date | None
+) -> RunOutcome:
+    """run_pipeline's work, the warehouse held open."""
     report = RunOutcome(config=config)
     # The ingest run's id, chosen now: finding the days lists the inputs under it, and the
     # run reuses that listing (and what was downloaded) instead of listing again.

@@ -12,6 +12,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"  # reference files, origins in its README.md
+# How long a wait on a subprocess, a server or a page lasts before it is a hang: not a speed
+# limit (a loaded machine never comes near it), so no test fails for being slow. pytest-timeout
+# (pyproject.toml, 1,200 s) ends any test that hangs elsewhere.
+HANG_S = 600
 
 
 def sku_id(description: str) -> str:
@@ -168,13 +172,12 @@ class FileBooks:
         return next(iter(self.rows(sql, params)[0].values()))
 
 
-@pytest.fixture
-def project_dir(tmp_path: Path) -> Path:
-    """A folder with a config that reads billing/*.ndjson|parquet and jobs/*.jsonl into w.duckdb."""
-    (tmp_path / "billing").mkdir()
-    (tmp_path / "jobs").mkdir()
+def new_project_dir(root: Path) -> Path:
+    """`root` with a config that reads billing/*.ndjson|parquet and jobs/*.jsonl into w.duckdb."""
+    (root / "billing").mkdir()
+    (root / "jobs").mkdir()
     write_config(
-        tmp_path,
+        root,
         """
 warehouse: {kind: duckdb, path: w.duckdb}
 sources:
@@ -183,7 +186,13 @@ sources:
   probes: {paths: ["probes/*.jsonl"]}
 """,
     )
-    return tmp_path
+    return root
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path) -> Path:
+    """A folder with a config that reads billing/*.ndjson|parquet and jobs/*.jsonl into w.duckdb."""
+    return new_project_dir(tmp_path)
 
 
 @pytest.fixture(scope="session")

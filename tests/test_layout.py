@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import REPO
+from tests.conftest import HANG_S, REPO
 
 ARCHITECTURE = REPO / "docs" / "architecture.md"
 _ROW = re.compile(r"^\| `(\w+)/` \| .* \| ([^|]+) \|$", re.M)
@@ -209,7 +209,12 @@ def test_the_workspace_loads_without_touching_the_warehouse(tmp_path):
     code = "import flopledger.pipelines.definitions as d\ndefs = d.defs()\nprint(len(list(defs.assets)))\n"
     env = {**os.environ, "FLOPLEDGER_CONFIG": str(config)}
     result = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
     )
     assert result.returncode == 0, result.stderr
     assert int(result.stdout.strip()) > 20

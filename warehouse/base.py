@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -144,6 +145,12 @@ class Warehouse(ABC):
     @abstractmethod
     def ensure_schema(self) -> None:
         """Create every raw table that is missing and (re)apply table and column comments."""
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """The warehouse kept open by this process while the block runs, where each
+        operation would otherwise open it afresh at a cost (DuckDB); elsewhere nothing."""
+        yield
 
     @abstractmethod
     def query(self, sql: str, params: Params = None) -> pa.Table:

@@ -9,18 +9,21 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.built_once import built_once
+from tests.conftest import HANG_S
 from tests.dashboards.helpers import APP, PAGES, Marts, build_fleet, build_two_clouds
 
 
 @pytest.fixture(scope="session")
 def fleet_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_fleet(tmp_path_factory.mktemp("fleet"))
+    """The simulated fleet through the pipeline: built once a session (tests/built_once.py)."""
+    return built_once(tmp_path_factory, "fleet", build_fleet)
 
 
 @pytest.fixture(scope="session")
 def two_clouds(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A GCP fleet beside an AWS segment (FOCUS 1.2): pages with two providers."""
-    return build_two_clouds(tmp_path_factory.mktemp("two_clouds"))
+    return built_once(tmp_path_factory, "two_clouds", build_two_clouds)
 
 
 @pytest.fixture(scope="session")
@@ -44,7 +47,7 @@ def open_page(monkeypatch: pytest.MonkeyPatch, fleet_config: Path):
         name: str, query_params: dict[str, Any] | None = None, config: Path | None = None
     ) -> AppTest:
         monkeypatch.setenv("FLOPLEDGER_CONFIG", str(config or fleet_config))
-        at = AppTest.from_file(str(APP), default_timeout=60)
+        at = AppTest.from_file(str(APP), default_timeout=HANG_S)
         for key, value in (query_params or {}).items():
             at.query_params[key] = value
         at.run()

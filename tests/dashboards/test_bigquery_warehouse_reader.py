@@ -37,6 +37,7 @@ from flopledger.warehouse.bigquery_reader import BigQueryReader, mark_published
 from flopledger.warehouse.transpile import Column
 from tests.bigquery_emulator import PROJECT, BigQueryEmulator
 from tests.bigquery_live import LIVE_ENV, LOCATION_ENV, drop_dataset
+from tests.conftest import HANG_S
 from tests.dashboards.helpers import APP, START, metric
 
 DATASET = "dashboards"
@@ -242,7 +243,7 @@ def test_bigquery_warehouse_page_renders(
     shown = {}
     for config in (fleet_config, bigquery_config):
         monkeypatch.setenv("FLOPLEDGER_CONFIG", str(config))
-        at = AppTest.from_file(str(APP), default_timeout=60)
+        at = AppTest.from_file(str(APP), default_timeout=HANG_S)
         at.run()
         assert not at.exception, [e.value for e in at.exception]
         assert not at.error, [e.value for e in at.error]

@@ -14,6 +14,7 @@ from tests.dashboards.test_dashboard_browser import (  # noqa: F401 - the fixtur
     ARGS,
     ARTIFACTS,
     CHROMIUM,
+    HANG_MS,
     pytestmark,
     served,
 )
@@ -26,9 +27,7 @@ def _effective(config: Path) -> Decimal:
 
 
 def _settled(page) -> None:
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000
-    )
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')")
 
 
 def test_every_grouping_totals_the_effective_cost(served: str, fleet_copy: Path) -> None:  # noqa: F811
@@ -37,18 +36,19 @@ def test_every_grouping_totals_the_effective_cost(served: str, fleet_copy: Path)
     total = money(_effective(fleet_copy))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, timeout=HANG_MS)
         try:
             page = browser.new_page(viewport={"width": 1440, "height": 1000})
+            page.set_default_timeout(HANG_MS)  # every wait a hang guard
             # The entry script first: until it has run once, the server does not know its
             # navigation and would run a page file on its own.
             page.goto(served)
-            page.wait_for_selector(METRIC, timeout=30_000)
+            page.wait_for_selector(METRIC)
             _settled(page)
             for dimension in DIMENSIONS:
                 page.goto(f"{served}/cost_explorer?group={dimension}")
                 try:
-                    page.wait_for_selector(METRIC, timeout=30_000)
+                    page.wait_for_selector(METRIC)
                 except Exception:
                     page.screenshot(path=str(ARTIFACTS / f"explorer_{dimension}_failed.png"))
                     raise
@@ -62,19 +62,18 @@ def test_every_grouping_totals_the_effective_cost(served: str, fleet_copy: Path)
                 if dimension == "sku_description":
                     page.screenshot(path=str(ARTIFACTS / "cost_explorer_sku.png"), full_page=True)
             page.goto(f"{served}/chargeback")
-            page.wait_for_selector(METRIC, timeout=30_000)
+            page.wait_for_selector(METRIC)
             _settled(page)
             body = page.inner_text("body")
             assert "Books close" in body and f"Chargeback (USD)\n\n{total}" in body, body[:2000]
             page.goto(f"{served}/glossary")
-            page.wait_for_selector("h1", timeout=30_000)
+            page.wait_for_selector("h1")
             _settled(page)
             names = [f.name for f in FIGURES]
             # Rendering can outlast the status widget on a loaded machine: wait for the text.
             page.wait_for_function(
                 "(names) => names.every(n => document.body.innerText.includes(n))",
                 arg=names,
-                timeout=30_000,
             )
             body = page.inner_text("body")
             assert all(name in body for name in names)

@@ -14,6 +14,7 @@ from flopledger.dashboards import charts
 from flopledger.dashboards.components import csv_text, money
 from flopledger.dashboards.filters import Filters, from_url, to_url
 from flopledger.dashboards.views.overview import projection
+from tests.conftest import HANG_S
 
 LO, HI = date(2026, 10, 1), date(2026, 10, 31)
 OPTIONS = {
@@ -137,7 +138,7 @@ def test_sign_in_required_by_config_fails_closed(tmp_path, monkeypatch):
     config.write_text("warehouse: {path: w.duckdb}\ndashboard: {sign_in: true}\n")
     monkeypatch.setenv("FLOPLEDGER_CONFIG", str(config))
     app = AppTest.from_file(
-        str(Path(__file__).resolve().parents[2] / "dashboards" / "app.py"), default_timeout=60
+        str(Path(__file__).resolve().parents[2] / "dashboards" / "app.py"), default_timeout=HANG_S
     )
     app.run()
     assert not app.exception

@@ -26,11 +26,13 @@ from pathlib import Path
 import pytest
 
 from flopledger.dashboards.filters import Filters, from_url, to_url
+from tests.conftest import HANG_S
 from tests.dashboards.helpers import Marts, metric, money
 from tests.dashboards.test_dashboard_browser import (
     ARGS,
     ARTIFACTS,
     CHROMIUM,
+    HANG_MS,
     REPO,
     _free_port,
     _wait_healthy,
@@ -196,7 +198,7 @@ def served_two(two_clouds: Path) -> Iterator[str]:
         yield url
     finally:
         proc.terminate()
-        proc.wait(timeout=20)
+        proc.wait(timeout=HANG_S)
 
 
 def _cells(page) -> list[str]:
@@ -219,16 +221,17 @@ def test_overview_shows_both_providers_in_chromium(served_two: str, two_clouds: 
     total = money(Marts(two_clouds).one("SELECT sum(effective_cost) FROM spend_daily"))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, timeout=HANG_MS)
         try:
             page = browser.new_page(viewport={"width": 1600, "height": 1000})  # the whole table
+            page.set_default_timeout(HANG_MS)  # every wait a hang guard
             page.goto(served_two)
-            page.wait_for_selector(METRIC, timeout=30_000)
-            page.wait_for_function(SETTLED, timeout=30_000)
-            page.get_by_text("By provider", exact=True).wait_for(timeout=30_000)
+            page.wait_for_selector(METRIC)
+            page.wait_for_function(SETTLED)
+            page.get_by_text("By provider", exact=True).wait_for()
             assert not page.query_selector('[data-testid="stException"]')
             assert total in page.locator(METRIC).first.inner_text()
-            page.wait_for_selector(f"{GRID} [role=gridcell]", state="attached", timeout=30_000)
+            page.wait_for_selector(f"{GRID} [role=gridcell]", state="attached")
             cells = _cells(page)  # the by-provider table comes first
             assert "AWS" in cells and "gcp" in cells, cells
             assert format(AWS_BILL, "f") in cells  # every digit, as the CSV carries it
@@ -239,12 +242,11 @@ def test_overview_shows_both_providers_in_chromium(served_two: str, two_clouds: 
             box = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Provider")
             box.locator("input").click()
             page.get_by_role("option", name="AWS").click()
-            page.wait_for_url("**?provider=AWS", timeout=30_000)
-            page.wait_for_function(SETTLED, timeout=30_000)
+            page.wait_for_url("**?provider=AWS")
+            page.wait_for_function(SETTLED)
             spend = money(AWS_BILL)
             page.wait_for_function(
                 f"() => document.querySelector('{METRIC}').innerText.includes('{spend}')",
-                timeout=30_000,
             )
         finally:
             browser.close()

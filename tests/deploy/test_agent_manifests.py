@@ -15,6 +15,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from tests.conftest import HANG_S
+
 REPO = Path(__file__).resolve().parents[2]
 MANIFESTS = REPO / "deploy" / "daemonset.yaml"
 UNIT = REPO / "deploy" / "flopledger-agent.service"
@@ -152,6 +154,6 @@ def test_agent_systemd_unit_has_env_file_and_watchdog(tmp_path: Path) -> None:
     copy_ = tmp_path / UNIT.name
     copy_.write_text(UNIT.read_text())
     verified = subprocess.run(
-        [analyze, "verify", str(copy_)], capture_output=True, text=True, timeout=60
+        [analyze, "verify", str(copy_)], capture_output=True, text=True, timeout=HANG_S
     )
     assert verified.returncode == 0 and verified.stderr == "", verified.stderr

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import HANG_S
+
 REPO = Path(__file__).resolve().parents[2]
 AGENT = REPO / "deploy" / "agent"
 DOCKERFILE = REPO / "deploy" / "agent.Dockerfile"
@@ -90,7 +92,6 @@ def uv() -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(180)
 def test_agent_slim_install_runs_without_jax_or_dagster(tmp_path: Path) -> None:
     """The image's install step in a fresh venv; then the image's entry point, simulated."""
     venv = tmp_path / "venv"
@@ -104,14 +105,14 @@ def test_agent_slim_install_runs_without_jax_or_dagster(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         env=env,
-        timeout=150,
+        timeout=HANG_S,
     )
     assert install.returncode == 0, install.stderr[-2000:]
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         clean = {k: v for k, v in env.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
         return subprocess.run(
-            args, capture_output=True, text=True, cwd=tmp_path, env=clean, timeout=60
+            args, capture_output=True, text=True, cwd=tmp_path, env=clean, timeout=HANG_S
         )
 
     helped = run(str(venv / "bin" / "flopledger"), "agent", "--help")

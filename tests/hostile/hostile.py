@@ -8,12 +8,22 @@ QUARANTINED with a reason that must contain the case's words.
 from __future__ import annotations
 
 import json
+import resource
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 LOADED = "loaded"
 DUPLICATE = "duplicate"
+# How far a read of hostile input may raise the process's peak memory (its high-water mark,
+# which a read within what the process has held before does not move at all): a bomb
+# expanded, e.g. the hostlist n[0-99999999] written out, would take 12 GiB (1,000,000 host
+# names alone take 122 MiB). A bound on the work done, where a bound on the time taken
+# would depend on the machine.
+PEAK_RISE_BOUND = 256 * 2**20
 
 
 @dataclass(frozen=True)
@@ -27,6 +37,19 @@ class Case:
 
     def __str__(self) -> str:
         return self.name
+
+
+def _peak_bytes() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux counts KiB
+
+
+def bounded(read: Callable[[], T]) -> T:
+    """`read()`'s result, once it has been seen to raise the peak by at most PEAK_RISE_BOUND."""
+    before = _peak_bytes()
+    result = read()
+    rise = _peak_bytes() - before
+    assert rise <= PEAK_RISE_BOUND, f"the read raised the peak memory by {rise:,} bytes"
+    return result
 
 
 def write_lines(path: Path, cases: list[Case]) -> Path:

@@ -1,6 +1,7 @@
 """The billing export read from its BigQuery table (sources.gcp_billing.bigquery), through the
 real google-cloud-bigquery client against bqemulator on 127.0.0.1 (tests/bigquery_emulator.py
-starts it from `.tools/bqemulator`, which `make setup` builds). The emulator reads
+starts it from `.tools/bqemulator`, which `make setup` builds; one per test process, shared
+with the other BigQuery modules, each test on a table of its own). The emulator reads
 `_PARTITIONTIME` as the day of a row's export_time: Google's export partitions by ingestion day.
 """
 
@@ -19,7 +20,7 @@ from google.cloud import bigquery
 from flopledger.cli.main import main
 from flopledger.collectors.gcp_billing import bigquery as bigquery_source
 from flopledger.collectors.money import BadNumber, to_decimal
-from tests.bigquery_emulator import BigQueryEmulator, running_bigquery_emulator
+from tests.bigquery_emulator import BigQueryEmulator
 from tests.conftest import billing_row, credit, run_record, write_config, write_ndjson
 
 # Columns that say where a row was read from (a file and its line, or the table; when): the
@@ -31,10 +32,10 @@ NEVER = datetime(1970, 1, 1, tzinfo=UTC)  # the client sends naive times as UTC
 FOREVER = datetime(9999, 12, 31, tzinfo=UTC)
 
 
-@pytest.fixture(scope="module")
-def emulator(tmp_path_factory: pytest.TempPathFactory):
-    with running_bigquery_emulator(tmp_path_factory.mktemp("bqemulator")) as running:
-        yield running
+@pytest.fixture
+def emulator(bigquery_emulator: BigQueryEmulator) -> BigQueryEmulator:
+    """The test process's bqemulator (tests/conftest.py)."""
+    return bigquery_emulator
 
 
 @pytest.fixture
@@ -225,8 +226,9 @@ def test_bigquery_source_dry_run_prints_each_query_and_reads_nothing(
     sent: list[dict[str, Any]],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    config = _table_config(tmp_path, emulator.endpoint)
-    emulator.create_export_table(TABLE)
+    table = TABLE.replace("export_late", "export_dry_run")
+    config = _table_config(tmp_path, emulator.endpoint, table)
+    emulator.create_export_table(table)
     assert main(["run", "--dry-run", "--config", str(config)]) == 0
     out = capsys.readouterr().out
     # The emulator has no cost model: its dry runs say 0 bytes (BigQuery says the real figure).

@@ -16,7 +16,7 @@ from flopledger.pipelines.runner import run_pipeline
 from flopledger.settings import load_config
 from flopledger.simulator import simulate
 from flopledger.warehouse import open_warehouse
-from tests.conftest import REPO
+from tests.conftest import HANG_S, REPO
 
 MONEY = "SELECT run_id, effective_cost, allocated_idle_cost FROM cost_per_run ORDER BY run_id"
 IDLE = "SELECT sum(unallocated_idle_cost) AS idle, sum(effective_cost) AS paid FROM idle_capacity"
@@ -26,14 +26,13 @@ def _dagster(env: dict[str, str], *args: str) -> None:
     dagster = str(Path(sys.executable).parent / "dagster")
     done = subprocess.run(
         [dagster, "job", "execute", "-m", "flopledger.pipelines.definitions", "-a", "defs", *args],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=240,
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=HANG_S,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "RUN_SUCCESS" in done.stdout + done.stderr
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(400)
 def test_dagster_job_execute_ingest_then_marts_matches_flopledger_run(tmp_path: Path) -> None:
     fleet = simulate(tmp_path / "a", gpus=8, tpu_chips=0, days=2, seed=3, telemetry=False)
     shutil.copytree(tmp_path / "a", tmp_path / "b")

@@ -9,7 +9,7 @@ import yaml
 
 from flopledger.cli.commands.ui import CODE_LOCATION
 from flopledger.pipelines.definitions import build_definitions, default_config_path
-from tests.conftest import REPO
+from tests.conftest import HANG_S, REPO
 
 
 def test_every_job_and_schedule_resolves(tmp_path):
@@ -37,7 +37,7 @@ def test_workspace_validates():
         cwd=REPO,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=HANG_S,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 

@@ -1,9 +1,9 @@
 """Every source read from gs:// (gcp-storage-emulator, the real client), the same books as from disk.
 
-A simulated fleet (8 GPUs, 4 TPU chips, 10 days) is run from its folder, then uploaded to
+A simulated fleet (8 GPUs, 4 TPU chips, 4 days) is run from its folder, then uploaded to
 the emulator in the layout the agent and the archives write (spool files under
 `spool/dt=YYYY-MM-DD/`, as collectors/nvml/upload.py names them; everything else under its
-folder's name) and run again from `gs://` paths, as a 10-day backfill (`--from/--to`). The
+folder's name) and run again from `gs://` paths, as a 4-day backfill (`--from/--to`). The
 emulator counts the requests it answers: each configured path is listed once for the
 whole run (not once per day or per step), each object is downloaded once, and a rerun
 downloads nothing. Every warehouse table then holds the same rows, but for the columns that
@@ -31,7 +31,9 @@ from flopledger.simulator import simulate
 from tests.conftest import billing_row, run_record, write_ndjson
 from tests.gcs_emulator import Emulator, running_emulator
 
-START, END = date(2026, 10, 1), date(2026, 10, 10)
+# Four days: enough for a listing per day (or per step) to show, and for the Dagster run of
+# days 2 and 3 below to leave a later day unread.
+START, END = date(2026, 10, 1), date(2026, 10, 4)
 # Uploaded as they lie; the spool in the agent's layout.
 INPUTS = ("billing", "jobs", "monitoring", "probes", "managed")
 # Columns that say where a row was read from (a path, a gs:// URI), or when this load ran.
@@ -51,7 +53,7 @@ def gcs(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("fleet")
-    simulate(out, gpus=8, tpu_chips=4, days=10, start=START)
+    simulate(out, gpus=8, tpu_chips=4, days=(END - START).days + 1, start=START)
     return out
 
 
@@ -124,7 +126,7 @@ def test_a_backfill_from_gs_lists_once_downloads_once_and_books_as_from_disk(
     gcs.requests.clear()
     assert _run(remote) == local_checks
 
-    # Ten gs:// paths in the config: ten listings for the whole 10-day run, though the
+    # Ten gs:// paths in the config: ten listings for the whole 4-day run, though the
     # spool asset alone asks once per day (the run lists every source once before it starts).
     assert gcs.listings() == ["fleet"] * 10
     downloads = Counter(gcs.downloads())

@@ -1,14 +1,26 @@
 """`flopledger run` and `flopledger sql` end to end on hand-written inputs in the real formats."""
 
 import hashlib
+import io
 import re
+from contextlib import redirect_stdout
 from datetime import date
 from decimal import Decimal
+from pathlib import Path
 
 import duckdb
+import pytest
 
 from flopledger.cli.main import main
-from tests.conftest import billing_row, credit, run_record, write_config, write_ndjson
+from tests.built_once import built_once
+from tests.conftest import (
+    billing_row,
+    credit,
+    new_project_dir,
+    run_record,
+    write_config,
+    write_ndjson,
+)
 
 
 def _tables(db):
@@ -39,6 +51,11 @@ def _scalar(db, sql):
         con.close()
 
 
+# _inputs' distinct rows: a, b, c, late. Billed: 100.25 + 100.25 + 50.10 + 0 = 250.60.
+# Credits: -20.05 - 20.05 - 5.005 = -45.105. Effective: 250.60 - 45.105 = 205.495.
+BILLED, EFFECTIVE = Decimal("250.60"), Decimal("205.495")
+
+
 def _inputs(project_dir):
     """Two extracts that overlap by one row, and a credit for day 1 exported a week late."""
     a = billing_row(hour="2026-10-01 00", cost="100.25", credits=[credit("-20.05")])
@@ -56,21 +73,32 @@ def _inputs(project_dir):
     write_ndjson(
         project_dir / "jobs" / "runs.jsonl", [run_record("run-1"), run_record("bad", status="?")]
     )
-    # Distinct rows: a, b, c, late. Billed: 100.25 + 100.25 + 50.10 + 0 = 250.60.
-    # Credits: -20.05 - 20.05 - 5.005 = -45.105. Effective: 250.60 - 45.105 = 205.495.
-    return Decimal("250.60"), Decimal("205.495")
 
 
-def test_totals_duplicates_late_rows_and_counts(project_dir, capsys):
-    billed, effective = _inputs(project_dir)
-    assert main(["run", "--config", str(project_dir / "flopledger.yaml")]) == 0
-    db = project_dir / "w.duckdb"
+def _run_once(root: Path) -> Path:
+    """project_dir's layout with _inputs, through `flopledger run` once; its report in run.out."""
+    _inputs(new_project_dir(root))
+    printed = io.StringIO()
+    with redirect_stdout(printed):
+        assert main(["run", "--config", str(root / "flopledger.yaml")]) == 0
+    (root / "run.out").write_text(printed.getvalue())
+    return root / "flopledger.yaml"
+
+
+@pytest.fixture
+def ran(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A private copy of _inputs' project after its first run (made once a session)."""
+    return built_once(tmp_path_factory, "run_inputs", _run_once).parent
+
+
+def test_totals_duplicates_late_rows_and_counts(ran):
+    db = ran / "w.duckdb"
     assert _scalar(db, "SELECT count(*) FROM billing_line_items") == 4
-    assert _scalar(db, "SELECT sum(cost_usd) FROM billing_line_items") == billed
+    assert _scalar(db, "SELECT sum(cost_usd) FROM billing_line_items") == BILLED
     assert (
-        _scalar(db, "SELECT sum(cost_usd + credits_total_usd) FROM billing_line_items") == effective
+        _scalar(db, "SELECT sum(cost_usd + credits_total_usd) FROM billing_line_items") == EFFECTIVE
     )
-    assert _scalar(db, "SELECT sum(effective_cost) FROM spend_daily") == effective
+    assert _scalar(db, "SELECT sum(effective_cost) FROM spend_daily") == EFFECTIVE
     # Quarantine: the torn billing line and the bad run record, each with its reason.
     reasons = dict(
         duckdb.connect(str(db), read_only=True)
@@ -79,7 +107,7 @@ def test_totals_duplicates_late_rows_and_counts(project_dir, capsys):
     )
     assert reasons["gcp_billing"].startswith("not valid JSON")
     assert reasons["jobs"].startswith("status: '?' is not one of")
-    out = capsys.readouterr().out
+    out = (ran / "run.out").read_text()
     # 6 billing lines read = 4 loaded (new) + 1 duplicate (b twice) + 1 quarantined.
     line = f"{'billing_line_items':<22}{6:>10}{4:>10}{1:>11}{1:>13}"
     assert line in out
@@ -87,6 +115,8 @@ def test_totals_duplicates_late_rows_and_counts(project_dir, capsys):
 
 
 def test_rerun_changes_nothing(project_dir):
+    """Its own two runs, not a copy of `ran`: a copy's inputs lie at other paths, and rows
+    name the file they came from."""
     _inputs(project_dir)
     config = str(project_dir / "flopledger.yaml")
     assert main(["run", "--config", config]) == 0
@@ -145,11 +175,8 @@ def test_a_config_error_is_one_line_and_exit_2(tmp_path, capsys):
     assert len(err.splitlines()) == 1
 
 
-def test_sql_is_read_only(project_dir, capsys):
-    _inputs(project_dir)
-    config = str(project_dir / "flopledger.yaml")
-    assert main(["run", "--config", config]) == 0
-    capsys.readouterr()
+def test_sql_is_read_only(ran, capsys):
+    config = str(ran / "flopledger.yaml")
     assert (
         main(
             [
@@ -166,7 +193,7 @@ def test_sql_is_read_only(project_dir, capsys):
     assert capsys.readouterr().out.splitlines() == ["n", "4"]
     assert main(["sql", "--config", config, "DROP TABLE billing_line_items"]) == 1
     assert "read-only" in capsys.readouterr().err
-    assert _scalar(project_dir / "w.duckdb", "SELECT count(*) FROM billing_line_items") == 4
+    assert _scalar(ran / "w.duckdb", "SELECT count(*) FROM billing_line_items") == 4
 
 
 def test_a_scheduled_day_picks_up_late_rows_of_any_day(project_dir):

@@ -19,7 +19,7 @@ from flopledger.pipelines.alerts.sensors import alert_notifier
 from flopledger.pipelines.definitions import build_definitions
 from flopledger.pipelines.resources import Flopledger
 from tests.budgets.test_notifier import Receiver
-from tests.conftest import REPO, write_config
+from tests.conftest import HANG_S, REPO, write_config
 
 NOW = "flopledger/now"
 RUN_ID = "5a1e0000-0000-4000-8000-000000000001"
@@ -182,7 +182,7 @@ def test_a_busy_warehouse_skips_the_tick_and_loses_nothing(small_warehouse, monk
             assert receiver.received == []
         finally:
             holder.stdin.close()
-            holder.wait(timeout=10)
+            holder.wait(timeout=HANG_S)
         result, cursor = notify(small_warehouse, PRIOR)  # the file is free: delivered
         assert result.skip_message == "sent 1, failed 0, waiting 0"
         assert [(path, body["alert_id"]) for path, body in receiver.received] == [("/ops", ALERT)]

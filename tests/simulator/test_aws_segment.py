@@ -33,7 +33,7 @@ from flopledger.collectors.gcp_billing.read import read_billing_files
 from flopledger.collectors.jobs.read import read_jobs_files
 from flopledger.settings import load_config
 from flopledger.simulator import simulate
-from tests.conftest import source_files
+from tests.conftest import HANG_S, source_files
 from tests.models.conftest import Books
 
 D = Decimal
@@ -154,7 +154,7 @@ def test_focus_validator_finds_only_what_it_finds_in_aws_own_rows(fleet):
     site = next((VALIDATOR / "lib").glob("python3.12/site-packages"))
     done = subprocess.run(
         [str(exe), "--data-file", str(data), "--validate-version", "1.2"],
-        cwd=site, capture_output=True, text=True, timeout=600,
+        cwd=site, capture_output=True, text=True, timeout=HANG_S,
     )  # fmt: skip
     report = done.stdout + done.stderr
     assert done.returncode == 0, report[-2000:]

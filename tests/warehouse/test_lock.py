@@ -10,13 +10,19 @@ import pytest
 
 from flopledger.warehouse import WarehouseLocked
 from flopledger.warehouse.duckdb import DuckDBWarehouse
+from tests.conftest import HANG_S
 
-HOLD = "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True); time.sleep(60)"
+# Holds the file's write lock until the test kills it (or its stdin closes), however long
+# what the test runs beside it takes.
+HOLD = "import duckdb, sys; c = duckdb.connect(sys.argv[1]); print('held', flush=True); sys.stdin.read()"
 
 
 def _holder(path: Path) -> subprocess.Popen[str]:
     proc = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(path)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", HOLD, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
     return proc
@@ -52,7 +58,7 @@ def test_flopledger_run_on_a_locked_warehouse_says_one_line_and_exits_2(tmp_path
             ],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=HANG_S,
         )
     finally:
         holder.kill()

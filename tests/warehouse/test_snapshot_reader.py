@@ -14,6 +14,7 @@ import pytest
 
 from flopledger.warehouse.base import NoWarehouse
 from flopledger.warehouse.duckdb import DuckDBWarehouse
+from tests.conftest import HANG_S
 
 
 def _publish(wh: DuckDBWarehouse, value: int) -> None:
@@ -46,7 +47,7 @@ def test_a_query_on_the_old_snapshot_survives_a_publish(tmp_path: Path) -> None:
     _publish(wh, 2)
     assert reader.version() != old_version
     assert reader.query("SELECT v FROM t").to_pylist() == [{"v": 2}]  # the new snapshot
-    worker.join(timeout=60)
+    worker.join(timeout=HANG_S)
     old = results["old"]
     assert not isinstance(old, Exception), old
     # 400,000,000 numbers, those = 3 (mod 7): 0..399,999,999 holds 57,142,857 full sevens
@@ -64,7 +65,7 @@ def test_before_the_first_snapshot_a_reader_never_keeps_the_writer_out(tmp_path:
     writer = subprocess.run(
         [sys.executable, "-c", "import duckdb, sys; duckdb.connect(sys.argv[1]).execute('CREATE TABLE u (x INT)')",
          str(wh.path)],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True, text=True, timeout=HANG_S,
     )  # fmt: skip
     assert writer.returncode == 0, writer.stderr
     reader.close()
@@ -85,7 +86,7 @@ def test_reader_queries_run_in_utc_whatever_the_machine_says(tmp_path: Path) -> 
         capture_output=True,
         text=True,
         env=env,
-        timeout=60,
+        timeout=HANG_S,
     )
     assert out.returncode == 0, out.stderr
     # 02:00 UTC on 1 October is still 30 September in New York: UTC keeps it on the 1st.

@@ -17,10 +17,11 @@ from flopledger.collectors.nvml.health import HealthServer, Liveness, SystemdNot
 from flopledger.collectors.nvml.nvml import Nvml
 from flopledger.collectors.nvml.simulated import SimulatedNvml
 from tests.collectors.nvml.nvml_fakes import ManualClock
+from tests.conftest import HANG_S
 
 
 def get(port: int, path: str) -> tuple[int, str]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=HANG_S)
     try:
         conn.request("GET", path)
         reply = conn.getresponse()
