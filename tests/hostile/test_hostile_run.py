@@ -49,7 +49,7 @@ def _tables(db) -> dict[str, str]:
     con = duckdb.connect(str(db), read_only=True)
     try:
         names = [  # the intermediate schema's tables too
-            f"{schema}.{table}"
+            table if schema == "main" else f"{schema}.{table}"
             for schema, table in con.execute(
                 "SELECT schema_name, table_name FROM duckdb_tables()"
             ).fetchall()
