@@ -55,7 +55,7 @@ def connect(path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConnect
 def use_layers(con: duckdb.DuckDBPyConnection, catalog: str | None = None) -> None:
     """Unqualified names find the intermediate tables too (models name them so), once the
     warehouse has that schema; `catalog` names an ATTACHed file instead of the default."""
-    where = "" if catalog is None else f"AND catalog_name = {_literal(catalog)}"
+    where = "" if catalog is None else f"AND database_name = {_literal(catalog)}"
     found = con.execute(
         f"SELECT count(*) FROM duckdb_schemas() WHERE schema_name = ? {where}",
         [models.INTERMEDIATE_SCHEMA],

@@ -46,7 +46,7 @@ def _search_path(con: duckdb.DuckDBPyConnection) -> str:
     """The snapshot's schemas unqualified names look in: main, and the intermediate tables'
     schema where the snapshot has one (models name those tables unqualified)."""
     found = con.execute(
-        "SELECT count(*) FROM duckdb_schemas() WHERE catalog_name = 'snapshot' AND schema_name = ?",
+        "SELECT count(*) FROM duckdb_schemas() WHERE database_name = 'snapshot' AND schema_name = ?",
         [INTERMEDIATE_SCHEMA],
     ).fetchone()
     layers = ",snapshot." + INTERMEDIATE_SCHEMA if found and found[0] else ""
