@@ -11,13 +11,40 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+# Units: what a number counts. A fraction is 0 to 1 (pages show it as a percentage); a
+# percentage is 0 to 100 as stored.
+USD = "USD"
+FRACTION = "a fraction (0 to 1)"
+PERCENT = "a percentage (0 to 100)"
+HOURS = "accelerator-hours"
+TOKENS = "tokens"
+COUNT = "a count"
+
+# Rounding: the one rule each kind of figure is computed by, whoever shows it.
+MONEY = (
+    "DECIMAL(38, 9): exact sums of amounts held to the nano-dollar, never rounded (pages and "
+    "the CLI show cents; CSV files every digit)."
+)
+PER_TOKENS = (
+    "DECIMAL(38, 9), truncated: the cost in nano-dollars x 1,000,000 // tokens (integer "
+    "division), so the rate is exact to the nano-dollar and never rounded up."
+)
+SHARE = (
+    "DOUBLE: one division in SQL of the exact DECIMAL sums, each cast to DOUBLE; null when the "
+    "denominator is 0 (pages and the CLI show 0.1%)."
+)
+HOUR_SUMS = "DOUBLE sums of the daily roll-up (idle_capacity_daily), not of the hours."
+
 
 @dataclass(frozen=True)
 class Figure:
     key: str
     name: str
     definition: str
-    source: str  # where the number comes from (tables and columns)
+    source: str  # where the number comes from: the query that owns it, the tables it reads
+    unit: str = ""  # empty for a dimension or a yes/no
+    rounding: str = ""  # how it is computed and rounded: the one rule every caller keeps
+    short: str = ""  # the heading of a narrow CLI column, where the name does not fit
 
     @property
     def anchor(self) -> str:
@@ -31,6 +58,8 @@ FIGURES: tuple[Figure, ...] = (
         "Billed cost",
         "What the billing export charges before credits.",
         "spend_daily.billed_cost (billing_line_items.cost_usd)",
+        unit=USD,
+        rounding=MONEY,
     ),
     Figure(
         "credits",
@@ -38,12 +67,16 @@ FIGURES: tuple[Figure, ...] = (
         "Discounts the export applies to rows (committed use, sustained use, promotions, ...); "
         "zero or negative.",
         "spend_daily.credits_total",
+        unit=USD,
+        rounding=MONEY,
     ),
     Figure(
         "effective_cost",
         "Effective cost",
         "Billed cost + credits: what is actually paid. Every other money figure is a part of it.",
         "spend_daily.effective_cost",
+        unit=USD,
+        rounding=MONEY,
     ),
     Figure(
         "provider",
@@ -76,6 +109,8 @@ FIGURES: tuple[Figure, ...] = (
         "Effective cost of the billing rows whose team label is the team. Includes storage, "
         "network and idle capacity the team labelled; excludes unlabelled rows its runs used.",
         "spend_daily.effective_cost by team",
+        unit=USD,
+        rounding=MONEY,
     ),
     Figure(
         "run_cost",
@@ -83,6 +118,8 @@ FIGURES: tuple[Figure, ...] = (
         "Effective cost allocated to runs: each resource-hour's cost shared by the accelerator-"
         "seconds runs held, plus rows labelled with a run. By run-owner team.",
         "cost_per_run.effective_cost",
+        unit=USD,
+        rounding=MONEY,
     ),
     Figure(
         "accelerator_cost",
@@ -90,6 +127,8 @@ FIGURES: tuple[Figure, ...] = (
         "Effective cost of the resource-hours that paid for accelerators (the accelerators and "
         "their host: cores, RAM, disk). The denominator of the idle shares of cost.",
         "idle_capacity.effective_cost",
+        unit=USD,
+        rounding=MONEY,
     ),
     Figure(
         "unallocated_idle_cost",
@@ -98,6 +137,8 @@ FIGURES: tuple[Figure, ...] = (
         "chargeback spreads it. Excludes unused commitment and unused reservation (idle of "
         "their own kinds, below).",
         "idle_capacity.unallocated_idle_cost",
+        unit=USD,
+        rounding=MONEY,
     ),
     Figure(
         "unused_commitment_cost",
@@ -107,6 +148,8 @@ FIGURES: tuple[Figure, ...] = (
         "idle shares. Chargeback spreads it like unallocated idle, in a column of its own.",
         "unused_capacity.unused_cost (idle_kind unused_commitment), "
         "team_chargeback.month_unused_commitment_cost",
+        unit=USD,
+        rounding=MONEY,
     ),
     Figure(
         "unused_reservation_cost",
@@ -117,6 +160,8 @@ FIGURES: tuple[Figure, ...] = (
         "Chargeback spreads it like unallocated idle, in a column of its own.",
         "unused_capacity.unused_cost (idle_kind unused_reservation), "
         "team_chargeback.month_unused_reservation_cost",
+        unit=USD,
+        rounding=MONEY,
     ),
     Figure(
         "allocated_idle_cost",
@@ -124,12 +169,16 @@ FIGURES: tuple[Figure, ...] = (
         "Cost allocated to runs for accelerator time they held but did not keep busy "
         "(needs telemetry; part of the cost of runs).",
         "idle_capacity.allocated_idle_cost",
+        unit=USD,
+        rounding=MONEY,
     ),
     Figure(
         "idle_cost",
         "Idle cost",
         "Unallocated idle cost + allocated idle cost.",
         "idle_capacity",
+        unit=USD,
+        rounding=MONEY,
     ),
     Figure(
         "unallocated_idle_share_of_cost",
@@ -137,6 +186,8 @@ FIGURES: tuple[Figure, ...] = (
         "Unallocated idle cost / accelerator resource cost. Excludes unused commitment and "
         "unused reservation cost (neither is a resource-hour's cost).",
         "idle_capacity_daily",
+        unit=FRACTION,
+        rounding=SHARE,
     ),
     Figure(
         "idle_share_of_cost",
@@ -145,6 +196,8 @@ FIGURES: tuple[Figure, ...] = (
         "commitment and unused reservation cost. The idle_cost_share alert rule measures this, "
         "per project.",
         "idle_capacity_daily.idle_cost_share",
+        unit=FRACTION,
+        rounding=SHARE,
     ),
     Figure(
         "unallocated_idle_share_of_hours",
@@ -152,6 +205,8 @@ FIGURES: tuple[Figure, ...] = (
         "Accelerator-hours paid and held by no run / accelerator-hours paid. Excludes unused "
         "commitment and unused reservation (not paid accelerator-hours of any resource).",
         "idle_capacity.unallocated_idle_hours / paid_accelerator_hours",
+        unit=FRACTION,
+        rounding=SHARE,
     ),
     Figure(
         "shared_cost",
@@ -159,6 +214,8 @@ FIGURES: tuple[Figure, ...] = (
         "Effective cost no run was allocated that is not unallocated idle, unused commitment or "
         "unused reservation: storage, network, tax, hosts without accelerators.",
         "team_chargeback.month_shared_cost",
+        unit=USD,
+        rounding=MONEY,
     ),
     Figure(
         "chargeback",
@@ -169,6 +226,8 @@ FIGURES: tuple[Figure, ...] = (
         "(allocation.shared_cost_policy: none, proportional to the cost of runs, even, or a "
         "fixed key). The teams' chargeback adds up to the effective cost exactly.",
         "team_chargeback.total_cost",
+        unit=USD,
+        rounding=MONEY,
     ),
     Figure(
         "books_close",
@@ -185,11 +244,103 @@ FIGURES: tuple[Figure, ...] = (
         "cost_explorer_rows.pricing_model",
     ),
     Figure(
+        "managed_spend",
+        "Managed spend",
+        "What requests to managed inference providers cost (gateway logs and the providers' "
+        "exports, priced by the price book where the gateway did not): not part of the cloud "
+        "bill, so in no other money figure.",
+        "query managed_spend (managed_inference_daily.cost)",
+        unit=USD,
+        rounding=MONEY,
+    ),
+    Figure(
+        "managed_cost_per_million_tokens",
+        "Managed cost per million tokens",
+        "Managed spend / the managed requests' tokens (input + output) x 1,000,000.",
+        "query managed_spend (managed_inference_daily)",
+        unit=f"{USD} per million tokens",
+        rounding=PER_TOKENS,
+    ),
+    Figure(
+        "managed_cost_per_million_output_tokens",
+        "Managed cost per million output tokens",
+        "Managed spend / the managed requests' output tokens x 1,000,000; null without output "
+        "tokens.",
+        "query managed_spend (managed_inference_daily)",
+        unit=f"{USD} per million output tokens",
+        rounding=PER_TOKENS,
+    ),
+    Figure(
+        "managed_error_rate",
+        "Managed error rate",
+        "Failed managed requests / managed requests (gateway logs; providers' exports count no "
+        "failures).",
+        "query managed_spend (managed_inference_daily)",
+        unit=FRACTION,
+        rounding=SHARE,
+    ),
+    Figure(
+        "self_hosted_cost_per_million_tokens",
+        "Self-hosted cost per million tokens",
+        "The effective cost of the self-hosted inference runs (online and batch) of a model, on "
+        "the days a provider prices it, / their tokens (in + out) x 1,000,000.",
+        "query self_hosted_vs_managed (inference_comparison)",
+        unit=f"{USD} per million tokens",
+        rounding=PER_TOKENS,
+        short="self-hosted",
+    ),
+    Figure(
+        "provider_cost_same_mix",
+        "Provider cost for the same mix",
+        "What the cheapest provider of a model would charge, at its price-book prices, for the "
+        "tokens the self-hosted runs read and wrote (input and output priced apart), each day "
+        "floored to the nano-dollar.",
+        "query self_hosted_vs_managed (inference_comparison.provider_cost_same_mix)",
+        unit=USD,
+        rounding=MONEY,
+    ),
+    Figure(
+        "provider_cost_per_million_tokens",
+        "Provider cost per million tokens",
+        "Provider cost for the same mix / the self-hosted tokens (in + out) x 1,000,000: the "
+        "managed price of the self-hosted runs' work, for comparing with the self-hosted cost "
+        "per million tokens.",
+        "query self_hosted_vs_managed (inference_comparison)",
+        unit=f"{USD} per million tokens",
+        rounding=PER_TOKENS,
+        short="provider",
+    ),
+    Figure(
+        "self_hosted_utilisation",
+        "Self-hosted utilisation",
+        "1 - (allocated idle cost / effective cost) of the self-hosted inference runs of a "
+        "model: the busy share of what they paid for. Null while a run has no telemetry. Not "
+        "commitment utilisation.",
+        "query self_hosted_vs_managed (inference_comparison)",
+        unit=FRACTION,
+        rounding=SHARE,
+        short="util now",
+    ),
+    Figure(
+        "self_hosting_break_even_utilisation",
+        "Break-even utilisation (self-hosting)",
+        "The self-hosted utilisation at which self-hosting a model costs what its cheapest "
+        "provider charges for the same tokens: (effective cost - allocated idle cost) / provider "
+        "cost for the same mix. Above it self-hosting is cheaper; above 1 it cannot win at any "
+        "utilisation. Not the commitment plan's break-even utilisation.",
+        "query self_hosted_vs_managed (inference_comparison)",
+        unit=FRACTION,
+        rounding=SHARE,
+        short="break-even",
+    ),
+    Figure(
         "mfu",
         "MFU",
         "Model FLOPs utilisation: model FLOPs / (accelerator-seconds held x peak FLOP/s). "
         "Null for a run without tokens.",
         "run_mfu.mfu_spec_pct",
+        unit=PERCENT,
+        rounding="DOUBLE, as run_mfu computes it per run.",
     ),
 )
 
@@ -210,5 +361,8 @@ def glossary_markdown() -> str:
         "",
     ]
     for f in FIGURES:
-        lines += [f"## {f.name}", "", f.definition, "", f"Source: `{f.source}`.", ""]
+        lines += [f"## {f.name}", "", f.definition, "", f"Source: `{f.source}`."]
+        if f.unit:
+            lines += ["", f"Unit: {f.unit}. Rounding: {f.rounding}"]
+        lines.append("")
     return "\n".join(lines)
