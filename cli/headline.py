@@ -5,6 +5,7 @@ figures are named as docs/glossary.md names them (figures/__init__.py)."""
 from decimal import Decimal
 
 from flopledger.cli.commitment_plan_lines import commitment_plan_lines
+from flopledger.cli.filters import unfiltered
 from flopledger.cli.managed_lines import managed_lines
 from flopledger.cli.portfolio_lines import portfolio_lines
 from flopledger.figures import figure
@@ -61,10 +62,9 @@ def _pct(value: float | None) -> str:
 
 def idle_figure_lines(warehouse: Warehouse) -> list[str]:
     """The idle shares under their glossary names (figures/__init__.py), each with its basis."""
-    idle = warehouse.query(
-        query_sql("idle_figures"), {"project": None, "window_start": None, "window_end": None}
-    ).to_pylist()[0]
-    paid = idle["paid_hours"] or 0
+    params = unfiltered("idle_figures", group_by=None)
+    idle = warehouse.query(query_sql("idle_figures"), params).to_pylist()[0]
+    paid = idle["paid_accelerator_hours"] or 0
     rows = [
         ("unallocated_idle_share_of_cost", "of the accelerator resource cost"),
         ("idle_share_of_cost", "unallocated + allocated idle, of the same cost"),
@@ -137,20 +137,29 @@ def _top_runs(warehouse: Warehouse, currency: str) -> list[str]:
     return lines
 
 
+TOKEN_GROUPS = 12  # the biggest spends shown
+
+
 def _per_token(warehouse: Warehouse, currency: str) -> list[str]:
-    rows = warehouse.query(query_sql("token_cost_by_model")).to_pylist()
+    by_model_and_class = unfiltered(
+        "cost_per_million_tokens_by",
+        dimension="model_name",
+        second_dimension="workload_class",
+        by_day=False,
+    )
+    rows = warehouse.query(query_sql("cost_per_million_tokens_by"), by_model_and_class).to_pylist()
     if not rows:
         return []
     lines = [
         "",
-        f"cost per million tokens ({currency}; the 12 biggest spends)",
-        f"  {'model':<22}{'class':<20}{'tokens':>16}{'cost':>14}{'per M tok':>12}",
+        f"{figure('cost_per_million_tokens').name.lower()} ({currency}; the {TOKEN_GROUPS} biggest spends)",
+        f"  {'model':<22}{'class':<20}{'tokens':>16}{'cost':>14}"
+        f"{figure('cost_per_million_tokens').short:>12}",
     ]
-    for r in rows:
-        per_mtok = r["cost"] * 1_000_000 / r["tokens"] if r["tokens"] else None
+    for r in rows[:TOKEN_GROUPS]:
         lines.append(
-            f"  {(r['model_name'] or '-')[:21]:<22}{r['workload_class']:<20}{r['tokens']:>16,}"
-            f"{r['cost']:>14,.2f}{'-' if per_mtok is None else format(per_mtok, ',.4f'):>12}"
+            f"  {r['dimension_value'][:21]:<22}{r['second_value']:<20}{r['tokens']:>16,}"
+            f"{r['started_run_cost']:>14,.2f}{r['cost_per_million_tokens']:>12,.4f}"
         )
     return lines
 

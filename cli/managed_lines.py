@@ -5,8 +5,8 @@ their headings come from figures/__init__.py; the comparison is self_hosted_vs_m
 query the tokens page runs too."""
 
 from decimal import Decimal
-from typing import Any
 
+from flopledger.cli.filters import unfiltered
 from flopledger.figures import figure
 from flopledger.models import query_sql
 from flopledger.warehouse import Warehouse
@@ -29,13 +29,10 @@ def _verdict(utilisation: float | None, break_even: float | None) -> str:
 
 
 def managed_lines(warehouse: Warehouse, currency: str) -> list[str]:
-    everything: dict[str, Any] = {
-        "start_day": None, "end_day": None, "teams": [], "classes": [], "group_by": None
-    }  # fmt: skip
+    everything = unfiltered("managed_spend", group_by=None)
     totals = warehouse.query(query_sql("managed_spend"), everything).to_pylist()
-    rows = warehouse.query(
-        query_sql("self_hosted_vs_managed"), {"start_day": None, "end_day": None}
-    ).to_pylist()
+    compared = unfiltered("self_hosted_vs_managed")
+    rows = warehouse.query(query_sql("self_hosted_vs_managed"), compared).to_pylist()
     if not totals:
         return []
     total = totals[0]

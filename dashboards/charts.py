@@ -76,8 +76,8 @@ def run_hours(frame: pd.DataFrame) -> alt.Chart:
 
 
 def tokens_bars(frame: pd.DataFrame, dimension_title: str) -> alt.Chart:
-    """USD per million tokens per dimension value. Columns: dimension_value, usd_per_million_tokens."""
-    shown = _drawn(frame, "usd_per_million_tokens")
+    """USD per million tokens per dimension value. Columns: dimension_value, cost_per_million_tokens."""
+    shown = _drawn(frame, "cost_per_million_tokens")
     title = f"Cost per million tokens by {dimension_title.lower()}"
     return (
         alt.Chart(shown, title=title)
@@ -85,36 +85,44 @@ def tokens_bars(frame: pd.DataFrame, dimension_title: str) -> alt.Chart:
         .encode(
             y=alt.Y("dimension_value:N", title=dimension_title, sort="-x"),
             x=alt.X(
-                "usd_per_million_tokens:Q",
-                title="USD per million tokens",
+                "cost_per_million_tokens:Q",
+                title="Cost per million tokens (USD)",
                 axis=alt.Axis(format="$,.2f"),
             ),
             tooltip=[
                 alt.Tooltip("dimension_value:N", title=dimension_title),
-                alt.Tooltip("usd_per_million_tokens:Q", title="USD / M tokens", format="$,.4f"),
+                alt.Tooltip(
+                    "cost_per_million_tokens:Q",
+                    title="Cost per million tokens (USD)",
+                    format="$,.4f",
+                ),
             ],
         )
     )
 
 
 def tokens_trend(frame: pd.DataFrame, dimension_title: str) -> alt.Chart:
-    """USD per million tokens per UTC day. Columns: day, dimension_value, usd_per_million_tokens."""
-    shown = _drawn(frame, "usd_per_million_tokens")
+    """USD per million tokens per UTC day. Columns: day, dimension_value, cost_per_million_tokens."""
+    shown = _drawn(frame, "cost_per_million_tokens")
     return (
         alt.Chart(shown, title="Cost per million tokens over time")
         .mark_line(point=True)
         .encode(
             x=alt.X("day:T", title="Day of run start (UTC)", timeUnit="yearmonthdate"),
             y=alt.Y(
-                "usd_per_million_tokens:Q",
-                title="USD per million tokens",
+                "cost_per_million_tokens:Q",
+                title="Cost per million tokens (USD)",
                 axis=alt.Axis(format="$,.2f"),
             ),
             color=alt.Color("dimension_value:N", title=dimension_title),
             tooltip=[
                 alt.Tooltip("day:T", title="Day"),
                 alt.Tooltip("dimension_value:N", title=dimension_title),
-                alt.Tooltip("usd_per_million_tokens:Q", title="USD / M tokens", format="$,.4f"),
+                alt.Tooltip(
+                    "cost_per_million_tokens:Q",
+                    title="Cost per million tokens (USD)",
+                    format="$,.4f",
+                ),
             ],
         )
     )
@@ -128,7 +136,9 @@ def idle_split(frame: pd.DataFrame, dimension_title: str) -> alt.Chart:
         .mark_bar()
         .encode(
             y=alt.Y("dimension_value:N", title=dimension_title),
-            x=alt.X("sum(usd):Q", title="Effective cost (USD)", axis=alt.Axis(format="$,.0f")),
+            x=alt.X(
+                "sum(usd):Q", title="Accelerator resource cost (USD)", axis=alt.Axis(format="$,.0f")
+            ),
             color=alt.Color("kind:N", title="Capacity"),
             tooltip=[
                 alt.Tooltip("dimension_value:N", title=dimension_title),
@@ -141,8 +151,8 @@ def idle_split(frame: pd.DataFrame, dimension_title: str) -> alt.Chart:
 
 def idle_heatmap(frame: pd.DataFrame) -> alt.Chart:
     """Unallocated idle share by weekday and UTC hour. Columns: weekday (1-7), hour_of_day,
-    unallocated_idle_share, unallocated_idle_usd."""
-    shown = _drawn(frame, "unallocated_idle_usd").assign(day_name=frame["weekday"].map(WEEKDAYS))
+    unallocated_idle_share_of_hours, unallocated_idle_cost."""
+    shown = _drawn(frame, "unallocated_idle_cost").assign(day_name=frame["weekday"].map(WEEKDAYS))
     return (
         alt.Chart(shown, title="Unallocated idle by hour of day (UTC)")
         .mark_rect()
@@ -150,7 +160,7 @@ def idle_heatmap(frame: pd.DataFrame) -> alt.Chart:
             x=alt.X("hour_of_day:O", title="Hour of day (UTC)"),
             y=alt.Y("day_name:N", title="Weekday", sort=list(WEEKDAYS.values())),
             color=alt.Color(
-                "unallocated_idle_share:Q",
+                "unallocated_idle_share_of_hours:Q",
                 title="Unallocated idle share of hours",
                 scale=alt.Scale(domain=[0, 1], scheme="orangered"),
                 legend=alt.Legend(format="%"),
@@ -159,12 +169,12 @@ def idle_heatmap(frame: pd.DataFrame) -> alt.Chart:
                 alt.Tooltip("day_name:N", title="Weekday"),
                 alt.Tooltip("hour_of_day:O", title="Hour"),
                 alt.Tooltip(
-                    "unallocated_idle_share:Q",
+                    "unallocated_idle_share_of_hours:Q",
                     title="Unallocated idle share of hours",
                     format=".1%",
                 ),
                 alt.Tooltip(
-                    "unallocated_idle_usd:Q", title="Unallocated idle cost (USD)", format="$,.2f"
+                    "unallocated_idle_cost:Q", title="Unallocated idle cost (USD)", format="$,.2f"
                 ),
             ],
         )

@@ -145,9 +145,11 @@ def query(
 
 def named(name: str, filters: Filters | None = None, **params: Any) -> pd.DataFrame:
     """Run models/queries/<name>.sql, the query that owns a figure (the CLI, the month report
-    and budgets run it too), binding the filters' parameters (when given) and `params`."""
-    bound = {**(filters.params() if filters is not None else {}), **params}
+    and budgets run it too), binding those of the filters' parameters it takes (when given:
+    idle capacity has no team, say) and `params`."""
     wanted = models.query_params_used(name)
+    chosen = filters.params() if filters is not None else {}
+    bound = {**{k: v for k, v in chosen.items() if k in wanted}, **params}
     if set(bound) != wanted:
         missing, extra = sorted(wanted - set(bound)), sorted(set(bound) - wanted)
         raise TypeError(f"named query {name!r}: missing parameters {missing}, unknown {extra}")

@@ -33,7 +33,10 @@ SHARE = (
     "DOUBLE: one division in SQL of the exact DECIMAL sums, each cast to DOUBLE; null when the "
     "denominator is 0 (pages and the CLI show 0.1%)."
 )
-HOUR_SUMS = "DOUBLE sums of the daily roll-up (idle_capacity_daily), not of the hours."
+HOUR_SUMS = (
+    "DOUBLE sums of the daily roll-up (idle_capacity_daily), never of the hourly rows, so every "
+    "caller adds the same numbers in the same grain."
+)
 
 
 @dataclass(frozen=True)
@@ -122,11 +125,42 @@ FIGURES: tuple[Figure, ...] = (
         rounding=MONEY,
     ),
     Figure(
+        "started_run_cost",
+        "Cost of runs started",
+        "The whole cost of the runs that started (else were submitted) on the days chosen, "
+        "whenever their cost was incurred: what the runs, tokens and portfolio pages and the "
+        "month report's experiments and models count. Over all of history it is the cost of "
+        "runs; over some days it differs by the runs that straddle the range's ends.",
+        "cost_per_run.effective_cost by run_day",
+        unit=USD,
+        rounding=MONEY,
+    ),
+    Figure(
+        "cost_per_million_tokens",
+        "Cost per million tokens",
+        "The cost of the runs with tokens (in + out) / their tokens x 1,000,000, over the runs "
+        "started on the days chosen (a run without tokens is in neither side); per run, its "
+        "own cost and tokens.",
+        "query cost_per_million_tokens_by (cost_per_run); cost_per_run.cost_per_million_tokens",
+        unit=f"{USD} per million tokens",
+        rounding=PER_TOKENS,
+        short="per M tok",
+    ),
+    Figure(
+        "cost_per_million_output_tokens",
+        "Cost per million output tokens",
+        "The cost of the runs with tokens / their output tokens x 1,000,000; null without "
+        "output tokens.",
+        "query cost_per_million_tokens_by (cost_per_run)",
+        unit=f"{USD} per million output tokens",
+        rounding=PER_TOKENS,
+    ),
+    Figure(
         "accelerator_cost",
         "Accelerator resource cost",
         "Effective cost of the resource-hours that paid for accelerators (the accelerators and "
         "their host: cores, RAM, disk). The denominator of the idle shares of cost.",
-        "idle_capacity.effective_cost",
+        "query idle_figures (idle_capacity_daily.effective_cost)",
         unit=USD,
         rounding=MONEY,
     ),
@@ -136,7 +170,7 @@ FIGURES: tuple[Figure, ...] = (
         "Accelerator resource cost no run held: paid for, idle, charged to nobody until "
         "chargeback spreads it. Excludes unused commitment and unused reservation (idle of "
         "their own kinds, below).",
-        "idle_capacity.unallocated_idle_cost",
+        "query idle_figures (idle_capacity_daily.unallocated_idle_cost)",
         unit=USD,
         rounding=MONEY,
     ),
@@ -168,7 +202,7 @@ FIGURES: tuple[Figure, ...] = (
         "Allocated idle cost",
         "Cost allocated to runs for accelerator time they held but did not keep busy "
         "(needs telemetry; part of the cost of runs).",
-        "idle_capacity.allocated_idle_cost",
+        "query idle_figures (idle_capacity_daily.allocated_idle_cost)",
         unit=USD,
         rounding=MONEY,
     ),
@@ -185,7 +219,7 @@ FIGURES: tuple[Figure, ...] = (
         "Unallocated idle share of cost",
         "Unallocated idle cost / accelerator resource cost. Excludes unused commitment and "
         "unused reservation cost (neither is a resource-hour's cost).",
-        "idle_capacity_daily",
+        "query idle_figures (idle_capacity_daily)",
         unit=FRACTION,
         rounding=SHARE,
     ),
@@ -195,7 +229,7 @@ FIGURES: tuple[Figure, ...] = (
         "Idle cost (unallocated + allocated idle) / accelerator resource cost. Excludes unused "
         "commitment and unused reservation cost. The idle_cost_share alert rule measures this, "
         "per project.",
-        "idle_capacity_daily.idle_cost_share",
+        "query idle_figures (idle_capacity_daily)",
         unit=FRACTION,
         rounding=SHARE,
     ),
@@ -204,9 +238,42 @@ FIGURES: tuple[Figure, ...] = (
         "Unallocated idle share of hours",
         "Accelerator-hours paid and held by no run / accelerator-hours paid. Excludes unused "
         "commitment and unused reservation (not paid accelerator-hours of any resource).",
-        "idle_capacity.unallocated_idle_hours / paid_accelerator_hours",
+        "query idle_figures (idle_capacity_daily)",
         unit=FRACTION,
         rounding=SHARE,
+    ),
+    Figure(
+        "paid_accelerator_hours",
+        "Paid accelerator-hours",
+        "Accelerator-seconds the bill says were paid for, / 3,600: what the idle shares of hours "
+        "divide by.",
+        "query idle_figures (idle_capacity_daily.paid_accelerator_hours)",
+        unit=HOURS,
+        rounding=HOUR_SUMS,
+    ),
+    Figure(
+        "allocated_accelerator_hours",
+        "Allocated accelerator-hours",
+        "Paid accelerator-hours a run held.",
+        "query idle_figures (idle_capacity_daily.allocated_accelerator_hours)",
+        unit=HOURS,
+        rounding=HOUR_SUMS,
+    ),
+    Figure(
+        "busy_accelerator_hours",
+        "Busy accelerator-hours",
+        "Allocated accelerator-hours telemetry saw busy (needs telemetry).",
+        "query idle_figures (idle_capacity_daily.busy_accelerator_hours)",
+        unit=HOURS,
+        rounding=HOUR_SUMS,
+    ),
+    Figure(
+        "unallocated_idle_hours",
+        "Unallocated idle hours",
+        "Paid accelerator-hours no run held.",
+        "query idle_figures (idle_capacity_daily.unallocated_idle_hours)",
+        unit=HOURS,
+        rounding=HOUR_SUMS,
     ),
     Figure(
         "shared_cost",

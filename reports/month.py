@@ -10,7 +10,9 @@ is reported once it has closed (`closes_at`: `settle_days` after its end); befor
 provisional page, outside the manifest (`write_provisional`).
 
 The invoice sections follow Google's invoice month (spend_monthly); chargeback, idle, runs and
-budgets follow the calendar month (UTC) of the same name, as team_chargeback does.
+budgets follow the calendar month (UTC) of the same name, as team_chargeback does. A figure the
+CLI and the pages show too (idle, cost per million tokens) is read from its one query
+(figures/__init__.py), bound to the month's days.
 """
 
 from __future__ import annotations
@@ -42,6 +44,11 @@ SPLIT_PARTS = (
     "shared_cost",
 )
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# A figure's query over every run started in the month: no filter, one group per value.
+EVERY_RUN: dict[str, Any] = {
+    "providers": [], "teams": [], "projects": [], "classes": [], "accelerators": [],
+    "second_dimension": None, "by_day": False,
+}  # fmt: skip
 
 
 class ReportError(Exception):
@@ -101,6 +108,7 @@ class MonthReport:
     groups: Rows
     budgets: Rows
     alerts: Rows
+    rates: Rows = field(default_factory=list)  # cost per million tokens per experiment and model
 
     @property
     def key(self) -> str:
@@ -138,7 +146,11 @@ class MonthReport:
         return sorted(priced, key=lambda r: (-r["cost_per_million_tokens"], r["run_id"]))[:TOP]
 
     def group_rows(self, grouping: str) -> Rows:
-        """Experiments or models: this month's cost, tokens, $/Mtok and the month before's cost."""
+        """Experiments or models: this month's cost, tokens, $/Mtok and the month before's cost.
+        The rate is the figure's own (cost_per_million_tokens_by: the runs with tokens), so a
+        group's cost may include runs without tokens that the rate leaves out."""
+        rate = {r["dimension_value"]: r["cost_per_million_tokens"] for r in self.rates
+                if r["grouping"] == grouping}  # fmt: skip
         by_name: dict[str, dict[str, Any]] = {}
         for r in self.groups:
             if r["grouping"] != grouping:
@@ -161,11 +173,7 @@ class MonthReport:
                 row["previous_effective_cost"] = r["effective_cost"]
         rows = list(by_name.values())
         for row in rows:
-            row["cost_per_million_tokens"] = (
-                (row["effective_cost"] * 1_000_000 / row["tokens"]).quantize(Decimal("1e-9"))
-                if row["tokens"]
-                else None
-            )
+            row["cost_per_million_tokens"] = rate.get(row[grouping])
             row["change"] = row["effective_cost"] - row["previous_effective_cost"]
         return sorted(rows, key=lambda r: (-r["effective_cost"], r[grouping]))
 
@@ -205,7 +213,21 @@ def read_month(read: Read, month: date) -> MonthReport:
     cal = {"month_start": month}
     both = {"month_start": month, "previous_start": previous}
     invoice = {"invoice_month": f"{month:%Y%m}"}
-    idle = read(query_sql("month_report_idle"), cal)
+    days = {"start_day": month, "end_day": end - timedelta(days=1)}
+    everywhere: dict[str, Any] = {
+        "providers": [],
+        "projects": [],
+        "accelerators": [],
+        "group_by": None,
+    }
+    idle = read(query_sql("idle_figures"), {**days, **everywhere})
+    rates = [
+        {**r, "grouping": grouping}
+        for grouping, column in (("experiment", "experiment_id"), ("model", "model_name"))
+        for r in read(
+            query_sql("cost_per_million_tokens_by"), {**EVERY_RUN, **days, "dimension": column}
+        )
+    ]
     return MonthReport(
         month=month,
         invoice=read(query_sql("month_report_invoice"), invoice),
@@ -225,6 +247,7 @@ def read_month(read: Read, month: date) -> MonthReport:
                 "end": datetime.combine(end, datetime.min.time()),
             },
         ),
+        rates=rates,
     )
 
 

@@ -48,18 +48,10 @@ def projection(
     return month_to_date + trailing * int(days_left) / int(trailing_days)
 
 
-def idle_share(idle: dict) -> Decimal | None:
-    """(Unallocated + allocated idle cost) / effective cost of the accelerator resource-hours."""
-    if not idle["effective_usd"]:
-        return None
-    allocated_idle = idle["allocated_idle_usd"] if idle["rows_with_telemetry"] else Decimal(0)
-    return (idle["unallocated_idle_usd"] + allocated_idle) / idle["effective_usd"]
-
-
 def _headline(f: Filters) -> None:
     spend = data.query("spend_totals", f).iloc[0]
     runs = data.query("run_totals", f).iloc[0]
-    idle = data.query("idle_totals", f).iloc[0].to_dict()
+    idle = data.named("idle_figures", f, group_by=None).iloc[0]
     rate = data.query("spend_run_rate", f).iloc[0]
     month_end = projection(
         rate["month_to_date_usd"], rate["trailing_usd"], rate["trailing_days"], rate["days_left"]
@@ -84,7 +76,7 @@ def _headline(f: Filters) -> None:
     )
     cols[4].metric(
         figure("idle_share_of_cost").name,
-        percent(idle_share(idle)),
+        percent(idle["idle_share_of_cost"]),
         help=figure("idle_share_of_cost").definition,
     )
     st.caption(

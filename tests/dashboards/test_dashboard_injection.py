@@ -80,7 +80,10 @@ def test_payloads_reaching_the_data_layer_are_bound(
             "runs_table", wide, needle="", sort_key=payload, descending=True, row_limit=10_000
         )
         assert len(found) == runs
-        grouped = data.query("tokens_by", wide, dimension=payload)
+        grouped = data.named(
+            "cost_per_million_tokens_by", wide, dimension=payload, second_dimension=None,
+            by_day=False,
+        )  # fmt: skip
         assert grouped["dimension_value"].tolist() == ["(none)"]
         assert sort_key(payload) == "effective_cost" and dimension(payload) == "model_name"
     assert marts.counts(TABLES) == before

@@ -88,7 +88,7 @@ def _per_million(marts: Marts, where: str = "TRUE", params: list | None = None) 
 
 def test_cost_per_million_tokens_matches_its_mart(open_page, marts: Marts) -> None:
     at = open_page("tokens")
-    assert metric(at, "USD per million tokens") == _per_million(marts)
+    assert metric(at, "Cost per million tokens (USD)") == _per_million(marts)
     assert len(at.get("vega_lite_chart")) == 2
     at.selectbox(key="tokens_by").set_value("accelerator_type").run()
     types = marts.rows("SELECT DISTINCT accelerator_type FROM cost_per_million_tokens ORDER BY 1")
@@ -96,7 +96,7 @@ def test_cost_per_million_tokens_matches_its_mart(open_page, marts: Marts) -> No
 
     at = open_page("tokens", {"team": TEAM})
     assert (
-        metric(at, "USD per million tokens")
+        metric(at, "Cost per million tokens (USD)")
         == _per_million(marts, "team = ?", [TEAM])
         != _per_million(marts)
     )

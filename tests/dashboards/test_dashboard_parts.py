@@ -76,14 +76,14 @@ def test_charts_say_their_units() -> None:
         {
             "weekday": [4],
             "hour_of_day": [3],
-            "unallocated_idle_share": [0.5],
-            "unallocated_idle_usd": [9.0],
+            "unallocated_idle_share_of_hours": [0.5],
+            "unallocated_idle_cost": [9.0],
         }
     )
     spec = charts.idle_heatmap(heat).to_dict()
     assert spec["mark"]["type"] == "rect" and spec["encoding"]["x"]["title"] == "Hour of day (UTC)"
-    tokens = pd.DataFrame({"dimension_value": ["m"], "usd_per_million_tokens": [1.5]})
-    assert _axes(charts.tokens_bars(tokens, "Model"))["x"] == "USD per million tokens"
+    tokens = pd.DataFrame({"dimension_value": ["m"], "cost_per_million_tokens": [1.5]})
+    assert _axes(charts.tokens_bars(tokens, "Model"))["x"] == "Cost per million tokens (USD)"
 
 
 def test_money_is_exact_in_csv_and_rounded_on_screen() -> None:

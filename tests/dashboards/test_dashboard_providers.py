@@ -114,12 +114,12 @@ def test_unknown_providers_in_the_url_are_dropped(open_page, two_clouds: Path) -
 def test_idle_page_breaks_down_by_provider(open_page, two_clouds: Path, two: Marts) -> None:
     at = open_page("idle", config=two_clouds)
     by = _frame(at, "provider").set_index("provider")
-    assert by.loc["AWS", "effective_usd"] == AWS_ACCELERATOR
-    assert by.loc["AWS", "paid_hours"] == AWS_PAID_HOURS
+    assert by.loc["AWS", "accelerator_cost"] == AWS_ACCELERATOR
+    assert by.loc["AWS", "paid_accelerator_hours"] == AWS_PAID_HOURS
     gcp_idle = two.one(
         "SELECT sum(unallocated_idle_cost) FROM idle_capacity WHERE provider = 'gcp'"
     )
-    assert by.loc["gcp", "unallocated_idle_usd"] == gcp_idle
+    assert by.loc["gcp", "unallocated_idle_cost"] == gcp_idle
     assert len(at.get("vega_lite_chart")) == 4  # by provider, type, project; heatmap
 
 
