@@ -116,6 +116,28 @@ FIGURES: tuple[Figure, ...] = (
         rounding=MONEY,
     ),
     Figure(
+        "spend_to_date",
+        "Spend to date",
+        "A budget's scope's spend from its period's first day to the as-of time: the effective "
+        "cost of its billing rows by label team (a workload-class scope: the cost allocated to "
+        "its runs).",
+        "budget_status.spend_to_date (queries billing_spend_by_day, allocated_spend_by_day)",
+        unit=USD,
+        rounding=MONEY,
+    ),
+    Figure(
+        "forecast",
+        "Forecast",
+        "Spend on a period's complete days + the run rate (the mean daily spend over the last "
+        "7 complete days before the as-of day, budgets.yaml's forecast_window_days) x the days "
+        "left, never below the spend to date: a budget's over its period, the Overview's over "
+        "the month of the range's last day (as of the day after it). A closed period's forecast "
+        "is its spend.",
+        "figures/forecast.py: budget_status.forecast; the Overview over spend_daily",
+        unit=USD,
+        rounding="The run rate rounded half-even to the nano-dollar; the rest exact DECIMAL.",
+    ),
+    Figure(
         "run_cost",
         "Cost of runs",
         "Effective cost allocated to runs: each resource-hour's cost shared by the accelerator-"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
-from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -23,6 +23,7 @@ from flopledger.dashboards.components import (
 from flopledger.dashboards.filters import Filters
 from flopledger.dashboards.views.budgets import show_budgets
 from flopledger.figures import figure
+from flopledger.figures.forecast import DEFAULT_WINDOW_DAYS, Month, forecast_period
 
 TOP_N = 10
 PROVIDER_COLUMNS = {
@@ -38,24 +39,28 @@ PROVIDER_COLUMNS = {
 }
 
 
-def projection(
-    month_to_date: Decimal, trailing: Decimal, trailing_days: Any, days_left: Any
-) -> Decimal | None:
-    """Month-end run-rate projection: month to date + trailing 7-day daily mean x days left
-    (None without spend up to the range's last day)."""
-    if pd.isna(trailing_days) or pd.isna(days_left):
+def month_forecast(f: Filters) -> Decimal | None:
+    """The Forecast figure for the calendar month of the range's last day, by the budgets'
+    method (figures/forecast.py) over the filters' daily spend, as of the day after the range
+    (its last day complete); None without spend."""
+    as_of, month = f.end + timedelta(days=1), Month.of(f.end)
+    window = DEFAULT_WINDOW_DAYS
+    frame = data.query("spend_by_day", f, from_day=min(month.start, as_of - timedelta(days=window)))
+    if frame.empty:
         return None
-    return month_to_date + trailing * int(days_left) / int(trailing_days)
+    spend = {
+        pd.Timestamp(d).date(): v
+        for d, v in zip(frame["day"], frame["effective_cost"], strict=True)
+    }
+    first = pd.Timestamp(frame["first_day"].iloc[0]).date()
+    return forecast_period(spend, month, as_of, window, first).forecast
 
 
 def _headline(f: Filters) -> None:
     spend = data.query("spend_totals", f).iloc[0]
     runs = data.query("run_totals", f).iloc[0]
     idle = data.named("idle_figures", f, group_by=None).iloc[0]
-    rate = data.query("spend_run_rate", f).iloc[0]
-    month_end = projection(
-        rate["month_to_date_usd"], rate["trailing_usd"], rate["trailing_days"], rate["days_left"]
-    )
+    month_end = month_forecast(f)
     cols = st.columns(5)
     cols[0].metric(
         "Spend to date (USD)",
@@ -65,9 +70,9 @@ def _headline(f: Filters) -> None:
     )
     cols[1].metric("Credits (USD)", money(spend["credits_usd"]))
     cols[2].metric(
-        "Month projection (USD)",
+        f"{figure('forecast').name}, {f.end:%B} (USD)",
         money(month_end),
-        help="Month to date at the last day shown + the trailing 7-day daily mean x days left.",
+        help=figure("forecast").definition,
     )
     cols[3].metric(
         "Cost of runs (USD)",

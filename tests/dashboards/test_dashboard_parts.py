@@ -13,7 +13,6 @@ from flopledger.cli.main import build_parser
 from flopledger.dashboards import charts
 from flopledger.dashboards.components import csv_text, money
 from flopledger.dashboards.filters import Filters, from_url, to_url
-from flopledger.dashboards.views.overview import projection
 
 LO, HI = date(2026, 10, 1), date(2026, 10, 31)
 OPTIONS = {
@@ -99,12 +98,6 @@ def test_money_is_exact_in_csv_and_rounded_on_screen() -> None:
     ]
     assert money(D("1234567890.125000001")) == "$1,234,567,890.13"
     assert money(D("-0.004")) == "-$0.00"
-
-
-def test_month_projection_stays_exact() -> None:
-    # 1000.000000001 + 700.000000007 / 7 days x 10 days left = 1000.000000001 + 1000.00000001
-    assert projection(D("1000.000000001"), D("700.000000007"), 7, 10) == D("2000.000000011")
-    assert projection(D("0E-9"), D("0E-9"), float("nan"), float("nan")) is None  # no spend yet
 
 
 def test_charts_draw_decimal_money_as_numbers() -> None:
