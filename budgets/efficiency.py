@@ -3,9 +3,10 @@
 Idle share is the glossary's "Idle share of cost" (figures/__init__.py): (unallocated +
 allocated idle cost) / accelerator resource cost per project, read from the figure's one query
 (idle_figures, grouped by project, as the Idle page groups it); a project whose accelerator
-resource cost is not above zero has no share to alert on. Utilisation comes from cost_per_run's
-mean_utilisation_pct, weighted by accelerator-hours (mean_utilisation_by_team); it is null until
-telemetry lands, and then no utilisation alert fires.
+resource cost is not above zero has no share to alert on. Mean utilisation is the figure's one
+query too (run_totals, grouped by run-owner team over the runs started in the window): the
+runs' mean_utilisation_pct weighted by accelerator-hours; it is null until telemetry lands, and
+then no utilisation alert fires.
 """
 
 from __future__ import annotations
@@ -31,9 +32,15 @@ def measure(warehouse: Warehouse, rule: EfficiencyRule, as_of_day: date) -> dict
             for r in rows
             if r["idle_share_of_cost"] is not None and r["accelerator_cost"] > 0
         }
-    params = {"window_start": start, "window_end": as_of_day}
-    rows = warehouse.query(query_sql("mean_utilisation_by_team"), params).to_pylist()
-    return {r["grp"]: r["value"] for r in rows if r["value"] is not None}
+    params = {"start_day": start, "end_day": as_of_day - timedelta(days=1),
+              "providers": [], "teams": [], "projects": [], "classes": [], "accelerators": [],
+              "needle": "", "group_by": "team"}  # fmt: skip
+    rows = warehouse.query(query_sql("run_totals"), params).to_pylist()
+    return {
+        r["group_value"]: r["mean_utilisation_pct"]
+        for r in rows
+        if r["mean_utilisation_pct"] is not None
+    }
 
 
 def _breached(rule: EfficiencyRule, value: float) -> bool:
@@ -45,7 +52,8 @@ def _breached(rule: EfficiencyRule, value: float) -> bool:
 # How each metric is named and printed in alerts: the idle share under its glossary name
 # (figures/__init__.py) as a percentage; the rule's limit is a fraction for it (above: 0.3 = 30%).
 def metric_name(metric: str) -> str:
-    return figure("idle_share_of_cost").name if metric == "idle_cost_share" else "Mean utilisation"
+    key = "idle_share_of_cost" if metric == "idle_cost_share" else "mean_utilisation_pct"
+    return figure(key).name
 
 
 def metric_text(metric: str, value: float) -> str:

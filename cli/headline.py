@@ -3,6 +3,7 @@ run cost, what a million tokens cost, and what sat idle. The queries are in mode
 figures are named as docs/glossary.md names them (figures/__init__.py)."""
 
 from decimal import Decimal
+from typing import Any
 
 from flopledger.cli.commitment_plan_lines import commitment_plan_lines
 from flopledger.cli.filters import unfiltered
@@ -22,36 +23,44 @@ def _table_exists(warehouse: Warehouse, name: str) -> bool:
     return bool(rows[0]["n"])
 
 
+def _label(key: str) -> str:
+    """A figure's name as the CLI prints it (figures/__init__.py)."""
+    return figure(key).name.lower()
+
+
+def _bill(warehouse: Warehouse, group_by: str | None) -> list[dict[str, Any]]:
+    params = unfiltered("bill_totals", group_by=group_by)
+    return warehouse.query(query_sql("bill_totals"), params).to_pylist()
+
+
 def _bill_lines(warehouse: Warehouse, currency: str) -> list[str]:
-    totals = warehouse.query(query_sql("bill_totals")).to_pylist()[0]
-    if not totals["rows_"]:
+    rows = warehouse.query(query_sql("billing_bounds")).to_pylist()[0]["rows_"]
+    if not rows:
         return ["", "no billing rows in the warehouse yet"]
+    totals = _bill(warehouse, None)[0]
+    amortisation = totals["commitment_amortisation"]
     return [
         "",
-        f"bill {totals['first_day']} .. {totals['last_day']} ({totals['rows_']:,} rows)",
-        f"  {'billed cost':<28}{_money(totals['billed'], currency):>22}",
-        f"  {'credits':<28}{_money(totals['credits'], currency):>22}",
-        *_amortisation_line(totals, currency),
-        f"  {'effective cost':<28}{_money(totals['effective'], currency):>22}",
+        f"bill {totals['first_day']} .. {totals['last_day']} ({rows:,} rows)",
+        *(
+            f"  {_label(key):<28}{_money(totals[key], currency):>22}"
+            for key in ("billed_cost", "credits")
+        ),
+        # FOCUS commitments (a savings plan billed up front), shown only when not zero
+        *([f"  {_label('commitment_amortisation'):<28}{_money(amortisation, currency):>22}"]
+          if amortisation else []),
+        f"  {_label('effective_cost'):<28}{_money(totals['effective_cost'], currency):>22}",
         *_provider_lines(warehouse, currency),
-    ]
-
-
-def _amortisation_line(totals: dict, currency: str) -> list[str]:
-    """FOCUS commitments: EffectiveCost less BilledCost and credits (a savings plan's purchase
-    billed up front, its amortised share in its covered rows), shown only when not zero."""
-    rest = totals["effective"] - totals["billed"] - totals["credits"]
-    return [f"  {'commitment amortisation':<28}{_money(rest, currency):>22}"] if rest else []
+    ]  # fmt: skip
 
 
 def _provider_lines(warehouse: Warehouse, currency: str) -> list[str]:
     """Each provider's effective cost, when the bill has more than one (FOCUS sources)."""
-    rows = warehouse.query(query_sql("bill_by_provider")).to_pylist()
+    rows = _bill(warehouse, "provider")
     if len(rows) < 2:
         return []
     return [
-        f"  {'  of which ' + r['provider']:<28}{_money(r['effective'], currency):>22}"
-        f"   ({r['rows_']:,} rows)"
+        f"  {'  of which ' + r['provider']:<28}{_money(r['effective_cost'], currency):>22}"
         for r in rows
     ]
 
@@ -76,55 +85,54 @@ def idle_figure_lines(warehouse: Warehouse) -> list[str]:
 
 
 def _where_it_went(warehouse: Warehouse, currency: str) -> list[str]:
+    """The books' split of the bill (bill_split, as the Chargeback page and the month report
+    read it), allocated idle (idle_figures) and whether the books close."""
+    params = unfiltered("bill_split", invoice_month=None, group_by=None)
+    split = warehouse.query(query_sql("bill_split"), params).to_pylist()[0]
+    idle = warehouse.query(query_sql("idle_figures"), unfiltered("idle_figures", group_by=None))
+    allocated_idle = idle.to_pylist()[0]["allocated_idle_cost"]
     row = warehouse.query(query_sql("where_the_bill_went")).to_pylist()[0]
-    unused = {
-        figure("unused_commitment_cost").name.lower(): (
-            row["unused_commitment"],
-            "committed, used by no usage; in no idle share",
-        ),
-        figure("unused_reservation_cost").name.lower(): (
-            row["unused_reservation"],
-            "reserved, consumed by no VM; in no idle share",
-        ),
+    why = {
+        "unused_commitment_cost": "committed, used by no usage; in no idle share",
+        "unused_reservation_cost": "reserved, consumed by no VM; in no idle share",
     }
-    other = (
-        row["effective"]
-        - (row["runs"] or 0)
-        - (row["unallocated_idle"] or 0)
-        - sum(amount for amount, _ in unused.values())
-    )
-    lines = [
-        f"  {'cost of runs (' + format(row['run_count'], ',') + ')':<28}{_money(row['runs'], currency):>22}"
-    ]
-    if row["allocated_idle"] is not None:
+    runs = f"{_label('run_cost')} ({row['run_count']:,})"
+    lines = [f"  {runs:<28}{_money(split['run_cost'], currency):>22}"]
+    if allocated_idle is not None:
         lines.append(
-            f"  {'  incl. allocated idle cost':<28}{_money(row['allocated_idle'], currency):>22}"
+            f"  {'  incl. ' + _label('allocated_idle_cost'):<28}{_money(allocated_idle, currency):>22}"
             "   (held by runs, not busy)"
         )
     lines += [
-        f"  {'unallocated idle cost':<28}{_money(row['unallocated_idle'], currency):>22}"
+        f"  {_label('unallocated_idle_cost'):<28}{_money(split['unallocated_idle_cost'], currency):>22}"
         "   (accelerators paid for, held by no run)",
         *(
-            f"  {label:<28}{_money(amount, currency):>22}   ({why})"
-            for label, (amount, why) in unused.items()
-            if amount
+            f"  {_label(key):<28}{_money(split[key], currency):>22}   ({text})"
+            for key, text in why.items()
+            if split[key]
         ),
-        f"  {'shared cost':<28}{_money(other, currency):>22}   (storage, network, tax: no run held them)",
+        f"  {_label('shared_cost'):<28}{_money(split['shared_cost'], currency):>22}"
+        "   (storage, network, tax: no run held them)",
         *idle_figure_lines(warehouse),
     ]
     verdict = "yes" if row["books_close"] else "NO: see the books table"
     lines.append(
-        f"  books close (runs + idle + unused + shared = effective cost, to the nano-dollar): {verdict}"
+        f"  {_label('books_close')} (runs + idle + unused + shared = effective cost, to the "
+        f"nano-dollar): {verdict}"
     )
     return lines
 
 
 def _top_runs(warehouse: Warehouse, currency: str) -> list[str]:
-    rows = warehouse.query(query_sql("top_runs_by_cost")).to_pylist()
+    params = unfiltered(
+        "top_runs", needle="", sort_key="effective_cost", descending=True, row_limit=TOP_RUNS
+    )
+    rows = warehouse.query(query_sql("top_runs"), params).to_pylist()
     lines = [
         "",
         f"top runs by cost ({currency})",
-        f"  {'run':<28}{'team':<14}{'class':<18}{'acc-hours':>10}{'cost':>14}{'per M tok':>11}",
+        f"  {'run':<28}{'team':<14}{'class':<18}{'acc-hours':>10}{'cost':>14}"
+        f"{figure('cost_per_million_tokens').short:>11}",
     ]
     for r in rows:
         per_mtok = (
@@ -138,6 +146,7 @@ def _top_runs(warehouse: Warehouse, currency: str) -> list[str]:
 
 
 TOKEN_GROUPS = 12  # the biggest spends shown
+TOP_RUNS = 5
 
 
 def _per_token(warehouse: Warehouse, currency: str) -> list[str]:

@@ -48,6 +48,7 @@ import streamlit as st
 from flopledger import models, warehouse
 from flopledger.dashboards import queries
 from flopledger.dashboards.filters import ExplorerFilters, Filters
+from flopledger.figures import figure
 from flopledger.settings import load_config
 from flopledger.warehouse import Reader, open_warehouse
 
@@ -57,9 +58,9 @@ CONFIG_ENV = "FLOPLEDGER_CONFIG"
 CACHE_TTL_S = 600
 
 SORT_KEYS = {
-    "effective_cost": "Cost (USD)",
+    "effective_cost": f"{figure('run_cost').name} (USD)",
     "accelerator_hours": "Accelerator-hours",
-    "cost_per_million_tokens": "USD per million tokens",
+    "cost_per_million_tokens": f"{figure('cost_per_million_tokens').name} (USD)",
     "queue_seconds": "Queue time (s)",
     "started_at": "Start time",
     "mean_utilisation_pct": "Mean utilisation (%)",

@@ -60,7 +60,7 @@ FIGURES: tuple[Figure, ...] = (
         "billed_cost",
         "Billed cost",
         "What the billing export charges before credits.",
-        "spend_daily.billed_cost (billing_line_items.cost_usd)",
+        "query bill_totals (spend_daily.billed_cost: billing_line_items.cost_usd)",
         unit=USD,
         rounding=MONEY,
     ),
@@ -69,7 +69,7 @@ FIGURES: tuple[Figure, ...] = (
         "Credits",
         "Discounts the export applies to rows (committed use, sustained use, promotions, ...); "
         "zero or negative.",
-        "spend_daily.credits_total",
+        "query bill_totals (spend_daily.credits_total)",
         unit=USD,
         rounding=MONEY,
     ),
@@ -77,7 +77,37 @@ FIGURES: tuple[Figure, ...] = (
         "effective_cost",
         "Effective cost",
         "Billed cost + credits: what is actually paid. Every other money figure is a part of it.",
-        "spend_daily.effective_cost",
+        "query bill_totals (spend_daily.effective_cost); the books' split: query bill_split "
+        "(cost_explorer_rows)",
+        unit=USD,
+        rounding=MONEY + " The bill keeps a currency-converted FOCUS row's 12 places until the "
+        "sum is cast; the books take each row to the nano-dollar (books_close says they agree).",
+    ),
+    Figure(
+        "list_cost",
+        "List cost",
+        "What the usage would cost at list price, before discounts and credits: a run's share "
+        "of its rows' list cost.",
+        "cost_per_run.list_cost, spend_daily.list_cost",
+        unit=USD,
+        rounding=MONEY,
+    ),
+    Figure(
+        "commitment_amortisation",
+        "Commitment amortisation",
+        "Effective cost - billed cost - credits: what a FOCUS provider's commitments move between "
+        "the rows they are billed on and the rows they cover (a savings plan bought up front, "
+        "its amortised share in the usage it paid for). Zero for Google's export.",
+        "query bill_totals (spend_daily)",
+        unit=USD,
+        rounding=MONEY,
+    ),
+    Figure(
+        "invoiced_cost",
+        "Invoiced cost",
+        "Billed cost + credits as the invoice charges them, by invoice month: a FOCUS row's "
+        "BilledCost, before the commitment amortisation that the effective cost includes.",
+        "query month_report_invoice (spend_monthly.effective_cost)",
         unit=USD,
         rounding=MONEY,
     ),
@@ -136,6 +166,58 @@ FIGURES: tuple[Figure, ...] = (
         "figures/forecast.py: budget_status.forecast; the Overview over spend_daily",
         unit=USD,
         rounding="The run rate rounded half-even to the nano-dollar; the rest exact DECIMAL.",
+    ),
+    Figure(
+        "amount_usd",
+        "Budget amount",
+        "A budget's amount for a period, in USD (an amount in another currency at the period's "
+        "first day's rate).",
+        "budget_status.amount_usd",
+        unit=USD,
+        rounding=MONEY,
+    ),
+    Figure(
+        "percent_used",
+        "Percent used",
+        "Spend to date / the budget amount x 100.",
+        "budget_status.percent_used (budgets/status.py)",
+        unit=PERCENT,
+        rounding="DOUBLE of the exact DECIMAL ratio x 100 (pages and alerts show 0.1%).",
+    ),
+    Figure(
+        "forecast_percent",
+        "Forecast percent",
+        "Forecast / the budget amount x 100.",
+        "budget_status.forecast_percent (budgets/status.py)",
+        unit=PERCENT,
+        rounding="DOUBLE of the exact DECIMAL ratio x 100 (pages and alerts show 0.1%).",
+    ),
+    Figure(
+        "change",
+        "Change",
+        "A money figure less the same figure in the period before: the explorer's previous "
+        "period of the same length, the month report's month before.",
+        "query explorer_compare (cost_explorer_rows); the month report (team_chargeback, "
+        "cost_per_run)",
+        unit=USD,
+        rounding=MONEY,
+    ),
+    Figure(
+        "change_share",
+        "Relative change",
+        "Change / the figure in the period before; null when it was 0. Not the spend-change "
+        "alert's rise, which is against a baseline of days and in percent.",
+        "query explorer_compare (cost_explorer_rows)",
+        unit=FRACTION,
+        rounding=SHARE,
+    ),
+    Figure(
+        "cumulative_effective_cost",
+        "Cumulative effective cost",
+        "Effective cost from the first day of the range to each day, in the explorer's filters.",
+        "query explorer_cumulative (cost_explorer_rows)",
+        unit=USD,
+        rounding=MONEY,
     ),
     Figure(
         "run_cost",
@@ -333,6 +415,147 @@ FIGURES: tuple[Figure, ...] = (
         "cost_explorer_rows.pricing_model",
     ),
     Figure(
+        "commitment_fee",
+        "Commitment fee",
+        "What a commitment (Commitment v1: SKUs) charges for its committed accelerators, used or "
+        "not.",
+        "query commitment_totals (commitment_utilisation.fee)",
+        unit=USD,
+        rounding=MONEY,
+    ),
+    Figure(
+        "commitment_savings",
+        "Commitment savings",
+        "What the committed-use credits took off on-demand prices, before the fee.",
+        "query commitment_totals (commitment_utilisation.savings)",
+        unit=USD,
+        rounding=MONEY,
+    ),
+    Figure(
+        "commitment_net_savings",
+        "Commitment savings net of the fee",
+        "Commitment savings - commitment fee: negative when the commitment costs more than it "
+        "saves.",
+        "query commitment_totals (commitment_utilisation.net_savings)",
+        unit=USD,
+        rounding=MONEY,
+    ),
+    Figure(
+        "commitment_utilisation",
+        "Commitment utilisation",
+        "Committed accelerator-hours used by usage that got the commitment's credit / committed "
+        "accelerator-hours (a ratio of the sums, never a mean of days). Not self-hosted "
+        "utilisation.",
+        "query commitment_totals (commitment_utilisation)",
+        unit=FRACTION,
+        rounding=SHARE,
+    ),
+    Figure(
+        "recommended_accelerators",
+        "Accelerators to commit to",
+        "The whole number of accelerators L that minimises L x the committed price + what demand above L costs on demand, over every hour of the plan's window (demand = paid + queued accelerator-hours).",
+        "query commitment_plan_rows (commitment_plan.recommended_accelerators)",
+        unit=COUNT,
+        rounding="Whole accelerators.",
+    ),
+    Figure(
+        "recommended_cost",
+        "Cost of the plan",
+        "The window's demand with the plan's commitment: L x the committed price + the demand above L on demand.",
+        "query commitment_plan_rows (commitment_plan.recommended_cost)",
+        unit=USD,
+        rounding=MONEY,
+    ),
+    Figure(
+        "on_demand_cost",
+        "Cost all on demand",
+        "The window's demand at the on-demand price.",
+        "query commitment_plan_rows (commitment_plan.on_demand_cost)",
+        unit=USD,
+        rounding=MONEY,
+    ),
+    Figure(
+        "current_cost",
+        "Cost with today's commitments",
+        "The window's demand with the accelerators committed today, at the term's price.",
+        "query commitment_plan_rows (commitment_plan.current_cost)",
+        unit=USD,
+        rounding=MONEY,
+    ),
+    Figure(
+        "recommended_savings_vs_on_demand",
+        "Plan savings against on demand",
+        "Cost all on demand - cost of the plan.",
+        "query commitment_plan_rows (commitment_plan.recommended_savings_vs_on_demand)",
+        unit=USD,
+        rounding=MONEY,
+    ),
+    Figure(
+        "recommended_savings_vs_current",
+        "Plan savings against today",
+        "Cost with today's commitments - cost of the plan.",
+        "query commitment_plan_rows (commitment_plan.recommended_savings_vs_current)",
+        unit=USD,
+        rounding=MONEY,
+    ),
+    Figure(
+        "demand_fall_accelerators",
+        "Accelerators to commit to if demand falls 20%",
+        "The plan over 80% of each hour's demand.",
+        "query commitment_plan_rows (commitment_plan.demand_fall_accelerators)",
+        unit=COUNT,
+        rounding="Whole accelerators.",
+    ),
+    Figure(
+        "demand_fall_savings_vs_on_demand",
+        "Plan savings if demand falls 20%",
+        "Cost all on demand - cost of that plan, both over 80% of the demand.",
+        "query commitment_plan_rows (commitment_plan.demand_fall_savings_vs_on_demand)",
+        unit=USD,
+        rounding=MONEY,
+    ),
+    Figure(
+        "without_failed_accelerators",
+        "Accelerators to commit to without failed runs",
+        "The plan over the demand less failed runs' accelerator-hours.",
+        "query commitment_plan_rows (commitment_plan.without_failed_accelerators)",
+        unit=COUNT,
+        rounding="Whole accelerators.",
+    ),
+    Figure(
+        "without_failed_savings_vs_on_demand",
+        "Plan savings without failed runs",
+        "Cost all on demand - cost of that plan, both without failed runs' demand.",
+        "query commitment_plan_rows (commitment_plan.without_failed_savings_vs_on_demand)",
+        unit=USD,
+        rounding=MONEY,
+    ),
+    Figure(
+        "busy_share",
+        "Busy share of held hours",
+        "Busy accelerator-hours / allocated accelerator-hours of the type and region over the window (telemetry).",
+        "query commitment_plan_rows (commitment_plan.busy_share)",
+        unit=FRACTION,
+        rounding=SHARE,
+    ),
+    Figure(
+        "idle_committed_accelerators",
+        "Planned accelerators allocated but idle",
+        "Accelerators the plan commits to that telemetry shows held but not busy: the plan on busy demand is this many fewer.",
+        "query commitment_plan_rows (commitment_plan.idle_committed_accelerators)",
+        unit=COUNT,
+        rounding="Whole accelerators.",
+    ),
+    Figure(
+        "break_even_utilisation",
+        "Break-even utilisation (commitment)",
+        "The committed price / the on-demand price: commit to one more accelerator only while more than this share of the window's hours need it. Not self-hosting's break-even utilisation.",
+        "query commitment_plan_rows (commitment_plan.break_even_utilisation)",
+        unit=FRACTION,
+        rounding="DECIMAL(12, 6), as the price book's two prices give it.",
+        short="break-even utilisation",
+    ),
+    Figure(
         "managed_spend",
         "Managed spend",
         "What requests to managed inference providers cost (gateway logs and the providers' "
@@ -421,6 +644,83 @@ FIGURES: tuple[Figure, ...] = (
         unit=FRACTION,
         rounding=SHARE,
         short="break-even",
+    ),
+    Figure(
+        "busy_pct",
+        "Busy share",
+        "Busy accelerator-hours / the accelerator-hours held by a family's runs with telemetry "
+        "in a month, x 100.",
+        "query portfolio (accelerator_portfolio.busy_pct)",
+        unit=PERCENT,
+        rounding="DOUBLE, as accelerator_portfolio computes it.",
+        short="busy",
+    ),
+    Figure(
+        "effective_cost_per_accelerator_hour",
+        "Effective cost per accelerator-hour",
+        "The cost of a family's runs in a month / their paid accelerator-hours.",
+        "query portfolio (accelerator_portfolio)",
+        unit=f"{USD} per accelerator-hour",
+        rounding="DECIMAL(38, 9): the cost / the hours (a DOUBLE division) cast to 9 places, as "
+        "accelerator_portfolio computes it.",
+    ),
+    Figure(
+        "allocated_idle_share_of_run_cost",
+        "Allocated idle share of the cost of runs",
+        "Allocated idle cost / the cost of the family's runs: what they paid for accelerators "
+        "they held but did not keep busy. Not an idle share of cost (those divide by the "
+        "accelerator resource cost).",
+        "query portfolio (accelerator_portfolio.allocated_idle_share)",
+        unit=FRACTION,
+        rounding="DOUBLE, as accelerator_portfolio computes it.",
+    ),
+    Figure(
+        "family_unallocated_idle_share_of_cost",
+        "Family's unallocated idle share of cost",
+        "The unallocated idle share of cost of every resource of the family in the month: the "
+        "idle capacity no run held, beside what its runs cost.",
+        "query portfolio (accelerator_portfolio.unallocated_idle_share)",
+        unit=FRACTION,
+        rounding="DOUBLE, as accelerator_portfolio computes it.",
+    ),
+    Figure(
+        "cost_per_delivered_pflop_hour",
+        "Cost per delivered PFLOP-hour",
+        "The cost of a family's runs / (their busy accelerator-hours x the family's best "
+        "probe-measured bf16 TFLOP/s / 1000); null where no probe measured the family or "
+        "telemetry is missing.",
+        "query portfolio (accelerator_portfolio.cost_per_delivered_pflop_hour)",
+        unit=f"{USD} per PFLOP-hour",
+        rounding="DECIMAL(38, 9), truncated, as accelerator_portfolio computes it.",
+        short="per PFLOP-h",
+    ),
+    Figure(
+        "mean_mfu_measured_pct",
+        "Mean MFU (measured peak)",
+        "The MFU of a family's runs against the probe-measured peak, weighted by their "
+        "accelerator-hours.",
+        "query portfolio (accelerator_portfolio.mean_mfu_measured_pct)",
+        unit=PERCENT,
+        rounding="DOUBLE, as accelerator_portfolio computes it.",
+    ),
+    Figure(
+        "times_cheapest",
+        "Times the cheapest",
+        "A family's cost per million tokens / the cheapest family's in the same workload class "
+        "and month (1 on the cheapest).",
+        "query portfolio (accelerator_portfolio); model_portfolio.times_cheapest",
+        unit="a ratio",
+        rounding="DOUBLE: one division of the two rates in nano-dollars.",
+    ),
+    Figure(
+        "mean_utilisation_pct",
+        "Mean utilisation",
+        "A run's busy / held accelerator-hours over the hours with telemetry, x 100; over several "
+        "runs, weighted by their accelerator-hours, over the runs with telemetry. The "
+        "mean-utilisation alert rule measures it per run-owner team.",
+        "cost_per_run.mean_utilisation_pct; query run_totals",
+        unit=PERCENT,
+        rounding="DOUBLE: one division of the hour-weighted sums.",
     ),
     Figure(
         "mfu",

@@ -67,7 +67,7 @@ def downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[dict[str, str]]
 
 def test_cost_per_run_csv_carries_every_decimal(open_page, tiny_config: Path, downloads) -> None:
     open_page("runs", config=tiny_config)
-    cost = {row["run_id"]: row["effective_usd"] for row in downloads["cost_per_run.csv"]}
+    cost = {row["run_id"]: row["effective_cost"] for row in downloads["cost_per_run.csv"]}
     assert cost == {"run-a": "1234567890.123456789", "run-b": "0.000000002"}
 
 

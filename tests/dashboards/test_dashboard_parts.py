@@ -60,17 +60,21 @@ def _axes(chart) -> dict[str, str]:
 
 def test_charts_say_their_units() -> None:
     spend = pd.DataFrame(
-        {"day": pd.to_datetime(["2026-10-01"]), "category": ["accelerator"], "effective_usd": [1.0]}
+        {
+            "day": pd.to_datetime(["2026-10-01"]),
+            "category": ["accelerator"],
+            "effective_cost": [1.0],
+        }
     )
     assert _axes(charts.spend_trend(spend)) == {"x": "Day (UTC)", "y": "Effective cost (USD)"}
     hours = pd.DataFrame(
         {
             "hour": pd.to_datetime(["2026-10-01 03:00"]),
             "resource_name": ["a"],
-            "effective_usd": [2.0],
+            "run_cost": [2.0],
         }
     )
-    assert _axes(charts.run_hours(hours)) == {"x": "Hour (UTC)", "y": "Allocated cost (USD)"}
+    assert _axes(charts.run_hours(hours)) == {"x": "Hour (UTC)", "y": "Cost of runs (USD)"}
     heat = pd.DataFrame(
         {
             "weekday": [4],
@@ -105,12 +109,12 @@ def test_charts_draw_decimal_money_as_numbers() -> None:
         {
             "day": pd.to_datetime(["2026-10-01"]),
             "category": ["accelerator"],
-            "effective_usd": [D("1234567890.123456789")],
+            "effective_cost": [D("1234567890.123456789")],
         }
     )
     [rows] = charts.spend_trend(spend).to_dict()["datasets"].values()
-    assert rows[0]["effective_usd"] == 1234567890.1234567  # a float for drawing only
-    assert spend["effective_usd"][0] == D("1234567890.123456789")  # the frame keeps every digit
+    assert rows[0]["effective_cost"] == 1234567890.1234567  # a float for drawing only
+    assert spend["effective_cost"][0] == D("1234567890.123456789")  # the frame keeps every digit
 
 
 def test_dashboard_command_binds_localhost_and_passes_the_config(tmp_path: Path) -> None:

@@ -130,7 +130,7 @@ def test_no_sql_file_binds_by_position() -> None:
 def test_a_wrongly_named_parameter_is_refused_before_the_warehouse() -> None:
     wide = Filters(date(2026, 10, 1), date(2026, 10, 2))
     with pytest.raises(TypeError, match="missing parameters \\['needle'\\]"):
-        data.query("runs_count", wide)
+        data.named("run_totals", wide, group_by=None)
     with pytest.raises(TypeError, match="unknown \\['run'\\]"):
         data.query("run_detail", run="run-1", run_id="run-1")
 

@@ -47,7 +47,7 @@ def test_one_rate_in_the_cli_the_tokens_page_and_the_month_report(two_runs, monk
     report = read_month(lambda sql, p: two_runs.rows(sql, p), date(2026, 10, 1))
     [model] = report.group_rows("model")
     # The model's cost is both runs' (200 + 50); its rate is the figure's, of "a" alone.
-    assert (model["model"], model["effective_cost"], model["tokens"]) == (
+    assert (model["model"], model["started_run_cost"], model["tokens"]) == (
         "llama-8b",
         250,
         3_000_000,
