@@ -723,6 +723,23 @@ FIGURES: tuple[Figure, ...] = (
         rounding="DOUBLE: one division of the hour-weighted sums.",
     ),
     Figure(
+        "energy_kwh",
+        "Energy",
+        "The GPU energy a run's accelerators drew while it held them (NVML), its cost share of "
+        "each node-hour's energy.",
+        "cost_per_run.energy_kwh",
+        unit="kWh",
+        rounding="DOUBLE, as cost_per_run computes it.",
+    ),
+    Figure(
+        "queue_seconds",
+        "Queue time",
+        "How long a run waited between its submission and its start.",
+        "cost_per_run.queue_seconds",
+        unit="seconds",
+        rounding="DOUBLE, as cost_per_run computes it (pages show it as a duration).",
+    ),
+    Figure(
         "mfu",
         "MFU",
         "Model FLOPs utilisation: model FLOPs / (accelerator-seconds held x peak FLOP/s). "

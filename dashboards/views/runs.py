@@ -31,13 +31,15 @@ COLUMNS = {
     "list_cost": usd_column(f"{figure('list_cost').name} (USD)"),
     "cost_per_million_tokens": usd_column(f"{figure('cost_per_million_tokens').name} (USD)"),
     "accelerator_hours": st.column_config.NumberColumn("Accelerator-hours", format="%,.2f"),
-    "queue_seconds": st.column_config.NumberColumn("Queue time", format="duration"),
+    "queue_seconds": st.column_config.NumberColumn(figure("queue_seconds").name, format="duration"),
     "tokens_in": count_column("Tokens in"),
     "tokens_out": count_column("Tokens out"),
     "accelerator_count": count_column("Accelerators"),
-    "mean_utilisation_pct": percent_column("Mean utilisation"),
+    "mean_utilisation_pct": percent_column(figure("mean_utilisation_pct").name),
     "mfu_spec_pct": percent_column("MFU vs spec"),
-    "energy_kwh": st.column_config.NumberColumn("Energy (kWh)", format="%,.2f"),
+    "energy_kwh": st.column_config.NumberColumn(
+        f"{figure('energy_kwh').name} (kWh)", format="%,.2f"
+    ),
 }
 
 
@@ -71,10 +73,10 @@ def _detail_metrics(run: dict[str, Any]) -> None:
     cols[2].metric(
         f"{figure('cost_per_million_tokens').name} (USD)", money(run["cost_per_million_tokens"])
     )
-    cols[3].metric("Queue time", duration(run["queue_seconds"]))
+    cols[3].metric(figure("queue_seconds").name, duration(run["queue_seconds"]))
     cols = st.columns(4)
-    cols[0].metric("Mean utilisation", telemetry(run["mean_utilisation_pct"], "%"))
-    cols[1].metric("Energy", telemetry(run["energy_kwh"], " kWh", 2))
+    cols[0].metric(figure("mean_utilisation_pct").name, telemetry(run["mean_utilisation_pct"], "%"))
+    cols[1].metric(figure("energy_kwh").name, telemetry(run["energy_kwh"], " kWh", 2))
     cols[2].metric("MFU vs spec", telemetry(run["mfu_spec_pct"], "%"))
     cols[3].metric("MFU vs measured peak", telemetry(run["mfu_measured_pct"], "%"))
 
