@@ -12,6 +12,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from flopledger.figures.forecast import DEFAULT_WINDOW_DAYS
 from flopledger.settings import ConfigError
 
 STALE_SOURCES = ("gcp_billing", "jobs", "nvml_spool", "cloud_monitoring", "probes")
@@ -145,7 +146,7 @@ class Rules(_Strict):
 
 
 class BudgetsFile(_Strict):
-    forecast_window_days: int = Field(default=7, ge=1)
+    forecast_window_days: int = Field(default=DEFAULT_WINDOW_DAYS, ge=1)
     channels: dict[str, Channel] = Field(default_factory=dict)
     run_failure_channels: list[str] | None = None
     budgets: list[Budget] = Field(default_factory=list)

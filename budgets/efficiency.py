@@ -1,9 +1,12 @@
 """Efficiency rules: idle cost share per project, or mean utilisation per team, over a window.
 
 Idle share is the glossary's "Idle share of cost" (figures/__init__.py): (unallocated +
-allocated idle cost) / accelerator resource cost, from idle_capacity_daily, per project. Utilisation comes from cost_per_run's mean_utilisation_pct, weighted by
-accelerator-hours; it is null until telemetry lands, and then no utilisation alert fires.
-The queries are in models/queries (idle_cost_share_by_project, mean_utilisation_by_team).
+allocated idle cost) / accelerator resource cost per project, read from the figure's one query
+(idle_figures, grouped by project, as the Idle page groups it); a project whose accelerator
+resource cost is not above zero has no share to alert on. Mean utilisation is the figure's one
+query too (run_totals, grouped by run-owner team over the runs started in the window): the
+runs' mean_utilisation_pct weighted by accelerator-hours; it is null until telemetry lands, and
+then no utilisation alert fires.
 """
 
 from __future__ import annotations
@@ -16,18 +19,28 @@ from flopledger.figures import figure
 from flopledger.models import query_sql
 from flopledger.warehouse import Warehouse
 
-QUERIES = {
-    "idle_cost_share": "idle_cost_share_by_project",
-    "mean_utilisation_pct": "mean_utilisation_by_team",
-}
-
 
 def measure(warehouse: Warehouse, rule: EfficiencyRule, as_of_day: date) -> dict[str, float]:
     """group -> the rule's metric over the `window_days` complete days before `as_of_day`."""
     start = as_of_day - timedelta(days=rule.window_days)
-    params = {"window_start": start, "window_end": as_of_day}
-    rows = warehouse.query(query_sql(QUERIES[rule.metric]), params).to_pylist()
-    return {r["grp"]: r["value"] for r in rows if r["value"] is not None}
+    if rule.metric == "idle_cost_share":
+        params = {"start_day": start, "end_day": as_of_day - timedelta(days=1),
+                  "providers": [], "projects": [], "accelerators": [], "group_by": "project_id"}  # fmt: skip
+        rows = warehouse.query(query_sql("idle_figures"), params).to_pylist()
+        return {
+            r["group_value"]: r["idle_share_of_cost"]
+            for r in rows
+            if r["idle_share_of_cost"] is not None and r["accelerator_cost"] > 0
+        }
+    params = {"start_day": start, "end_day": as_of_day - timedelta(days=1),
+              "providers": [], "teams": [], "projects": [], "classes": [], "accelerators": [],
+              "needle": "", "group_by": "team"}  # fmt: skip
+    rows = warehouse.query(query_sql("run_totals"), params).to_pylist()
+    return {
+        r["group_value"]: r["mean_utilisation_pct"]
+        for r in rows
+        if r["mean_utilisation_pct"] is not None
+    }
 
 
 def _breached(rule: EfficiencyRule, value: float) -> bool:
@@ -39,7 +52,8 @@ def _breached(rule: EfficiencyRule, value: float) -> bool:
 # How each metric is named and printed in alerts: the idle share under its glossary name
 # (figures/__init__.py) as a percentage; the rule's limit is a fraction for it (above: 0.3 = 30%).
 def metric_name(metric: str) -> str:
-    return figure("idle_share_of_cost").name if metric == "idle_cost_share" else "Mean utilisation"
+    key = "idle_share_of_cost" if metric == "idle_cost_share" else "mean_utilisation_pct"
+    return figure(key).name
 
 
 def metric_text(metric: str, value: float) -> str:

@@ -18,7 +18,12 @@ from flopledger.budgets.budget_file import Scope
 from flopledger.models import query_sql
 from flopledger.warehouse import Warehouse
 
-QUERIES = {"billing": "billing_spend_by_day", "allocated": "allocated_spend_by_day"}
+# Per basis: the query and the figure it sums (the billing rows' effective cost, or the cost
+# allocated to runs).
+QUERIES = {
+    "billing": ("billing_spend_by_day", "effective_cost"),
+    "allocated": ("allocated_spend_by_day", "run_cost"),
+}
 
 
 def scope_params(scope: Scope, group_by: str | None = None) -> dict[str, Any]:
@@ -40,9 +45,9 @@ def scoped_daily_spend(
     warehouse: Warehouse, scope: Scope, group_by: str | None = None
 ) -> dict[tuple[str | None, date], Decimal]:
     """(group value or None, day) -> effective cost (USD) in the scope."""
-    sql = query_sql(QUERIES[scope.basis])
-    rows = warehouse.query(sql, scope_params(scope, group_by)).to_pylist()
-    return {(r["grp"], r["day"]): r["spend"] for r in rows if r["spend"] is not None}
+    name, column = QUERIES[scope.basis]
+    rows = warehouse.query(query_sql(name), scope_params(scope, group_by)).to_pylist()
+    return {(r["group_value"], r["day"]): r[column] for r in rows if r[column] is not None}
 
 
 def by_day(spend: dict[tuple[str | None, date], Decimal]) -> dict[date, Decimal]:

@@ -10,9 +10,9 @@ from decimal import Decimal
 import pyarrow as pa
 
 from flopledger.budgets.budget_file import Budget
-from flopledger.budgets.forecast import forecast_period
 from flopledger.budgets.fx import Rates, rate_on, to_usd
 from flopledger.budgets.periods import Period, period_containing, periods_between
+from flopledger.figures.forecast import forecast_period
 
 MONEY = pa.decimal128(38, 9)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from flopledger.figures import figure
 from flopledger.models import query_sql
 from flopledger.warehouse import Warehouse
 
@@ -30,7 +31,8 @@ def _block(r: dict[str, Any], currency: str) -> list[str]:
         return [head, f"    {r['flag']}"]
     lines = [
         f"{head}: commit to {r['recommended_accelerators']} (today {_count(r['committed_now'])});"
-        f" break-even utilisation {_pct(r['break_even_utilisation'])}",
+        f" {figure('break_even_utilisation').short}"
+        f" {_pct(r['break_even_utilisation'])}",
         f"    demand {r['paid_accelerator_hours']:,.1f} paid + {r['queued_accelerator_hours']:,.1f}"
         f" queued accelerator-hours over {r['hours']} h; peak {r['peak_demand_accelerators']:,.1f}",
         f"    cost {_m(r['recommended_cost'])} {currency}: saves {_m(r['recommended_savings_vs_on_demand'])}"

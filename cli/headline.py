@@ -3,8 +3,10 @@ run cost, what a million tokens cost, and what sat idle. The queries are in mode
 figures are named as docs/glossary.md names them (figures/__init__.py)."""
 
 from decimal import Decimal
+from typing import Any
 
 from flopledger.cli.commitment_plan_lines import commitment_plan_lines
+from flopledger.cli.filters import unfiltered
 from flopledger.cli.managed_lines import managed_lines
 from flopledger.cli.portfolio_lines import portfolio_lines
 from flopledger.figures import figure
@@ -21,36 +23,44 @@ def _table_exists(warehouse: Warehouse, name: str) -> bool:
     return bool(rows[0]["n"])
 
 
+def _label(key: str) -> str:
+    """A figure's name as the CLI prints it (figures/__init__.py)."""
+    return figure(key).name.lower()
+
+
+def _bill(warehouse: Warehouse, group_by: str | None) -> list[dict[str, Any]]:
+    params = unfiltered("bill_totals", group_by=group_by)
+    return warehouse.query(query_sql("bill_totals"), params).to_pylist()
+
+
 def _bill_lines(warehouse: Warehouse, currency: str) -> list[str]:
-    totals = warehouse.query(query_sql("bill_totals")).to_pylist()[0]
-    if not totals["rows_"]:
+    rows = warehouse.query(query_sql("billing_bounds")).to_pylist()[0]["rows_"]
+    if not rows:
         return ["", "no billing rows in the warehouse yet"]
+    totals = _bill(warehouse, None)[0]
+    amortisation = totals["commitment_amortisation"]
     return [
         "",
-        f"bill {totals['first_day']} .. {totals['last_day']} ({totals['rows_']:,} rows)",
-        f"  {'billed cost':<28}{_money(totals['billed'], currency):>22}",
-        f"  {'credits':<28}{_money(totals['credits'], currency):>22}",
-        *_amortisation_line(totals, currency),
-        f"  {'effective cost':<28}{_money(totals['effective'], currency):>22}",
+        f"bill {totals['first_day']} .. {totals['last_day']} ({rows:,} rows)",
+        *(
+            f"  {_label(key):<28}{_money(totals[key], currency):>22}"
+            for key in ("billed_cost", "credits")
+        ),
+        # FOCUS commitments (a savings plan billed up front), shown only when not zero
+        *([f"  {_label('commitment_amortisation'):<28}{_money(amortisation, currency):>22}"]
+          if amortisation else []),
+        f"  {_label('effective_cost'):<28}{_money(totals['effective_cost'], currency):>22}",
         *_provider_lines(warehouse, currency),
-    ]
-
-
-def _amortisation_line(totals: dict, currency: str) -> list[str]:
-    """FOCUS commitments: EffectiveCost less BilledCost and credits (a savings plan's purchase
-    billed up front, its amortised share in its covered rows), shown only when not zero."""
-    rest = totals["effective"] - totals["billed"] - totals["credits"]
-    return [f"  {'commitment amortisation':<28}{_money(rest, currency):>22}"] if rest else []
+    ]  # fmt: skip
 
 
 def _provider_lines(warehouse: Warehouse, currency: str) -> list[str]:
     """Each provider's effective cost, when the bill has more than one (FOCUS sources)."""
-    rows = warehouse.query(query_sql("bill_by_provider")).to_pylist()
+    rows = _bill(warehouse, "provider")
     if len(rows) < 2:
         return []
     return [
-        f"  {'  of which ' + r['provider']:<28}{_money(r['effective'], currency):>22}"
-        f"   ({r['rows_']:,} rows)"
+        f"  {'  of which ' + r['provider']:<28}{_money(r['effective_cost'], currency):>22}"
         for r in rows
     ]
 
@@ -61,10 +71,9 @@ def _pct(value: float | None) -> str:
 
 def idle_figure_lines(warehouse: Warehouse) -> list[str]:
     """The idle shares under their glossary names (figures/__init__.py), each with its basis."""
-    idle = warehouse.query(
-        query_sql("idle_figures"), {"project": None, "window_start": None, "window_end": None}
-    ).to_pylist()[0]
-    paid = idle["paid_hours"] or 0
+    params = unfiltered("idle_figures", group_by=None)
+    idle = warehouse.query(query_sql("idle_figures"), params).to_pylist()[0]
+    paid = idle["paid_accelerator_hours"] or 0
     rows = [
         ("unallocated_idle_share_of_cost", "of the accelerator resource cost"),
         ("idle_share_of_cost", "unallocated + allocated idle, of the same cost"),
@@ -76,55 +85,54 @@ def idle_figure_lines(warehouse: Warehouse) -> list[str]:
 
 
 def _where_it_went(warehouse: Warehouse, currency: str) -> list[str]:
+    """The books' split of the bill (bill_split, as the Chargeback page and the month report
+    read it), allocated idle (idle_figures) and whether the books close."""
+    params = unfiltered("bill_split", invoice_month=None, group_by=None)
+    split = warehouse.query(query_sql("bill_split"), params).to_pylist()[0]
+    idle = warehouse.query(query_sql("idle_figures"), unfiltered("idle_figures", group_by=None))
+    allocated_idle = idle.to_pylist()[0]["allocated_idle_cost"]
     row = warehouse.query(query_sql("where_the_bill_went")).to_pylist()[0]
-    unused = {
-        figure("unused_commitment_cost").name.lower(): (
-            row["unused_commitment"],
-            "committed, used by no usage; in no idle share",
-        ),
-        figure("unused_reservation_cost").name.lower(): (
-            row["unused_reservation"],
-            "reserved, consumed by no VM; in no idle share",
-        ),
+    why = {
+        "unused_commitment_cost": "committed, used by no usage; in no idle share",
+        "unused_reservation_cost": "reserved, consumed by no VM; in no idle share",
     }
-    other = (
-        row["effective"]
-        - (row["runs"] or 0)
-        - (row["unallocated_idle"] or 0)
-        - sum(amount for amount, _ in unused.values())
-    )
-    lines = [
-        f"  {'cost of runs (' + format(row['run_count'], ',') + ')':<28}{_money(row['runs'], currency):>22}"
-    ]
-    if row["allocated_idle"] is not None:
+    runs = f"{_label('run_cost')} ({row['run_count']:,})"
+    lines = [f"  {runs:<28}{_money(split['run_cost'], currency):>22}"]
+    if allocated_idle is not None:
         lines.append(
-            f"  {'  incl. allocated idle cost':<28}{_money(row['allocated_idle'], currency):>22}"
+            f"  {'  incl. ' + _label('allocated_idle_cost'):<28}{_money(allocated_idle, currency):>22}"
             "   (held by runs, not busy)"
         )
     lines += [
-        f"  {'unallocated idle cost':<28}{_money(row['unallocated_idle'], currency):>22}"
+        f"  {_label('unallocated_idle_cost'):<28}{_money(split['unallocated_idle_cost'], currency):>22}"
         "   (accelerators paid for, held by no run)",
         *(
-            f"  {label:<28}{_money(amount, currency):>22}   ({why})"
-            for label, (amount, why) in unused.items()
-            if amount
+            f"  {_label(key):<28}{_money(split[key], currency):>22}   ({text})"
+            for key, text in why.items()
+            if split[key]
         ),
-        f"  {'shared cost':<28}{_money(other, currency):>22}   (storage, network, tax: no run held them)",
+        f"  {_label('shared_cost'):<28}{_money(split['shared_cost'], currency):>22}"
+        "   (storage, network, tax: no run held them)",
         *idle_figure_lines(warehouse),
     ]
     verdict = "yes" if row["books_close"] else "NO: see the books table"
     lines.append(
-        f"  books close (runs + idle + unused + shared = effective cost, to the nano-dollar): {verdict}"
+        f"  {_label('books_close')} (runs + idle + unused + shared = effective cost, to the "
+        f"nano-dollar): {verdict}"
     )
     return lines
 
 
 def _top_runs(warehouse: Warehouse, currency: str) -> list[str]:
-    rows = warehouse.query(query_sql("top_runs_by_cost")).to_pylist()
+    params = unfiltered(
+        "top_runs", needle="", sort_key="effective_cost", descending=True, row_limit=TOP_RUNS
+    )
+    rows = warehouse.query(query_sql("top_runs"), params).to_pylist()
     lines = [
         "",
         f"top runs by cost ({currency})",
-        f"  {'run':<28}{'team':<14}{'class':<18}{'acc-hours':>10}{'cost':>14}{'per M tok':>11}",
+        f"  {'run':<28}{'team':<14}{'class':<18}{'acc-hours':>10}{'cost':>14}"
+        f"{figure('cost_per_million_tokens').short:>11}",
     ]
     for r in rows:
         per_mtok = (
@@ -137,20 +145,30 @@ def _top_runs(warehouse: Warehouse, currency: str) -> list[str]:
     return lines
 
 
+TOKEN_GROUPS = 12  # the biggest spends shown
+TOP_RUNS = 5
+
+
 def _per_token(warehouse: Warehouse, currency: str) -> list[str]:
-    rows = warehouse.query(query_sql("token_cost_by_model")).to_pylist()
+    by_model_and_class = unfiltered(
+        "cost_per_million_tokens_by",
+        dimension="model_name",
+        second_dimension="workload_class",
+        by_day=False,
+    )
+    rows = warehouse.query(query_sql("cost_per_million_tokens_by"), by_model_and_class).to_pylist()
     if not rows:
         return []
     lines = [
         "",
-        f"cost per million tokens ({currency}; the 12 biggest spends)",
-        f"  {'model':<22}{'class':<20}{'tokens':>16}{'cost':>14}{'per M tok':>12}",
+        f"{figure('cost_per_million_tokens').name.lower()} ({currency}; the {TOKEN_GROUPS} biggest spends)",
+        f"  {'model':<22}{'class':<20}{'tokens':>16}{'cost':>14}"
+        f"{figure('cost_per_million_tokens').short:>12}",
     ]
-    for r in rows:
-        per_mtok = r["cost"] * 1_000_000 / r["tokens"] if r["tokens"] else None
+    for r in rows[:TOKEN_GROUPS]:
         lines.append(
-            f"  {(r['model_name'] or '-')[:21]:<22}{r['workload_class']:<20}{r['tokens']:>16,}"
-            f"{r['cost']:>14,.2f}{'-' if per_mtok is None else format(per_mtok, ',.4f'):>12}"
+            f"  {r['dimension_value'][:21]:<22}{r['second_value']:<20}{r['tokens']:>16,}"
+            f"{r['started_run_cost']:>14,.2f}{r['cost_per_million_tokens']:>12,.4f}"
         )
     return lines
 

@@ -1,9 +1,13 @@
 """The demo's and `flopledger run`'s "Managed inference" lines: managed spend as its own line
 (it is not on the cloud bill), and self-hosted against the cheapest provider per model with
-the utilisation at which self-hosting breaks even (docs/managed-inference.md)."""
+the utilisation at which self-hosting breaks even (docs/managed-inference.md). Figures and
+their headings come from figures/__init__.py; the comparison is self_hosted_vs_managed's, the
+query the tokens page runs too."""
 
 from decimal import Decimal
 
+from flopledger.cli.filters import unfiltered
+from flopledger.figures import figure
 from flopledger.models import query_sql
 from flopledger.warehouse import Warehouse
 
@@ -12,7 +16,7 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
 
 
-def _rate(value: Decimal | float | None) -> str:
+def _rate(value: Decimal | None) -> str:
     return "-" if value is None else f"{value:,.4f}"
 
 
@@ -25,33 +29,52 @@ def _verdict(utilisation: float | None, break_even: float | None) -> str:
 
 
 def managed_lines(warehouse: Warehouse, currency: str) -> list[str]:
-    total = warehouse.query(query_sql("managed_spend_total")).to_pylist()[0]
-    rows = warehouse.query(
-        query_sql("self_hosted_vs_managed"), {"window_start": None, "window_end": None}
-    ).to_pylist()
-    if total["requests"] is None:
+    everything = unfiltered("managed_spend", group_by=None)
+    totals = warehouse.query(query_sql("managed_spend"), everything).to_pylist()
+    compared = unfiltered("self_hosted_vs_managed")
+    rows = warehouse.query(query_sql("self_hosted_vs_managed"), compared).to_pylist()
+    if not totals:
         return []
+    total = totals[0]
     unpriced = total["unpriced_requests"]
     lines = [
         "",
         f"managed inference {total['first_day']} .. {total['last_day']} (not on the cloud bill)",
-        f"  {'managed spend':<28}{format(total['cost'] or 0, ',.2f') + ' ' + currency:>22}"
-        f"   ({total['requests']:,} requests, {total['providers']} providers"
+        f"  {figure('managed_spend').name.lower():<28}"
+        f"{format(total['managed_spend'] or 0, ',.2f') + ' ' + currency:>22}"
+        f"   ({total['managed_requests']:,} requests, {total['providers']} providers"
         + (f"; {unpriced:,} unpriced" if unpriced else "")
         + ")",
     ]
-    if rows:
-        lines += [
-            f"  self-hosted vs managed, per M tokens ({currency}; the same token mix at the "
-            "cheapest provider's list price)",
-            f"  {'model':<16}{'self-hosted':>12}  {'provider':<22}{'util now':>8}"
-            f"{'break-even':>12}  verdict",
-        ]
-        for r in rows:
-            provider = f"{_rate(r['provider_per_mtok'])} {r['cheapest_provider'][:14]}"
-            lines.append(
-                f"  {r['model'][:15]:<16}{_rate(r['self_hosted_per_mtok']):>12}  {provider:<22}"
-                f"{_pct(r['utilisation']):>8}{_pct(r['break_even_utilisation']):>12}  "
-                f"{_verdict(r['utilisation'], r['break_even_utilisation'])}"
-            )
+    return lines + _comparison_lines(rows, currency)
+
+
+def _comparison_lines(rows: list[dict], currency: str) -> list[str]:
+    if not rows:
+        return []
+    own, provider, util, even = (
+        figure(k).short
+        for k in (
+            "self_hosted_cost_per_million_tokens",
+            "provider_cost_per_million_tokens",
+            "self_hosted_utilisation",
+            "self_hosting_break_even_utilisation",
+        )
+    )
+    lines = [
+        f"  self-hosted vs managed, per M tokens ({currency}; the same token mix at the "
+        "cheapest provider's list price)",
+        f"  {'model':<16}{own:>12}  {provider:<22}{util:>8}{even:>12}  verdict",
+    ]
+    for r in rows:
+        cheapest = f"{_rate(r['provider_cost_per_million_tokens'])} {r['cheapest_provider'][:14]}"
+        utilisation, break_even = (
+            r["self_hosted_utilisation"],
+            r["self_hosting_break_even_utilisation"],
+        )
+        lines.append(
+            f"  {r['model'][:15]:<16}{_rate(r['self_hosted_cost_per_million_tokens']):>12}  "
+            f"{cheapest:<22}{_pct(utilisation):>8}{_pct(break_even):>12}  "
+            f"{_verdict(utilisation, break_even)}"
+        )
     return lines

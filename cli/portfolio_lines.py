@@ -7,6 +7,8 @@ cheapest), its busy share and USD per delivered PFLOP-hour, and the next cheapes
 from decimal import Decimal
 from typing import Any
 
+from flopledger.cli.filters import unfiltered
+from flopledger.figures import figure
 from flopledger.models import query_sql
 from flopledger.warehouse import Warehouse
 
@@ -23,18 +25,17 @@ def _busy(value: float | None) -> str:
     return "-" if value is None else f"{value:.0f}%"
 
 
-def _runner_up(best: dict[str, Any], second: dict[str, Any] | None) -> str:
+def _runner_up(second: dict[str, Any] | None) -> str:
     if second is None:
         return "only one family"
-    ratio = ""
-    if best["cost_per_million_tokens"]:
-        times = second["cost_per_million_tokens"] / best["cost_per_million_tokens"]
-        ratio = f" ({times:.1f}x)"
+    times = second["times_cheapest"]
+    ratio = "" if times is None else f" ({times:.1f}x)"
     return f"{second['family'][:14]} {_rate(second['cost_per_million_tokens'])}{ratio}"
 
 
 def portfolio_lines(warehouse: Warehouse, currency: str) -> list[str]:
-    rows = warehouse.query(query_sql("portfolio_by_class")).to_pylist()
+    params = unfiltered("portfolio", latest_only=True, per_class_limit=2)
+    rows = warehouse.query(query_sql("portfolio"), params).to_pylist()
     if not rows:
         return []
     by_class: dict[str, list[dict[str, Any]]] = {}
@@ -44,8 +45,9 @@ def portfolio_lines(warehouse: Warehouse, currency: str) -> list[str]:
         "",
         f"where should this workload run, {rows[0]['month']:%Y-%m} (measured: {currency} per M "
         "tokens; busy share; per delivered PFLOP-hour)",
-        f"  {'workload class':<18}{'cheapest':<16}{'per M tok':>10}{'M tok':>10}{'busy':>6}"
-        f"{'per PFLOP-h':>13}  next cheapest",
+        f"  {'workload class':<18}{'cheapest':<16}{figure('cost_per_million_tokens').short:>10}"
+        f"{'M tok':>10}{figure('busy_pct').short:>6}"
+        f"{figure('cost_per_delivered_pflop_hour').short:>13}  next cheapest",
     ]
     for workload, (best, *rest) in by_class.items():
         lines.append(
@@ -53,6 +55,6 @@ def portfolio_lines(warehouse: Warehouse, currency: str) -> list[str]:
             f"{_rate(best['cost_per_million_tokens']):>10}{_mtok(best['tokens']):>10}"
             f"{_busy(best['busy_pct']):>6}"
             f"{_rate(best['cost_per_delivered_pflop_hour']):>13}  "
-            f"{_runner_up(best, rest[0] if rest else None)}"
+            f"{_runner_up(rest[0] if rest else None)}"
         )
     return lines

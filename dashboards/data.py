@@ -10,14 +10,16 @@ Caching. Results are cached per (config, `reader.version()`, query name, paramet
 min: publishing a new snapshot changes the version, so the next page load reads it.
 
 SQL. One query per file in `dashboards/sql/`, DuckDB's dialect, plain constructs (SQLGlot can
-carry them to BigQuery); `dashboards/queries.py` loads them. Parameters are bound by name
+carry them to BigQuery); `dashboards/queries.py` loads them. A figure the CLI, the month report
+or budgets show too is computed by its one owning query in models/queries (figures/__init__.py
+names it), run here by `named()`: the page shows the number they show, never a second copy. Parameters are bound by name
 (`$name`, a dict), never by position. The sidebar filters are defined once: the fragment
 `sql/fragments/filter_values.sql` types the seven filter parameters (`Filters.params()`), and
 one fragment per source table (`runs_in_filters`, `spend_in_filters`, `idle_days_in_filters`,
 ...) says which filters apply to it and how. A query reads a fragment as a table
 (`FROM runs_in_filters AS r`) and the loader splices the fixed fragment text in, so a new
 filter is one parameter, one line in `filter_values`, and one predicate per source fragment.
-`query()` refuses parameters other than the ones the SQL uses (`queries.check`).
+`query()` and `named()` refuse parameters other than the ones the SQL uses.
 
 User input reaches SQL only as a bound parameter. Sort keys and dimensions are checked
 against a whitelist here (`SORT_KEYS`, `TOKEN_DIMENSIONS`, `IDLE_DIMENSIONS`), then bound too
@@ -43,9 +45,10 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from flopledger import warehouse
+from flopledger import models, warehouse
 from flopledger.dashboards import queries
 from flopledger.dashboards.filters import ExplorerFilters, Filters
+from flopledger.figures import figure
 from flopledger.settings import load_config
 from flopledger.warehouse import Reader, open_warehouse
 
@@ -55,9 +58,9 @@ CONFIG_ENV = "FLOPLEDGER_CONFIG"
 CACHE_TTL_S = 600
 
 SORT_KEYS = {
-    "effective_cost": "Cost (USD)",
+    "effective_cost": f"{figure('run_cost').name} (USD)",
     "accelerator_hours": "Accelerator-hours",
-    "cost_per_million_tokens": "USD per million tokens",
+    "cost_per_million_tokens": f"{figure('cost_per_million_tokens').name} (USD)",
     "queue_seconds": "Queue time (s)",
     "started_at": "Start time",
     "mean_utilisation_pct": "Mean utilisation (%)",
@@ -104,9 +107,11 @@ def reader(path: str) -> Reader:
     return open_warehouse(load_config(path, warn=False).warehouse).reader()
 
 
-def _read(source: Reader, name: str, params: dict[str, Any]) -> pa.Table:
-    """One query against the snapshot (benchmarks time this)."""
-    return source.query(queries.text(name), params or None)
+def _read(source: Reader, name: str, params: dict[str, Any], named: bool = False) -> pa.Table:
+    """One query against the snapshot: a dashboard query, or a named one of models/queries
+    (benchmarks time this)."""
+    text = models.query_sql(name) if named else queries.text(name)
+    return source.query(text, params or None)
 
 
 def _frozen(params: dict[str, Any]) -> Frozen:
@@ -118,8 +123,8 @@ def _thawed(params: Frozen) -> dict[str, Any]:
 
 
 @st.cache_data(ttl=CACHE_TTL_S, max_entries=1024, show_spinner=False)
-def _cached(path: str, version: str, name: str, params: Frozen) -> pd.DataFrame:
-    return _read(reader(path), name, _thawed(params)).to_pandas()
+def _cached(path: str, version: str, name: str, params: Frozen, named: bool) -> pd.DataFrame:
+    return _read(reader(path), name, _thawed(params), named).to_pandas()
 
 
 def query(
@@ -136,12 +141,29 @@ def query(
         **params,
     }
     queries.check(name, bound)
+    return _run(name, bound, named=False)
+
+
+def named(name: str, filters: Filters | None = None, **params: Any) -> pd.DataFrame:
+    """Run models/queries/<name>.sql, the query that owns a figure (the CLI, the month report
+    and budgets run it too), binding those of the filters' parameters it takes (when given:
+    idle capacity has no team, say) and `params`."""
+    wanted = models.QUERIES.file(name).params_used()
+    chosen = filters.params() if filters is not None else {}
+    bound = {**{k: v for k, v in chosen.items() if k in wanted}, **params}
+    if set(bound) != wanted:
+        missing, extra = sorted(wanted - set(bound)), sorted(set(bound) - wanted)
+        raise TypeError(f"named query {name!r}: missing parameters {missing}, unknown {extra}")
+    return _run(name, bound, named=True)
+
+
+def _run(name: str, bound: dict[str, Any], named: bool) -> pd.DataFrame:
     path = config_path()
     version = reader(path).version()
     if not version:
         raise NoWarehouse(path)
     try:
-        return _cached(path, version, name, _frozen(bound))
+        return _cached(path, version, name, _frozen(bound), named)
     except warehouse.NoWarehouse as exc:
         raise NoWarehouse(path) from exc
     except Exception as exc:  # noqa: BLE001 - logged here, shown as a generic message

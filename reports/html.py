@@ -9,12 +9,11 @@ from decimal import Decimal
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from flopledger.figures import FIGURES
+from flopledger.figures import figure
 
 if TYPE_CHECKING:
     from flopledger.reports.month import MonthReport, Rows
 
-NAMES = {f.key: f.name for f in FIGURES}
 CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
 h1{margin-bottom:.2em} h2{margin-top:1.6em;border-bottom:1px solid #ccc}
@@ -130,10 +129,11 @@ def render_page(
     """The page; with `provisional_until` (when the month closes) a provisional page, no revision."""
     key = report.key
     eff, run, idle, shared = (
-        NAMES["effective_cost"],
-        NAMES["run_cost"],
-        NAMES["unallocated_idle_cost"],
-        NAMES.get("shared_cost", "Shared cost"),
+        figure(k).name
+        for k in ("effective_cost", "run_cost", "unallocated_idle_cost", "shared_cost")
+    )
+    commitment, reservation = (
+        figure(k).name for k in ("unused_commitment_cost", "unused_reservation_cost")
     )
     which = "PROVISIONAL" if provisional_until else f"revision {revision}"
     parts = [
@@ -166,6 +166,7 @@ def render_page(
             )
             + "</div>"
         )
+    invoiced = figure("invoiced_cost").name
     parts.append(f"<h2>Invoice reconciliation (invoice month {report.month:%Y%m})</h2>")
     parts.append(
         _table(
@@ -173,16 +174,21 @@ def render_page(
             [
                 ("billing_account_id", "Billing account", "text"),
                 ("currency", "Currency", "text"),
-                ("billed_cost_in_currency", f"{NAMES['billed_cost']} (currency)", "money"),
-                ("credits_in_currency", f"{NAMES['credits']} (currency)", "money"),
-                ("effective_cost_in_currency", f"{eff} (currency)", "money"),
-                ("billed_cost", f"{NAMES['billed_cost']} (USD)", "money"),
-                ("credits_total", f"{NAMES['credits']} (USD)", "money"),
-                ("effective_cost", f"{eff} (USD)", "money"),
+                ("billed_cost_in_currency", f"{figure('billed_cost').name} (currency)", "money"),
+                ("credits_in_currency", f"{figure('credits').name} (currency)", "money"),
+                ("effective_cost_in_currency", f"{invoiced} (currency)", "money"),
+                ("billed_cost", f"{figure('billed_cost').name} (USD)", "money"),
+                ("credits_total", f"{figure('credits').name} (USD)", "money"),
+                ("invoiced_cost", f"{invoiced} (USD)", "money"),
             ],
         )
     )
-    parts.append(f"<p>Invoice total: <strong>{money(report.invoice_total())} USD</strong></p>")
+    parts.append(
+        f"<p>Invoice total ({invoiced.lower()}): <strong>{money(report.invoice_total())} USD"
+        f"</strong>. The books' split below adds up to the {eff.lower()}, "
+        f"{money(report.split_total())} USD: a FOCUS provider's commitment amortisation "
+        "(EffectiveCost less BilledCost) is the difference.</p>"
+    )
     parts.append("<h3>The books' split of the invoice (USD)</h3>")
     parts.append(
         _table(
@@ -191,8 +197,8 @@ def render_page(
                 ("billing_account_id", "Billing account", "text"),
                 ("run_cost", run, "money"),
                 ("unallocated_idle_cost", idle, "money"),
-                ("unused_commitment_cost", "Unused commitment", "money"),
-                ("unused_reservation_cost", "Unused reservation", "money"),
+                ("unused_commitment_cost", commitment, "money"),
+                ("unused_reservation_cost", reservation, "money"),
                 ("shared_cost", shared, "money"),
                 ("effective_cost", eff, "money"),
             ],
@@ -205,38 +211,38 @@ def render_page(
             [
                 ("run_cost", run, COLOURS["run"]),
                 ("unallocated_idle_cost", idle, COLOURS["idle"]),
-                ("unused_commitment_cost", "Unused commitment", COLOURS["commitment"]),
-                ("unused_reservation_cost", "Unused reservation", COLOURS["reservation"]),
+                ("unused_commitment_cost", commitment, COLOURS["commitment"]),
+                ("unused_reservation_cost", reservation, COLOURS["reservation"]),
                 ("shared_cost", shared, COLOURS["shared"]),
             ],
         )
     )
     i = report.idle or {}
     parts.append(
-        f"<p>Idle in the calendar month: {NAMES['accelerator_cost']} {money(i.get('accelerator_cost'))}; "
-        f"{idle} {money(i.get('unallocated_idle_cost'))}; {NAMES['allocated_idle_cost']} "
+        f"<p>Idle in the calendar month: {figure('accelerator_cost').name} "
+        f"{money(i.get('accelerator_cost'))}; "
+        f"{idle} {money(i.get('unallocated_idle_cost'))}; {figure('allocated_idle_cost').name} "
         f"{money(i.get('allocated_idle_cost'))} (part of the {run.lower()}; — without telemetry).</p>"
     )
-    parts.append(
-        f"<h2>{NAMES.get('chargeback', 'Chargeback')} per team (calendar month {key})</h2>"
-    )
+    parts.append(f"<h2>{figure('chargeback').name} per team (calendar month {key})</h2>")
     policy = report.chargeback[0]["policy"] if report.chargeback else "—"
     parts.append(f"<p>Shared-cost policy: <strong>{escape(str(policy))}</strong>.</p>")
     charge_rows = [
-        {**r, "change": r["total_cost"] - (r["previous_total_cost"] or Decimal(0))}
+        {**r, "change": r["chargeback"] - (r["previous_chargeback"] or Decimal(0))}
         for r in report.chargeback
     ]
     parts.append(
         _table(
             charge_rows,
             [
-                ("team", NAMES["run_owner_team"], "text"),
-                ("allocated_cost", run, "money"),
+                ("team", figure("run_owner_team").name, "text"),
+                ("run_cost", run, "money"),
                 ("idle_cost_shared", f"{idle} (spread)", "money"),
-                ("unused_capacity_shared", "Unused commitment and reservation (spread)", "money"),
+                ("unused_commitment_shared", f"{commitment} (spread)", "money"),
+                ("unused_reservation_shared", f"{reservation} (spread)", "money"),
                 ("shared_cost", f"{shared} (spread)", "money"),
-                ("total_cost", "Total charged", "money"),
-                ("previous_total_cost", "Month before", "money"),
+                ("chargeback", figure("chargeback").name, "money"),
+                ("previous_chargeback", "Month before", "money"),
                 ("change", "Change", "signed"),
             ],
         )
@@ -244,14 +250,14 @@ def render_page(
     parts.append(
         f"<p>Chargeback total: <strong>{money(report.chargeback_total())} USD</strong></p>"
     )
-    parts.append(_paired_bars(charge_rows, "team", "total_cost", "previous_total_cost"))
+    parts.append(_paired_bars(charge_rows, "team", "chargeback", "previous_chargeback"))
     run_cols = [
         ("run_id", "Run", "text"),
-        ("team", "Team", "text"),
+        ("team", figure("run_owner_team").name, "text"),
         ("experiment_id", "Experiment", "text"),
         ("model_name", "Model", "text"),
         ("effective_cost", run, "money"),
-        ("cost_per_million_tokens", "USD per Mtok", "money"),
+        ("cost_per_million_tokens", figure("cost_per_million_tokens").name, "money"),
     ]
     parts.append("<h2>Top runs (started in the month)</h2><h3>By cost</h3>")
     parts.append(_table(report.top_runs_by_cost(), run_cols))
@@ -266,9 +272,9 @@ def render_page(
                 [
                     (grouping, grouping.capitalize(), "text"),
                     ("runs", "Runs", "text"),
-                    ("effective_cost", run, "money"),
-                    ("cost_per_million_tokens", "USD per Mtok", "money"),
-                    ("previous_effective_cost", "Month before", "money"),
+                    ("started_run_cost", figure("started_run_cost").name, "money"),
+                    ("cost_per_million_tokens", figure("cost_per_million_tokens").name, "money"),
+                    ("previous_started_run_cost", "Month before", "money"),
                     ("change", "Change", "signed"),
                 ],
             )
@@ -295,10 +301,10 @@ def render_page(
                 ("budget", "Budget", "text"),
                 ("scope", "Scope", "text"),
                 ("period_key", "Period", "text"),
-                ("amount_usd", "Amount", "money"),
-                ("spend_to_date", "Spent", "money"),
-                ("percent_used", "Used", "pct"),
-                ("forecast", "Forecast", "money"),
+                ("amount_usd", figure("amount_usd").name, "money"),
+                ("spend_to_date", figure("spend_to_date").name, "money"),
+                ("percent_used", figure("percent_used").name, "pct"),
+                ("forecast", figure("forecast").name, "money"),
                 ("over_budget", "Over budget", "text"),
             ],
         )

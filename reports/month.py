@@ -10,7 +10,9 @@ is reported once it has closed (`closes_at`: `settle_days` after its end); befor
 provisional page, outside the manifest (`write_provisional`).
 
 The invoice sections follow Google's invoice month (spend_monthly); chargeback, idle, runs and
-budgets follow the calendar month (UTC) of the same name, as team_chargeback does.
+budgets follow the calendar month (UTC) of the same name, as team_chargeback does. A figure the
+CLI and the pages show too (idle, cost per million tokens) is read from its one query
+(figures/__init__.py), bound to the month's days.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from flopledger.budgets.alerts import Alert
+from flopledger.figures import figure
 from flopledger.models import query_sql
 
 Rows = list[dict[str, Any]]
@@ -42,6 +45,11 @@ SPLIT_PARTS = (
     "shared_cost",
 )
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# A figure's query with none of the pages' filters (empty lists: all).
+NO_FILTER: dict[str, Any] = {
+    "providers": [], "teams": [], "projects": [], "classes": [], "accelerators": [],
+}  # fmt: skip
+NO_FILTER_IDLE: dict[str, Any] = {"providers": [], "projects": [], "accelerators": []}
 
 
 class ReportError(Exception):
@@ -101,6 +109,8 @@ class MonthReport:
     groups: Rows
     budgets: Rows
     alerts: Rows
+    rates: Rows = field(default_factory=list)  # cost per million tokens per experiment and model
+    runs_by_rate: Rows = field(default_factory=list)  # top runs by cost per million tokens
 
     @property
     def key(self) -> str:
@@ -114,31 +124,39 @@ class MonthReport:
             out[f"invoice {acct} effective_cost_in_currency"] = _text(
                 r["effective_cost_in_currency"]
             )
-            out[f"invoice {acct} effective_cost"] = _text(r["effective_cost"])
+            out[f"invoice {acct} effective_cost"] = _text(r["invoiced_cost"])
         for r in self.split:
             for part in SPLIT_PARTS:
                 out[f"books {r['billing_account_id']} {part}"] = _text(r[part])
         for r in self.chargeback:
-            out[f"chargeback {r['team']} total_cost"] = _text(r["total_cost"])
+            out[f"chargeback {r['team']} total_cost"] = _text(r["chargeback"])
         out["invoice effective_cost"] = _text(self.invoice_total())
         out["chargeback total_cost"] = _text(self.chargeback_total())
         return out
 
     def invoice_total(self) -> Decimal:
-        return sum((r["effective_cost"] for r in self.invoice), Decimal(0))
+        return sum((r["invoiced_cost"] for r in self.invoice), Decimal(0))
+
+    def split_total(self) -> Decimal:
+        """The effective cost the books' split adds up to (bill_split)."""
+        return sum((r["effective_cost"] for r in self.split), Decimal(0))
 
     def chargeback_total(self) -> Decimal:
-        return sum((r["total_cost"] for r in self.chargeback), Decimal(0))
+        return sum((r["chargeback"] for r in self.chargeback), Decimal(0))
 
     def top_runs_by_cost(self) -> Rows:
-        return self.runs[:TOP]
+        return self.runs
 
     def top_runs_by_cost_per_mtok(self) -> Rows:
-        priced = [r for r in self.runs if r["cost_per_million_tokens"] is not None]
-        return sorted(priced, key=lambda r: (-r["cost_per_million_tokens"], r["run_id"]))[:TOP]
+        return [r for r in self.runs_by_rate if r["cost_per_million_tokens"] is not None]
 
     def group_rows(self, grouping: str) -> Rows:
-        """Experiments or models: this month's cost, tokens, $/Mtok and the month before's cost."""
+        """Experiments or models: the cost of their runs started this month, tokens, cost per
+        million tokens and the month before's cost. The rate is the figure's own
+        (cost_per_million_tokens_by: the runs with tokens), so a group's cost may include runs
+        without tokens that the rate leaves out."""
+        rate = {r["dimension_value"]: r["cost_per_million_tokens"] for r in self.rates
+                if r["grouping"] == grouping}  # fmt: skip
         by_name: dict[str, dict[str, Any]] = {}
         for r in self.groups:
             if r["grouping"] != grouping:
@@ -147,50 +165,46 @@ class MonthReport:
                 r["name"],
                 {
                     grouping: r["name"],
-                    "effective_cost": Decimal(0),
+                    "started_run_cost": Decimal(0),
                     "tokens": 0,
                     "runs": 0,
-                    "previous_effective_cost": Decimal(0),
+                    "previous_started_run_cost": Decimal(0),
                 },
             )
             if r["month"] == self.month:
-                row["effective_cost"] = r["effective_cost"]
+                row["started_run_cost"] = r["started_run_cost"]
                 row["tokens"] = int(r["tokens"])
                 row["runs"] = int(r["runs"])
             else:
-                row["previous_effective_cost"] = r["effective_cost"]
+                row["previous_started_run_cost"] = r["started_run_cost"]
         rows = list(by_name.values())
         for row in rows:
-            row["cost_per_million_tokens"] = (
-                (row["effective_cost"] * 1_000_000 / row["tokens"]).quantize(Decimal("1e-9"))
-                if row["tokens"]
-                else None
-            )
-            row["change"] = row["effective_cost"] - row["previous_effective_cost"]
-        return sorted(rows, key=lambda r: (-r["effective_cost"], r[grouping]))
+            row["cost_per_million_tokens"] = rate.get(row[grouping])
+            row["change"] = row["started_run_cost"] - row["previous_started_run_cost"]
+        return sorted(rows, key=lambda r: (-r["started_run_cost"], r[grouping]))
 
     def movers(self) -> Rows:
         """The biggest changes against the month before, teams, experiments and models alike."""
         rows: Rows = []
         for r in self.chargeback:
-            before = r["previous_total_cost"] or Decimal(0)
+            before = r["previous_chargeback"] or Decimal(0)
             rows.append(
                 {
                     "kind": "team (chargeback)",
                     "name": r["team"],
                     "previous": before,
-                    "this_month": r["total_cost"],
-                    "change": r["total_cost"] - before,
+                    "this_month": r["chargeback"],
+                    "change": r["chargeback"] - before,
                 }
             )
         for grouping in ("experiment", "model"):
             for r in self.group_rows(grouping):
                 rows.append(
                     {
-                        "kind": f"{grouping} (cost of runs)",
+                        "kind": f"{grouping} ({figure('started_run_cost').name.lower()})",
                         "name": r[grouping],
-                        "previous": r["previous_effective_cost"],
-                        "this_month": r["effective_cost"],
+                        "previous": r["previous_started_run_cost"],
+                        "this_month": r["started_run_cost"],
                         "change": r["change"],
                     }
                 )
@@ -199,21 +213,30 @@ class MonthReport:
 
 
 def read_month(read: Read, month: date) -> MonthReport:
-    """Every section of the month's report, read through the named queries."""
+    """Every section of the month's report, read through the named queries. A figure the CLI
+    and the pages show too is read from its one query, over the days of the month."""
     previous = previous_month(month)
     end = next_month(month)
-    cal = {"month_start": month}
-    both = {"month_start": month, "previous_start": previous}
     invoice = {"invoice_month": f"{month:%Y%m}"}
-    idle = read(query_sql("month_report_idle"), cal)
+    days = {"start_day": month, "end_day": end - timedelta(days=1)}
+    idle = read(query_sql("idle_figures"), {**days, **NO_FILTER_IDLE, "group_by": None})
+    rates = [
+        {**r, "grouping": grouping}
+        for grouping, column in (("experiment", "experiment_id"), ("model", "model_name"))
+        for r in read(
+            query_sql("cost_per_million_tokens_by"),
+            {**days, **NO_FILTER, "dimension": column, "second_dimension": None, "by_day": False},
+        )
+    ]
+    every = {"start_day": None, "end_day": None}
     return MonthReport(
         month=month,
         invoice=read(query_sql("month_report_invoice"), invoice),
-        split=read(query_sql("month_report_split"), invoice),
+        split=read(query_sql("bill_split"), {**every, **invoice, "group_by": "billing_account_id"}),
         idle=idle[0] if idle else {},
-        chargeback=read(query_sql("month_report_chargeback"), both),
-        runs=read(query_sql("month_report_runs"), cal),
-        groups=read(query_sql("month_report_groups"), both),
+        chargeback=read(query_sql("chargeback"), days),
+        runs=_top_runs(read, days, "effective_cost"),
+        groups=_groups(read, month) + _groups(read, previous),
         budgets=read(
             query_sql("month_report_budgets"),
             {"month_start": month, "month_end": end - timedelta(days=1)},
@@ -225,7 +248,29 @@ def read_month(read: Read, month: date) -> MonthReport:
                 "end": datetime.combine(end, datetime.min.time()),
             },
         ),
+        rates=rates,
+        runs_by_rate=_top_runs(read, days, "cost_per_million_tokens"),
     )
+
+
+def _groups(read: Read, month: date) -> Rows:
+    """Each experiment's and model's runs started in `month` (run_totals, as the pages total
+    runs): their cost, tokens and count."""
+    days = {"start_day": month, "end_day": next_month(month) - timedelta(days=1)}
+    return [
+        {**r, "grouping": grouping, "name": r["group_value"], "month": month}
+        for grouping, column in (("experiment", "experiment_id"), ("model", "model_name"))
+        for r in read(
+            query_sql("run_totals"), {**days, **NO_FILTER, "needle": "", "group_by": column}
+        )
+    ]
+
+
+def _top_runs(read: Read, days: dict[str, date], key: str) -> Rows:
+    """The TOP runs started in the month, highest `key` first (top_runs, as the CLI and the
+    pages read them)."""
+    params = {**days, **NO_FILTER, "needle": "", "sort_key": key, "descending": True}
+    return read(query_sql("top_runs"), {**params, "row_limit": TOP})
 
 
 @dataclass
@@ -337,7 +382,7 @@ def write_provisional(
 
 
 def _write_sections(report: MonthReport, folder: Path, changes: Rows) -> None:
-    money = ["billed_cost", "credits_total", "effective_cost"]
+    money = ["billed_cost", "credits_total", "invoiced_cost"]
     _write_csv(
         folder / "invoice.csv",
         report.invoice,
@@ -364,18 +409,19 @@ def _write_sections(report: MonthReport, folder: Path, changes: Rows) -> None:
     _write_csv(
         folder / "chargeback.csv",
         [
-            {**r, "change": r["total_cost"] - (r["previous_total_cost"] or Decimal(0))}
+            {**r, "change": r["chargeback"] - (r["previous_chargeback"] or Decimal(0))}
             for r in report.chargeback
         ],
         [
             "team",
             "policy",
-            "allocated_cost",
+            "run_cost",
             "idle_cost_shared",
-            "unused_capacity_shared",
+            "unused_commitment_shared",
+            "unused_reservation_shared",
             "shared_cost",
-            "total_cost",
-            "previous_total_cost",
+            "chargeback",
+            "previous_chargeback",
             "change",
         ],
     )
@@ -402,10 +448,10 @@ def _write_sections(report: MonthReport, folder: Path, changes: Rows) -> None:
             [
                 grouping,
                 "runs",
-                "effective_cost",
+                "started_run_cost",
                 "tokens",
                 "cost_per_million_tokens",
-                "previous_effective_cost",
+                "previous_started_run_cost",
                 "change",
             ],
         )

@@ -46,7 +46,7 @@ parts AS (
     FROM chosen
     WHERE coalesce(array_length(credits), 0) = 0 AND credits_total_usd <> 0
 )
-SELECT group_value, from_nanos(sum(nanos)) AS effective_usd
+SELECT group_value, from_nanos(sum(nanos)) AS effective_cost
 FROM parts
 GROUP BY group_value
-ORDER BY effective_usd, group_value
+ORDER BY effective_cost, group_value

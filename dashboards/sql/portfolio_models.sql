@@ -11,8 +11,8 @@ SELECT
     m.venue,
     m.family,
     CAST(m.tokens AS DOUBLE) AS tokens,
-    m.effective_cost AS cost_usd,
-    m.cost_per_million_tokens AS usd_per_million_tokens,
+    m.effective_cost,
+    m.cost_per_million_tokens,
     m.times_cheapest,
     m.cheapest
 FROM model_portfolio AS m

@@ -6,7 +6,7 @@ SELECT
     a.project_id,
     CAST(a.held_accelerator_seconds AS DOUBLE) / 3600 AS held_accelerator_hours,
     a.share,
-    a.effective_cost AS effective_usd
+    a.effective_cost AS run_cost
 FROM run_allocation AS a
 WHERE a.run_id = $run_id
 ORDER BY a.hour, a.resource_name

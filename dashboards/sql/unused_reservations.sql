@@ -4,8 +4,8 @@ SELECT
     u.project_id,
     u.name AS reservation,
     u.resource_kind,
-    sum(u.unused_accelerator_hours) AS unused_hours,
-    sum(u.unused_cost) AS unused_usd
+    sum(u.unused_accelerator_hours) AS unused_accelerator_hours,
+    sum(u.unused_cost) AS unused_reservation_cost
 FROM unused_capacity AS u
 CROSS JOIN filter_values AS f
 WHERE u.idle_kind = 'unused_reservation'
@@ -13,4 +13,4 @@ WHERE u.idle_kind = 'unused_reservation'
   AND (array_length(f.projects) = 0 OR list_contains(f.projects, u.project_id))
   AND (array_length(f.accelerators) = 0 OR list_contains(f.accelerators, u.resource_kind))
 GROUP BY ALL
-ORDER BY unused_usd DESC, reservation
+ORDER BY unused_reservation_cost DESC, reservation

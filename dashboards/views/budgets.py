@@ -13,6 +13,7 @@ from flopledger.dashboards.components import (
     table,
     usd_column,
 )
+from flopledger.figures import figure
 
 NO_BUDGETS = (
     "No budgets yet",
@@ -22,11 +23,10 @@ NO_ALERTS = (
     "No alerts yet",
     "No alert has been raised (or this warehouse has no alerts table yet).",
 )
-MEASURES = {"spend_usd": "Spend to date", "forecast_usd": "Forecast", "budget_usd": "Budget"}
+MEASURES = {key: figure(key).name for key in ("spend_to_date", "forecast", "amount_usd")}
 COLUMNS = {
     **{key: usd_column(f"{label} (USD)") for key, label in MEASURES.items()},
-    "percent_used": percent_column("Used"),
-    "forecast_percent": percent_column("Forecast (% of budget)"),
+    **{key: percent_column(figure(key).name) for key in ("percent_used", "forecast_percent")},
 }
 
 

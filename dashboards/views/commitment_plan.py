@@ -10,8 +10,41 @@ import streamlit as st
 
 from flopledger.dashboards import data
 from flopledger.dashboards.components import empty_state, money, table, usd_column
+from flopledger.figures import figure
 
 TERMS = {"1y": "1 year", "3y": "3 years"}
+PLAN_MONEY = (
+    "recommended_cost",
+    "on_demand_cost",
+    "current_cost",
+    "recommended_savings_vs_on_demand",
+    "recommended_savings_vs_current",
+    "demand_fall_savings_vs_on_demand",
+    "without_failed_savings_vs_on_demand",
+)
+PLAN_COUNTS = (
+    "recommended_accelerators",
+    "demand_fall_accelerators",
+    "without_failed_accelerators",
+    "idle_committed_accelerators",
+)
+COLUMNS = {
+    "accelerator_type": st.column_config.TextColumn("Accelerator"),
+    "region": st.column_config.TextColumn("Region"),
+    "committed_now": st.column_config.NumberColumn("Committed today", format="%,.0f"),
+    **{k: usd_column(f"{figure(k).name} (USD)") for k in PLAN_MONEY},
+    **{k: st.column_config.NumberColumn(figure(k).name) for k in PLAN_COUNTS},
+    **{
+        k: st.column_config.NumberColumn(figure(k).name, format="percent")
+        for k in ("break_even_utilisation", "busy_share")
+    },
+    "busy_accelerators": st.column_config.NumberColumn("Commit to (busy demand)"),
+    "paid_accelerator_hours": st.column_config.NumberColumn("Paid acc-h", format="%,.1f"),
+    "queued_accelerator_hours": st.column_config.NumberColumn("Queued acc-h", format="%,.1f"),
+    "failed_accelerator_hours": st.column_config.NumberColumn("Failed runs' acc-h", format="%,.1f"),
+    "peak_demand_accelerators": st.column_config.NumberColumn("Peak", format="%,.1f"),
+    "flag": st.column_config.TextColumn("Look twice"),
+}
 
 
 def render() -> None:
@@ -28,7 +61,7 @@ def render() -> None:
         empty_state("No commitment plan yet", "Run the pipeline to build `commitment_plan`.")
         return
     term = st.radio("Term", list(TERMS), format_func=TERMS.get, horizontal=True, key="plan_term")
-    plan = data.query("commitment_plan", term=term)
+    plan = data.named("commitment_plan_rows", term=term)
     if plan.empty:
         empty_state("No accelerator demand", "No paid or queued accelerator-hours to plan from.")
         return
@@ -40,63 +73,23 @@ def render() -> None:
     _metrics(plan)
     for flag in plan["flag"].dropna():
         st.warning(flag)
-    table(
-        plan,
-        "commitment_plan",
-        {
-            "accelerator_type": st.column_config.TextColumn("Accelerator"),
-            "region": st.column_config.TextColumn("Region"),
-            "committed_now": st.column_config.NumberColumn("Committed today", format="%,.0f"),
-            "recommended_accelerators": st.column_config.NumberColumn("Commit to"),
-            "break_even_utilisation": st.column_config.NumberColumn(
-                "Break-even utilisation", format="percent"
-            ),
-            "busy_share": st.column_config.NumberColumn("Busy share", format="percent"),
-            "busy_accelerators": st.column_config.NumberColumn("Commit to (busy demand)"),
-            "idle_committed_accelerators": st.column_config.NumberColumn(
-                "Would sit allocated but idle"
-            ),
-            "plan_cost_usd": usd_column("Cost of the plan (USD)"),
-            "on_demand_cost_usd": usd_column("All on demand (USD)"),
-            "current_cost_usd": usd_column("With today's commitments (USD)"),
-            "savings_vs_on_demand_usd": usd_column("Saves vs on demand (USD)"),
-            "savings_vs_current_usd": usd_column("Saves vs today (USD)"),
-            "demand_fall_accelerators": st.column_config.NumberColumn("Commit to if demand −20%"),
-            "demand_fall_savings_usd": usd_column("Saves if demand −20% (USD)"),
-            "without_failed_accelerators": st.column_config.NumberColumn(
-                "Commit to without failed runs"
-            ),
-            "without_failed_savings_usd": usd_column("Saves without failed runs (USD)"),
-            "paid_accelerator_hours": st.column_config.NumberColumn("Paid acc-h", format="%,.1f"),
-            "queued_accelerator_hours": st.column_config.NumberColumn(
-                "Queued acc-h", format="%,.1f"
-            ),
-            "failed_accelerator_hours": st.column_config.NumberColumn(
-                "Failed runs' acc-h", format="%,.1f"
-            ),
-            "peak_demand_accelerators": st.column_config.NumberColumn("Peak", format="%,.1f"),
-            "flag": st.column_config.TextColumn("Look twice"),
-        },
-    )
+    table(plan, "commitment_plan", COLUMNS)
 
 
 def _metrics(plan: pd.DataFrame) -> None:
+    """The plan's savings over every type and region: exact sums of its rows' figures."""
     cols = st.columns(3)
-    planned = plan["savings_vs_on_demand_usd"].dropna()
-    current = plan["savings_vs_current_usd"].dropna()
-    idle = plan["idle_committed_accelerators"].dropna()
-    cols[0].metric(
-        "Plan saves vs on demand (USD)",
-        money(sum(planned, Decimal(0))),
-        help="All types and regions: cost of the window's demand all on demand - with the plan.",
-    )
-    cols[1].metric(
-        "Plan saves vs today (USD)",
-        money(sum(current, Decimal(0))),
-        help="With today's commitments (at the term's price) - with the plan.",
-    )
+    for col, key in zip(
+        cols, ("recommended_savings_vs_on_demand", "recommended_savings_vs_current"), strict=False
+    ):
+        col.metric(
+            f"{figure(key).name}, every type and region (USD)",
+            money(sum(plan[key].dropna(), Decimal(0))),
+            help=figure(key).definition,
+        )
+    key = "idle_committed_accelerators"
     cols[2].metric(
-        "Planned but allocated idle",
-        f"{int(idle.sum())} accelerators",
-        help="Accelerators the plan commits to that telemetry shows held but not busy.",
+        figure(key).name,
+        f"{int(plan[key].dropna().sum())} accelerators",
+        help=figure(key).definition,
     )

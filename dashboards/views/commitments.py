@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
-
+import pandas as pd
 import streamlit as st
 
 from flopledger.dashboards import charts, data
@@ -20,6 +19,26 @@ from flopledger.dashboards.filters import Filters
 from flopledger.figures import figure
 
 APPLIES = {"project", "accelerator"}
+
+
+MONEY = ("commitment_fee", "commitment_savings", "commitment_net_savings")
+
+
+def _headline(totals: pd.Series, idle: pd.Series) -> None:
+    """The commitment figures (commitment_totals) and the two unused kinds (idle_figures, as
+    the Idle page and the CLI read them), under their glossary names."""
+    cols = st.columns(5)
+    for col, key in zip(cols, ("commitment_fee", "commitment_savings"), strict=False):
+        col.metric(f"{figure(key).name} (USD)", money(totals[key]), help=figure(key).definition)
+    cols[2].metric(
+        figure("commitment_utilisation").name,
+        percent(totals["commitment_utilisation"]),
+        help=figure("commitment_utilisation").definition,
+    )
+    for col, key in zip(
+        cols[3:], ("unused_commitment_cost", "unused_reservation_cost"), strict=True
+    ):
+        col.metric(f"{figure(key).name} (USD)", money(idle[key]), help=figure(key).definition)
 
 
 def render(f: Filters) -> None:
@@ -40,43 +59,30 @@ def render(f: Filters) -> None:
             "matches these filters.",
         )
         return
-    cols = st.columns(5)
-    committed = float(days["committed_accelerator_hours"].sum()) if not days.empty else 0.0
-    used = float(days["used_accelerator_hours"].sum()) if not days.empty else 0.0
-    cols[0].metric(
-        "Commitment fees (USD)", money(days["fee_usd"].sum() if not days.empty else Decimal(0))
+    totals = data.named("commitment_totals", f)
+    idle = data.named(  # the page's scope: a commitment belongs to no provider filter
+        "idle_figures",
+        start_day=f.start,
+        end_day=f.end,
+        providers=[],
+        projects=list(f.project),
+        accelerators=list(f.accelerator),
+        group_by=None,
     )
-    cols[1].metric(
-        "Utilisation",
-        percent(used / committed if committed else None),
-        help="Committed accelerator-hours used by usage with the commitment's credit / committed.",
-    )
-    cols[2].metric(
-        "Saved vs on-demand (USD)",
-        money(days["savings_usd"].sum() if not days.empty else Decimal(0)),
-        help="What the committed-use credits took off on-demand prices, before the fee.",
-    )
-    cols[3].metric(
-        f"{figure('unused_commitment_cost').name} (USD)",
-        money(days["unused_usd"].sum() if not days.empty else Decimal(0)),
-        help=figure("unused_commitment_cost").definition,
-    )
-    cols[4].metric(
-        f"{figure('unused_reservation_cost').name} (USD)",
-        money(reservations["unused_usd"].sum() if not reservations.empty else Decimal(0)),
-        help=figure("unused_reservation_cost").definition,
-    )
+    _headline(totals.iloc[0], idle.iloc[0])
     if not days.empty:
         st.altair_chart(charts.commitment_utilisation(days), width="stretch")
         table(
             days,
             "commitments_by_day",
             {
-                "fee_usd": usd_column("Fee (USD)"),
-                "savings_usd": usd_column("Saved vs on-demand (USD)"),
-                "net_savings_usd": usd_column("Net of the fee (USD)"),
-                "unused_usd": usd_column("Unused (USD)"),
-                "utilisation": st.column_config.NumberColumn("Utilisation", format="percent"),
+                **{
+                    k: usd_column(f"{figure(k).name} (USD)")
+                    for k in (*MONEY, "unused_commitment_cost")
+                },
+                "commitment_utilisation": st.column_config.NumberColumn(
+                    figure("commitment_utilisation").name, format="percent"
+                ),
                 "committed_accelerator_hours": st.column_config.NumberColumn(
                     "Committed accelerator-hours", format="%,.1f"
                 ),
@@ -96,15 +102,16 @@ def render(f: Filters) -> None:
     if reservations.empty:
         empty_state("No unused reservation", "Every reserved hour in these filters was consumed.")
         return
+    key = "unused_reservation_cost"
     table(
         reservations,
         "unused_reservations",
         {
-            "unused_usd": usd_column("Unused (USD)"),
+            key: usd_column(f"{figure(key).name} (USD)"),
             "project_id": st.column_config.TextColumn("Project"),
             "reservation": st.column_config.TextColumn("Reservation"),
             "resource_kind": st.column_config.TextColumn("Reserved"),
-            "unused_hours": st.column_config.NumberColumn(
+            "unused_accelerator_hours": st.column_config.NumberColumn(
                 "Unused accelerator-hours", format="%,.1f"
             ),
         },

@@ -27,6 +27,7 @@ from flopledger.dashboards.components import (
     usd_column,
 )
 from flopledger.dashboards.filters import EXPLORER_FILTERED, ExplorerFilters, Filters
+from flopledger.figures import figure
 
 DIMENSIONS = {
     "provider": "Provider",
@@ -134,9 +135,10 @@ def _shown(frame: pd.DataFrame, dimension: str) -> pd.DataFrame:
     return frame.assign(group_value=frame["group_value"].map(shown))
 
 
-def _comparison(x: ExplorerFilters, f: Filters, dimension: str, grain: str) -> None:
+def _compared(x: ExplorerFilters, f: Filters, dimension: str | None, grain: str) -> pd.DataFrame:
+    """explorer_compare: per group of `dimension`, or (None) one row for every group together."""
     prev_start, prev_end = previous_period(f.start, f.end)
-    frame = data.query(
+    return data.query(
         "explorer_compare",
         explorer=x,
         dimension=dimension,
@@ -146,21 +148,34 @@ def _comparison(x: ExplorerFilters, f: Filters, dimension: str, grain: str) -> N
         prev_start=prev_start,
         prev_end=prev_end,
     )
-    this, before = frame["this_period_usd"].sum(), frame["previous_period_usd"].sum()
+
+
+def _comparison(x: ExplorerFilters, f: Filters, dimension: str, grain: str) -> None:
+    prev_start, prev_end = previous_period(f.start, f.end)
+    total = _compared(x, f, None, grain).iloc[0]
+    eff = figure("effective_cost").name
     cols = st.columns(3)
-    cols[0].metric(f"Effective cost, {f.start} to {f.end}", money(this))
-    cols[1].metric(f"Previous period, {prev_start} to {prev_end}", money(before))
-    change = (this - before) / before if before else None
-    cols[2].metric("Change", money(this - before), delta=percent(change) if change else None)
+    cols[0].metric(f"{eff}, {f.start} to {f.end}", money(total["effective_cost"]))
+    cols[1].metric(f"{eff}, {prev_start} to {prev_end}", money(total["previous_effective_cost"]))
+    share = total["change_share"]
+    cols[2].metric(
+        f"{figure('change').name} (USD)",
+        money(total["change"]),
+        delta=None if pd.isna(share) else percent(share),
+        help=f"{figure('change_share').name}: {figure('change_share').definition}",
+    )
     st.markdown("**This period against the previous one**")
+    frame = _compared(x, f, dimension, grain)
     table(
         _shown(frame, dimension).rename(columns={"group_value": DIMENSIONS[dimension]}),
         f"explorer_compare_{dimension}",
         {
-            "this_period_usd": usd_column("This period (USD)"),
-            "previous_period_usd": usd_column("Previous period (USD)"),
-            "change_usd": usd_column("Change (USD)"),
-            "change_share": st.column_config.NumberColumn("Change (%)", format="percent"),
+            "effective_cost": usd_column(f"{eff}, this period (USD)"),
+            "previous_effective_cost": usd_column(f"{eff}, the period before (USD)"),
+            "change": usd_column(f"{figure('change').name} (USD)"),
+            "change_share": st.column_config.NumberColumn(
+                figure("change_share").name, format="percent"
+            ),
         },
     )
 
@@ -174,16 +189,18 @@ def _credit_types(x: ExplorerFilters, f: Filters) -> None:
         start_day=f.start,
         end_day=f.end,
     )
-    st.metric(f"Effective cost, {f.start} to {f.end}", money(frame["effective_usd"].sum()))
+    eff = figure("effective_cost").name
+    st.metric(f"{eff}, {f.start} to {f.end}", money(frame["effective_cost"].sum()))
     st.caption(
-        "Billed cost and each credit type, by the billing rows' usage day; they add up to the "
-        "effective cost."
+        "Billed cost and each credit type of the rows of Google's billing export, by their usage "
+        "day; they add up to those rows' effective cost. Another cloud's FOCUS credits are rows of "
+        "their own (credit type Credit in the explorer's filters)."
     )
     st.altair_chart(
         charts.cost_bars(frame, "group_value", "Credit type", "Effective cost by credit type"),
         width="stretch",
     )
-    table(frame, "explorer_credit_types", {"effective_usd": usd_column("Effective cost (USD)")})
+    table(frame, "explorer_credit_types", {"effective_cost": usd_column(f"{eff} (USD)")})
 
 
 def _cumulative(x: ExplorerFilters, f: Filters) -> None:
@@ -197,8 +214,8 @@ def _cumulative(x: ExplorerFilters, f: Filters) -> None:
         budget = current[current["budget"] == name].iloc[0]
         st.caption(
             f"Budget {name} ({budget['period_key']}) measures its own scope ({budget['scope']}), "
-            f"not the explorer's filters: {money(budget['spend_usd'])} spent of "
-            f"{money(budget['budget_usd'])}, forecast {money(budget['forecast_usd'])} by "
+            f"not the explorer's filters: {money(budget['spend_to_date'])} spent of "
+            f"{money(budget['amount_usd'])}, forecast {money(budget['forecast'])} by "
             f"{pd.Timestamp(budget['period_end']).date()}."
         )
     else:
@@ -208,8 +225,8 @@ def _cumulative(x: ExplorerFilters, f: Filters) -> None:
         frame,
         "explorer_cumulative",
         {
-            "effective_usd": usd_column("Effective cost (USD)"),
-            "cumulative_usd": usd_column("Cumulative (USD)"),
+            key: usd_column(f"{figure(key).name} (USD)")
+            for key in ("effective_cost", "cumulative_effective_cost")
         },
     )
 
@@ -251,7 +268,7 @@ def render(f: Filters) -> None:
         f"explorer_{dimension}_{grain}",
         {
             "period": st.column_config.DateColumn("Period (UTC)"),
-            "effective_usd": usd_column("Effective cost (USD)"),
+            "effective_cost": usd_column(f"{figure('effective_cost').name} (USD)"),
         },
     )
     _comparison(x, f, dimension, grain)

@@ -25,116 +25,82 @@ from flopledger.dashboards.filters import Filters
 from flopledger.figures import figure
 
 APPLIES = {"provider", "project", "accelerator"}
+SHARES = ("unallocated_idle_share_of_cost", "idle_share_of_cost", "unallocated_idle_share_of_hours")
+HOURS = ("paid_accelerator_hours", "unallocated_idle_hours")
+
+
+def idle(f: Filters, group_by: str | None = None) -> pd.DataFrame:
+    """idle_figures in the filters (the query the CLI, the Overview, the idle-share alert and the
+    month report read too): one row, or one per provider, accelerator type or project."""
+    return data.named("idle_figures", f, group_by=group_by)
 
 
 def split(frame: pd.DataFrame) -> pd.DataFrame:
     """dimension_value, kind, usd: unallocated idle, allocated idle and the rest (busy, or
     'allocated' while no telemetry says what was busy)."""
-    allocated = frame["effective_usd"] - frame["unallocated_idle_usd"]
-    has_busy = frame["allocated_idle_usd"].notna()
-    allocated_idle = frame["allocated_idle_usd"].fillna(Decimal(0))
+    allocated = frame["accelerator_cost"] - frame["unallocated_idle_cost"]
+    has_busy = frame["allocated_idle_cost"].notna()
+    allocated_idle = frame["allocated_idle_cost"].fillna(Decimal(0))
     parts = {
-        "Unallocated idle": frame["unallocated_idle_usd"],
+        "Unallocated idle": frame["unallocated_idle_cost"],
         "Allocated idle": allocated_idle.where(has_busy),
         "Allocated, busy": (allocated - allocated_idle).where(has_busy),
         f"Allocated ({NO_TELEMETRY})": allocated.where(~has_busy),
     }
-    wide = pd.DataFrame({"dimension_value": frame["dimension_value"], **parts})
+    wide = pd.DataFrame({"dimension_value": frame["group_value"], **parts})
     long = wide.melt(id_vars="dimension_value", var_name="kind", value_name="usd")
     return long.dropna(subset=["usd"])
 
 
-def idle_shares(idle: dict) -> dict[str, Any]:
-    """The three idle shares of docs/glossary.md from idle_totals' row (None without a base):
-    unallocated idle / accelerator resource cost, (unallocated + allocated idle) / the same,
-    unallocated idle hours / paid hours. Allocated idle counts 0 until telemetry lands."""
-    cost, paid = idle["effective_usd"], idle["paid_hours"]
-    allocated_idle = idle["allocated_idle_usd"] if idle["rows_with_telemetry"] else Decimal(0)
-    return {
-        "unallocated_idle_share_of_cost": idle["unallocated_idle_usd"] / cost if cost else None,
-        "idle_share_of_cost": (idle["unallocated_idle_usd"] + allocated_idle) / cost
-        if cost
-        else None,
-        "unallocated_idle_share_of_hours": idle["unallocated_idle_hours"] / paid if paid else None,
-    }
+def _money_metric(col: Any, key: str, value: Any) -> None:
+    col.metric(f"{figure(key).name} (USD)", money(value), help=figure(key).definition)
 
 
-def _headline(f: Filters) -> None:
-    idle = data.query("idle_totals", f).iloc[0].to_dict()
+def _headline(row: pd.Series) -> None:
     cols = st.columns(4)
-    cols[0].metric("Paid accelerator-hours", number(idle["paid_hours"]))
-    cols[1].metric("Unallocated idle hours", number(idle["unallocated_idle_hours"]))
-    cols[2].metric(
-        "Unallocated idle cost (USD)",
-        money(idle["unallocated_idle_usd"]),
-        help=figure("unallocated_idle_cost").definition,
-    )
-    allocated_idle = (
-        money(idle["allocated_idle_usd"]) if idle["rows_with_telemetry"] else NO_TELEMETRY
-    )
-    cols[3].metric(
-        "Allocated idle cost (USD)", allocated_idle, help=figure("allocated_idle_cost").definition
-    )
+    for col, key in zip(cols, HOURS, strict=False):
+        col.metric(f"{figure(key).name}", number(row[key]), help=figure(key).definition)
+    _money_metric(cols[2], "unallocated_idle_cost", row["unallocated_idle_cost"])
+    if pd.isna(row["allocated_idle_cost"]):
+        key = "allocated_idle_cost"
+        cols[3].metric(f"{figure(key).name} (USD)", NO_TELEMETRY, help=figure(key).definition)
+    else:
+        _money_metric(cols[3], "allocated_idle_cost", row["allocated_idle_cost"])
     cols = st.columns(4)
-    for col, (key, value) in zip(cols, idle_shares(idle).items(), strict=False):
-        col.metric(figure(key).name, percent(value), help=figure(key).definition)
-    cols[3].metric(
-        "Accelerator resource cost (USD)",
-        money(idle["effective_usd"]),
-        help=figure("accelerator_cost").definition,
-    )
+    for col, key in zip(cols, SHARES, strict=False):
+        col.metric(figure(key).name, percent(row[key]), help=figure(key).definition)
+    _money_metric(cols[3], "accelerator_cost", row["accelerator_cost"])
     st.caption(
-        "Definitions: "
-        + ", ".join(
-            definition_link(k)
-            for k in (
-                "unallocated_idle_share_of_cost",
-                "idle_share_of_cost",
-                "unallocated_idle_share_of_hours",
-                "accelerator_cost",
-            )
-        )
-        + "."
+        "Definitions: " + ", ".join(definition_link(k) for k in (*SHARES, "accelerator_cost")) + "."
     )
+
+
+COLUMNS = {
+    **{
+        key: usd_column(f"{figure(key).name} (USD)")
+        for key in ("accelerator_cost", "unallocated_idle_cost", "allocated_idle_cost")
+    },
+    **{
+        key: st.column_config.NumberColumn(figure(key).name, format="%,.1f")
+        for key in (*HOURS, "allocated_accelerator_hours", "busy_accelerator_hours")
+    },
+    **{key: st.column_config.NumberColumn(figure(key).name, format="percent") for key in SHARES},
+}
 
 
 def _by(f: Filters, key: str) -> None:
     title = data.IDLE_DIMENSIONS[key]
-    frame = data.query("idle_by", f, dimension=key)
+    frame = idle(f, key).drop(columns=["unused_commitment_cost", "unused_reservation_cost"])
     st.altair_chart(charts.idle_split(split(frame), title), width="stretch")
-    table(
-        frame.rename(columns={"dimension_value": key}),
-        f"idle_by_{key}",
-        {
-            "effective_usd": usd_column("Cost (USD)"),
-            "unallocated_idle_usd": usd_column("Unallocated idle (USD)"),
-            "allocated_idle_usd": usd_column("Allocated idle (USD)"),
-            "paid_hours": st.column_config.NumberColumn("Paid accelerator-hours", format="%,.1f"),
-            "unallocated_idle_hours": st.column_config.NumberColumn(
-                "Unallocated idle hours", format="%,.1f"
-            ),
-            "unallocated_idle_share": st.column_config.NumberColumn(
-                figure("unallocated_idle_share_of_cost").name, format="percent"
-            ),
-            "idle_share_of_cost": st.column_config.NumberColumn(
-                figure("idle_share_of_cost").name, format="percent"
-            ),
-        },
-    )
+    table(frame.rename(columns={"group_value": key}), f"idle_by_{key}", COLUMNS)
 
 
-def _unused(f: Filters) -> None:
+def _unused(row: pd.Series) -> None:
     """Idle of its own kinds, beside unallocated idle (docs/allocation.md, "Commitments")."""
-    unused = data.query("unused_totals", f).iloc[0]
-    if unused["unused_commitment_usd"] or unused["unused_reservation_usd"]:
+    if row["unused_commitment_cost"] or row["unused_reservation_cost"]:
         cols = st.columns(4)
-        for col, key, column in (
-            (cols[0], "unused_commitment_cost", "unused_commitment_usd"),
-            (cols[1], "unused_reservation_cost", "unused_reservation_usd"),
-        ):
-            col.metric(
-                f"{figure(key).name} (USD)", money(unused[column]), help=figure(key).definition
-            )
+        _money_metric(cols[0], "unused_commitment_cost", row["unused_commitment_cost"])
+        _money_metric(cols[1], "unused_reservation_cost", row["unused_reservation_cost"])
         st.caption(
             f"Also idle, of their own kinds (in none of the shares above): "
             f"{definition_link('unused_commitment_cost')} and "
@@ -149,11 +115,12 @@ def render(f: Filters) -> None:
         f"{figure('allocated_idle_cost').name}: held by a run but not busy (needs telemetry)."
     )
     scope_note(f, APPLIES, "Idle capacity")
-    if data.query("idle_totals", f).iloc[0]["paid_hours"] == 0:
+    row = idle(f).iloc[0]
+    if pd.isna(row["paid_accelerator_hours"]) or not row["paid_accelerator_hours"]:
         empty_state("No accelerator capacity", "No paid accelerator-hour matches these filters.")
         return
-    _headline(f)
-    _unused(f)
+    _headline(row)
+    _unused(row)
     if len(data.providers()) > 1:
         _by(f, "provider")
     _by(f, "accelerator_type")
@@ -163,14 +130,5 @@ def render(f: Filters) -> None:
     table(
         heat,
         "idle_by_hour_of_day",
-        {
-            "unallocated_idle_usd": usd_column("Unallocated idle (USD)"),
-            "paid_hours": st.column_config.NumberColumn("Paid accelerator-hours", format="%,.1f"),
-            "unallocated_idle_hours": st.column_config.NumberColumn(
-                "Unallocated idle hours", format="%,.1f"
-            ),
-            "unallocated_idle_share": st.column_config.NumberColumn(
-                figure("unallocated_idle_share_of_hours").name, format="percent"
-            ),
-        },
+        COLUMNS,
     )

@@ -1,9 +1,14 @@
-"""Overview: spend to date, projection, budgets, top teams and runs, idle cost share, trend."""
+"""Overview: spend, the month's forecast, budgets, top teams and runs, idle cost share, trend.
+
+Each figure comes from its one query (figures/__init__.py), which the CLI and the other pages
+run too: bill_totals, run_totals, idle_figures, top_runs; the forecast is figures/forecast.py,
+the budgets' method. Every label is the figure's name.
+"""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
-from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -23,117 +28,157 @@ from flopledger.dashboards.components import (
 from flopledger.dashboards.filters import Filters
 from flopledger.dashboards.views.budgets import show_budgets
 from flopledger.figures import figure
+from flopledger.figures.forecast import DEFAULT_WINDOW_DAYS, Month, forecast_period
 
 TOP_N = 10
+PROVIDER_MONEY = (
+    "billed_cost",
+    "credits",
+    "effective_cost",
+    "started_run_cost",
+    "accelerator_cost",
+    "unallocated_idle_cost",
+)
 PROVIDER_COLUMNS = {
-    "provider": "Provider",
-    "billed_usd": usd_column("Billed cost (USD)"),
-    "credits_usd": usd_column("Credits (USD)"),
-    "effective_usd": usd_column("Spend (USD)"),
+    "provider": figure("provider").name,
+    **{key: usd_column(f"{figure(key).name} (USD)") for key in PROVIDER_MONEY},
     "runs": count_column("Runs"),
-    "run_cost_usd": usd_column("Cost of runs (USD)"),
-    "paid_hours": st.column_config.NumberColumn("Paid accelerator-hours", format="%,.1f"),
-    "accelerator_usd": usd_column("Accelerator resource cost (USD)"),
-    "unallocated_idle_usd": usd_column("Unallocated idle (USD)"),
+    "paid_accelerator_hours": st.column_config.NumberColumn(
+        figure("paid_accelerator_hours").name, format="%,.1f"
+    ),
 }
 
 
-def projection(
-    month_to_date: Decimal, trailing: Decimal, trailing_days: Any, days_left: Any
-) -> Decimal | None:
-    """Month-end run-rate projection: month to date + trailing 7-day daily mean x days left
-    (None without spend up to the range's last day)."""
-    if pd.isna(trailing_days) or pd.isna(days_left):
+def month_forecast(f: Filters) -> Decimal | None:
+    """The Forecast figure for the calendar month of the range's last day, by the budgets'
+    method (figures/forecast.py) over the filters' daily spend, as of the day after the range
+    (its last day complete); None without spend."""
+    as_of, month = f.end + timedelta(days=1), Month.of(f.end)
+    window = DEFAULT_WINDOW_DAYS
+    frame = data.query("spend_by_day", f, from_day=min(month.start, as_of - timedelta(days=window)))
+    if frame.empty:
         return None
-    return month_to_date + trailing * int(days_left) / int(trailing_days)
+    spend = {
+        pd.Timestamp(d).date(): v
+        for d, v in zip(frame["day"], frame["effective_cost"], strict=True)
+    }
+    first = pd.Timestamp(frame["first_day"].iloc[0]).date()
+    return forecast_period(spend, month, as_of, window, first).forecast
 
 
-def idle_share(idle: dict) -> Decimal | None:
-    """(Unallocated + allocated idle cost) / effective cost of the accelerator resource-hours."""
-    if not idle["effective_usd"]:
-        return None
-    allocated_idle = idle["allocated_idle_usd"] if idle["rows_with_telemetry"] else Decimal(0)
-    return (idle["unallocated_idle_usd"] + allocated_idle) / idle["effective_usd"]
+def _metric(col, key: str, value: object, help_text: str | None = None) -> None:  # noqa: ANN001
+    col.metric(f"{figure(key).name} (USD)", money(value), help=help_text or figure(key).definition)
 
 
 def _headline(f: Filters) -> None:
-    spend = data.query("spend_totals", f).iloc[0]
-    runs = data.query("run_totals", f).iloc[0]
-    idle = data.query("idle_totals", f).iloc[0].to_dict()
-    rate = data.query("spend_run_rate", f).iloc[0]
-    month_end = projection(
-        rate["month_to_date_usd"], rate["trailing_usd"], rate["trailing_days"], rate["days_left"]
-    )
+    spend = data.named("bill_totals", f, group_by=None).iloc[0]
+    runs = data.named("run_totals", f, needle="", group_by=None).iloc[0]
+    idle = data.named("idle_figures", f, group_by=None).iloc[0]
     cols = st.columns(5)
-    cols[0].metric(
-        "Spend to date (USD)",
-        money(spend["effective_usd"]),
-        help="Effective cost (billed + credits) in the date range, of the billing rows whose "
-        "team label is chosen (label team), from spend_daily.",
-    )
-    cols[1].metric("Credits (USD)", money(spend["credits_usd"]))
+    _metric(cols[0], "spend_by_label_team", spend["effective_cost"])
+    _metric(cols[1], "credits", spend["credits"])
     cols[2].metric(
-        "Month projection (USD)",
-        money(month_end),
-        help="Month to date at the last day shown + the trailing 7-day daily mean x days left.",
+        f"{figure('forecast').name}, {f.end:%B} (USD)",
+        money(month_forecast(f)),
+        help=figure("forecast").definition,
     )
-    cols[3].metric(
-        "Cost of runs (USD)",
-        money(runs["effective_usd"]),
-        help=f"{int(runs['runs']):,} runs, by run-owner team",
+    _metric(
+        cols[3],
+        "started_run_cost",
+        runs["started_run_cost"],
+        f"{int(runs['runs']):,} runs, by run-owner team. {figure('started_run_cost').definition}",
     )
     cols[4].metric(
         figure("idle_share_of_cost").name,
-        percent(idle_share(idle)),
+        percent(idle["idle_share_of_cost"]),
         help=figure("idle_share_of_cost").definition,
     )
     st.caption(
-        f"Spend to date is by {definition_link('label_team')} (the billing rows' team label; "
+        f"Spend is by {definition_link('label_team')} (the billing rows' team label; "
         f"budgets use it too); cost of runs is by {definition_link('run_owner_team')}. "
-        f"Definitions: {definition_link('effective_cost')}, {definition_link('run_cost')}, "
-        f"{definition_link('idle_share_of_cost')}."
+        f"Definitions: {definition_link('effective_cost')}, {definition_link('started_run_cost')}, "
+        f"{definition_link('forecast')}, {definition_link('idle_share_of_cost')}."
     )
     scope_note(f, {"provider", "team", "project"}, "Spend")
     scope_note(f, {"provider", "project", "accelerator"}, "Idle capacity")
 
 
+def by_provider(f: Filters) -> pd.DataFrame:
+    """Per provider: its bill (bill_totals), the runs on its resources (run_totals) and its
+    accelerator resource-hours (idle_figures), each from the figure's own query."""
+    bill = data.named("bill_totals", f, group_by="provider")
+    runs = data.named("run_totals", f, needle="", group_by="provider")
+    idle = data.named("idle_figures", f, group_by="provider")
+    frame = (
+        bill[["provider", "billed_cost", "credits", "effective_cost"]]
+        .merge(
+            runs[["group_value", "runs", "started_run_cost"]].rename(
+                columns={"group_value": "provider"}
+            ),
+            on="provider",
+            how="outer",
+        )
+        .merge(
+            idle[
+                [
+                    "group_value",
+                    "paid_accelerator_hours",
+                    "accelerator_cost",
+                    "unallocated_idle_cost",
+                ]
+            ].rename(columns={"group_value": "provider"}),
+            on="provider",
+            how="outer",
+        )
+    )
+    return frame.sort_values(
+        ["effective_cost", "provider"], ascending=[False, True], na_position="last"
+    )
+
+
 def _by_provider(f: Filters) -> None:
     """Spend, accelerator resource cost and unallocated idle per provider (several only)."""
-    frame = data.query("provider_totals", f)
+    frame = by_provider(f)
     frame = frame.assign(provider=frame["provider"].map(display_value))
     st.subheader("By provider")
     st.caption(
-        f"Each cloud's bill in USD ({definition_link('provider')}): spend is the "
-        f"{definition_link('effective_cost')} of its rows (by label team); the "
-        f"{definition_link('run_cost')} is of the runs on its resources (by run-owner team); "
-        f"accelerator resource cost and {definition_link('unallocated_idle_cost')} are of its "
-        "accelerator resource-hours. Empty where a provider has none."
+        f"Each cloud's bill in USD ({definition_link('provider')}): its "
+        f"{definition_link('effective_cost')} (by label team); the "
+        f"{definition_link('started_run_cost')} of the runs on its resources (by run-owner team); "
+        f"{definition_link('accelerator_cost')} and {definition_link('unallocated_idle_cost')} "
+        "of its accelerator resource-hours. Empty where a provider has none."
     )
     st.altair_chart(
-        charts.cost_bars(frame.dropna(subset=["effective_usd"]), "provider", "Provider",
-                         "Spend by provider"),
+        charts.cost_bars(frame.dropna(subset=["effective_cost"]), "provider", "Provider",
+                         "Effective cost by provider"),
         width="stretch",
     )  # fmt: skip
     table(frame, "spend_by_provider", PROVIDER_COLUMNS)
 
 
 def _top_teams(f: Filters) -> None:
-    frame = data.query("top_teams", f, row_limit=TOP_N)
-    frame = frame.assign(team=frame["team"].map(display_value))
+    frame = data.named("run_totals", f, needle="", group_by="team").head(TOP_N)
+    frame = frame.assign(team=frame["group_value"].map(display_value))
+    title = f"Top teams by {figure('started_run_cost').name.lower()}"
     st.altair_chart(
-        charts.cost_bars(frame, "team", "Team", "Top teams by run cost"), width="stretch"
+        charts.cost_bars(frame, "team", "Run-owner team", title, value="started_run_cost"),
+        width="stretch",
     )
 
 
 def _top_runs(f: Filters, providers: list[str]) -> None:
-    frame = data.query(
-        "runs_table", f, needle="", sort_key="effective_cost", descending=True, row_limit=TOP_N
+    frame = data.named(
+        "top_runs", f, needle="", sort_key="effective_cost", descending=True, row_limit=TOP_N
     )
     st.markdown("**Top runs by cost**")
     shown = frame[
-        ["run_id", "provider", "team", "workload_class", "accelerator_type", "effective_usd"]
+        ["run_id", "provider", "team", "workload_class", "accelerator_type", "effective_cost"]
     ]
-    table(one_provider(shown, providers), "top_runs", {"effective_usd": usd_column("Cost (USD)")})
+    table(
+        one_provider(shown, providers),
+        "top_runs",
+        {"effective_cost": usd_column(f"{figure('run_cost').name} (USD)")},
+    )
 
 
 def render(f: Filters) -> None:
@@ -156,5 +201,7 @@ def render(f: Filters) -> None:
     trend = data.query("spend_trend", f)
     st.altair_chart(charts.spend_trend(trend), width="stretch")
     table(
-        one_provider(trend, providers), "spend_daily", {"effective_usd": usd_column("Cost (USD)")}
+        one_provider(trend, providers),
+        "spend_daily",
+        {"effective_cost": usd_column(f"{figure('effective_cost').name} (USD)")},
     )

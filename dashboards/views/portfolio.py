@@ -18,7 +18,27 @@ from flopledger.dashboards.components import (
     usd_column,
 )
 from flopledger.dashboards.filters import Filters
+from flopledger.figures import figure
 
+MONEY = (
+    "effective_cost",
+    "effective_cost_per_accelerator_hour",
+    "cost_per_delivered_pflop_hour",
+    "cost_per_million_tokens",
+)
+SHARES = ("allocated_idle_share_of_run_cost", "family_unallocated_idle_share_of_cost")
+COLUMNS = {
+    "runs": count_column("Runs"),
+    "requests": count_column("Managed requests"),
+    **{k: usd_column(f"{figure(k).name} (USD)") for k in MONEY},
+    "paid_accelerator_hours": st.column_config.NumberColumn(
+        figure("paid_accelerator_hours").name, format="%,.1f"
+    ),
+    **{k: percent_column(figure(k).name) for k in ("busy_pct", "mean_mfu_measured_pct")},
+    **{k: st.column_config.NumberColumn(figure(k).name, format="percent") for k in SHARES},
+    "times_cheapest": st.column_config.NumberColumn(figure("times_cheapest").name, format="%.2f×"),
+    "tokens": count_column("Tokens"),
+}
 NO_PORTFOLIO = (
     "No portfolio yet",
     "The accelerator_portfolio mart is built from cost_per_run: run the pipeline "
@@ -38,7 +58,7 @@ def render(f: Filters) -> None:
         empty_state(*NO_PORTFOLIO)
         return
     scope_note(f, {"workload", "accelerator"}, "The portfolio")
-    portfolio = data.query("portfolio", f)
+    portfolio = data.named("portfolio", f, latest_only=False, per_class_limit=None)
     if portfolio.empty:
         empty_state("Nothing in these filters", "No run or managed request matches them.")
         return
@@ -48,7 +68,7 @@ def render(f: Filters) -> None:
 
 def _classes(portfolio: pd.DataFrame) -> None:
     latest = portfolio[portfolio["month"] == portfolio["month"].max()]
-    if latest["usd_per_million_tokens"].notna().any():
+    if latest["cost_per_million_tokens"].notna().any():
         st.altair_chart(charts.portfolio_bars(latest), width="stretch")
         st.caption(
             f"Month of {latest['month'].iloc[0]:%B %Y}. Shorter is cheaper for the tokens "
@@ -56,34 +76,15 @@ def _classes(portfolio: pd.DataFrame) -> None:
         )
     st.subheader("Per workload class and family")
     st.caption(
-        f"USD per delivered PFLOP-hour = effective cost ÷ (busy accelerator-hours × the "
-        f"family's best probe-measured bf16 TFLOP/s ÷ 1000); empty where no probe measured the "
-        f"family or telemetry is missing. Mean {definition_link('mfu')} is against the "
+        f"{figure('cost_per_delivered_pflop_hour').name} = effective cost ÷ (busy "
+        f"accelerator-hours × the family's best probe-measured bf16 TFLOP/s ÷ 1000); empty where "
+        f"no probe measured the family or telemetry is missing. Mean {definition_link('mfu')} is against the "
         f"measured peak."
     )
-    table(
-        portfolio,
-        "accelerator_portfolio",
-        {
-            "runs_or_requests": count_column("Runs or requests"),
-            "cost_usd": usd_column("Cost (USD)"),
-            "paid_accelerator_hours": st.column_config.NumberColumn(
-                "Paid accelerator-hours", format="%,.1f"
-            ),
-            "busy_pct": percent_column("Busy"),
-            "usd_per_accelerator_hour": usd_column("USD per accelerator-hour"),
-            "allocated_idle_share": st.column_config.NumberColumn(
-                "Allocated idle", format="percent"
-            ),
-            "unallocated_idle_share": st.column_config.NumberColumn(
-                "Family's unallocated idle", format="percent"
-            ),
-            "usd_per_pflop_hour": usd_column("USD per delivered PFLOP-hour"),
-            "mean_mfu_measured_pct": percent_column("Mean MFU (measured peak)"),
-            "tokens": count_column("Tokens"),
-            "usd_per_million_tokens": usd_column("USD per M tokens"),
-        },
+    shown = portfolio.assign(
+        tokens=portfolio["tokens"].map(lambda v: None if pd.isna(v) else int(v))
     )
+    table(shown.drop(columns=["rank_", "families"]), "accelerator_portfolio", COLUMNS)
 
 
 def _models(f: Filters) -> None:
@@ -103,9 +104,13 @@ def _models(f: Filters) -> None:
         "model_portfolio",
         {
             "tokens": count_column("Tokens"),
-            "cost_usd": usd_column("Cost (USD)"),
-            "usd_per_million_tokens": usd_column("USD per M tokens"),
-            "times_cheapest": st.column_config.NumberColumn("× the cheapest", format="%.2f×"),
+            "effective_cost": usd_column(f"{figure('effective_cost').name} (USD)"),
+            "cost_per_million_tokens": usd_column(
+                f"{figure('cost_per_million_tokens').name} (USD)"
+            ),
+            "times_cheapest": st.column_config.NumberColumn(
+                figure("times_cheapest").name, format="%.2f×"
+            ),
             "cheapest": st.column_config.CheckboxColumn("Cheapest"),
         },
     )

@@ -21,22 +21,25 @@ from flopledger.dashboards.components import (
     usd_column,
 )
 from flopledger.dashboards.filters import Filters
+from flopledger.figures import figure
 
 ROW_LIMITS = (50, 100, 500, 1000, 5000)
 MAX_SEARCH = 200
 COLUMNS = {
-    "provider": "Provider",
-    "effective_usd": usd_column("Cost (USD)"),
-    "list_usd": usd_column("List cost (USD)"),
-    "usd_per_million_tokens": usd_column("USD per M tokens"),
+    "provider": figure("provider").name,
+    "effective_cost": usd_column(f"{figure('run_cost').name} (USD)"),
+    "list_cost": usd_column(f"{figure('list_cost').name} (USD)"),
+    "cost_per_million_tokens": usd_column(f"{figure('cost_per_million_tokens').name} (USD)"),
     "accelerator_hours": st.column_config.NumberColumn("Accelerator-hours", format="%,.2f"),
-    "queue_seconds": st.column_config.NumberColumn("Queue time", format="duration"),
+    "queue_seconds": st.column_config.NumberColumn(figure("queue_seconds").name, format="duration"),
     "tokens_in": count_column("Tokens in"),
     "tokens_out": count_column("Tokens out"),
     "accelerator_count": count_column("Accelerators"),
-    "mean_utilisation_pct": percent_column("Mean utilisation"),
+    "mean_utilisation_pct": percent_column(figure("mean_utilisation_pct").name),
     "mfu_spec_pct": percent_column("MFU vs spec"),
-    "energy_kwh": st.column_config.NumberColumn("Energy (kWh)", format="%,.2f"),
+    "energy_kwh": st.column_config.NumberColumn(
+        f"{figure('energy_kwh').name} (kWh)", format="%,.2f"
+    ),
 }
 
 
@@ -65,13 +68,15 @@ def _controls() -> tuple[str, str, bool, int]:
 
 def _detail_metrics(run: dict[str, Any]) -> None:
     cols = st.columns(4)
-    cols[0].metric("Run cost (USD)", money(run["effective_usd"]))
+    cols[0].metric(f"{figure('run_cost').name} (USD)", money(run["effective_cost"]))
     cols[1].metric("Accelerator-hours", number(run["accelerator_hours"], digits=2))
-    cols[2].metric("USD per million tokens", money(run["usd_per_million_tokens"]))
-    cols[3].metric("Queue time", duration(run["queue_seconds"]))
+    cols[2].metric(
+        f"{figure('cost_per_million_tokens').name} (USD)", money(run["cost_per_million_tokens"])
+    )
+    cols[3].metric(figure("queue_seconds").name, duration(run["queue_seconds"]))
     cols = st.columns(4)
-    cols[0].metric("Mean utilisation", telemetry(run["mean_utilisation_pct"], "%"))
-    cols[1].metric("Energy", telemetry(run["energy_kwh"], " kWh", 2))
+    cols[0].metric(figure("mean_utilisation_pct").name, telemetry(run["mean_utilisation_pct"], "%"))
+    cols[1].metric(figure("energy_kwh").name, telemetry(run["energy_kwh"], " kWh", 2))
     cols[2].metric("MFU vs spec", telemetry(run["mfu_spec_pct"], "%"))
     cols[3].metric("MFU vs measured peak", telemetry(run["mfu_measured_pct"], "%"))
 
@@ -93,21 +98,24 @@ def _detail(run_ids: list[str]) -> None:
         )
         return
     st.altair_chart(charts.run_hours(hours), width="stretch")
-    table(hours, f"run_{run_id}_hours", {"effective_usd": usd_column("Cost (USD)")})
+    table(
+        hours, f"run_{run_id}_hours", {"run_cost": usd_column(f"{figure('run_cost').name} (USD)")}
+    )
 
 
 def render(f: Filters) -> None:
     st.title("Cost per run")
     search, key, descending, limit = _controls()
-    total = data.query("runs_count", f, needle=search).iloc[0]
+    total = data.named("run_totals", f, needle=search, group_by=None).iloc[0]
     st.caption(
-        f"{int(total['runs']):,} runs match, costing {money(total['effective_usd'])} "
-        f"(showing up to {limit:,}). Cost is the {definition_link('run_cost')}; team is the "
+        f"{int(total['runs']):,} runs match, costing {money(total['started_run_cost'])} "
+        f"(showing up to {limit:,}). Cost is the {definition_link('run_cost')}, the total the "
+        f"{definition_link('started_run_cost')}; team is the "
         f"{definition_link('run_owner_team')}; {definition_link('mfu')} is empty for a run "
         "without tokens."
     )
-    runs = data.query(
-        "runs_table", f, needle=search, sort_key=key, descending=descending, row_limit=limit
+    runs = data.named(
+        "top_runs", f, needle=search, sort_key=key, descending=descending, row_limit=limit
     )
     if runs.empty:
         empty_state("No runs", "No run matches these filters and search.")

@@ -1,9 +1,15 @@
-"""Cost per million tokens by model, team, workload class, accelerator type, and over time."""
+"""Cost per million tokens by model, team, workload class, accelerator type, and over time.
+
+Every number comes from cost_per_million_tokens_by (models/queries), the figure's one query,
+which the CLI and the month report run too: the headline is its row over every run in the
+filters, the table its rows per group, the trend its rows per group and day.
+"""
 
 from __future__ import annotations
 
-from decimal import Decimal
+from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from flopledger.dashboards import charts, data
@@ -16,22 +22,30 @@ from flopledger.dashboards.components import (
     usd_column,
 )
 from flopledger.dashboards.filters import Filters
+from flopledger.figures import figure
+
+MONEY = ("started_run_cost", "cost_per_million_tokens", "cost_per_million_output_tokens")
 
 
 def dimension(chosen: str | None) -> str:
     return chosen if chosen in data.TOKEN_DIMENSIONS else "model_name"
 
 
-def per_million(cost: Decimal, tokens: float) -> Decimal:
-    """USD per million tokens: cost x 1e6 / tokens, in Decimal (tokens are whole numbers)."""
-    return cost * 1_000_000 / int(tokens)
+def rates(f: Filters, key: str | None, by_day: bool = False) -> pd.DataFrame:
+    """The figure's rows in the filters: per `key` value (and day), or one row (key None).
+    Token counts are whole numbers (the query sums them exactly)."""
+    frame = data.named(
+        "cost_per_million_tokens_by", f, dimension=key, second_dimension=None, by_day=by_day
+    )
+    counts: dict[str, Any] = {
+        c: frame[c].map(lambda v: None if pd.isna(v) else int(v)) for c in ("tokens", "tokens_out")
+    }
+    return frame.assign(**counts).drop(columns=["second_value"])
 
 
 def render(f: Filters) -> None:
-    st.title("Cost per million tokens")
-    st.caption(
-        "Runs with tokens, by the UTC day they started: their cost / (tokens in + out) x 1e6."
-    )
+    st.title(figure("cost_per_million_tokens").name)
+    st.caption(figure("cost_per_million_tokens").definition + " By the UTC day runs started.")
     key = dimension(
         st.selectbox(
             "Group by",
@@ -41,25 +55,31 @@ def render(f: Filters) -> None:
         )
     )
     title = data.TOKEN_DIMENSIONS[key]
-    grouped = data.query("tokens_by", f, dimension=key)
+    grouped = rates(f, key)
     if grouped.empty:
         empty_state("No tokens", "No run with tokens matches these filters.")
         return
-    cost, tokens = grouped["effective_usd"].sum(), grouped["tokens"].sum()
+    total = rates(f, None).iloc[0]
     cols = st.columns(3)
-    cols[0].metric("USD per million tokens", money(per_million(cost, tokens)))
-    cols[1].metric("Tokens (millions)", number(tokens / 1e6, digits=1))
-    cols[2].metric("Cost of those runs (USD)", money(cost))
+    cols[0].metric(
+        f"{figure('cost_per_million_tokens').name} (USD)",
+        money(total["cost_per_million_tokens"]),
+        help=figure("cost_per_million_tokens").rounding,
+    )
+    cols[1].metric("Tokens (millions)", number(total["tokens"] / 1e6, digits=1))
+    cols[2].metric(
+        f"{figure('started_run_cost').name} (USD)",
+        money(total["started_run_cost"]),
+        help=figure("started_run_cost").definition,
+    )
     st.altair_chart(charts.tokens_bars(grouped, title), width="stretch")
-    daily = data.query("tokens_daily", f, dimension=key)
+    daily = rates(f, key, by_day=True)
     st.altair_chart(charts.tokens_trend(daily, title), width="stretch")
     table(
-        grouped.rename(columns={"dimension_value": key}),
+        grouped.drop(columns=["day"]).rename(columns={"dimension_value": key}),
         f"cost_per_million_tokens_by_{key}",
         {
-            "effective_usd": usd_column("Cost (USD)"),
-            "usd_per_million_tokens": usd_column("USD per M tokens"),
-            "usd_per_million_output_tokens": usd_column("USD per M output tokens"),
+            **{k: usd_column(f"{figure(k).name} (USD)") for k in MONEY},
             "tokens": count_column("Tokens (in + out)"),
             "tokens_out": count_column("Tokens out"),
             "runs": count_column("Runs"),

@@ -3,8 +3,8 @@
 --   run's start day), joined to `jobs` for team ('__unallocated__' without one), project,
 --   workload class, accelerator type and labels. Every scope list that is empty matches
 --   anything; every one given must match.
--- @param group_by: what `grp` holds: 'team', 'project' (project_id) or 'accelerator_type';
---   NULL for no grouping (grp is then NULL).
+-- @param group_by: what `group_value` holds: 'team', 'project' (project_id) or 'accelerator_type';
+--   NULL for no grouping (group_value is then NULL).
 -- @param teams: teams to include (VARCHAR[]); empty: any.
 -- @param projects: project ids to include (VARCHAR[]); empty: any.
 -- @param accelerator_types: accelerator types to include (VARCHAR[]); empty: any.
@@ -19,15 +19,15 @@ WITH run_cost AS (
     FROM run_direct_costs AS d JOIN jobs AS j USING (run_id)
 )
 -- The group is chosen in a subquery and grouped by outside it (portable SQL: bqemulator binds
--- `GROUP BY grp` of a CASE over a parameter as the columns inside it).
-SELECT day, grp, sum(cost) AS spend
+-- `GROUP BY` of a CASE over a parameter as the columns inside it).
+SELECT day, group_value, sum(cost) AS run_cost
 FROM (
 SELECT c.day,
        CASE $group_by
            WHEN 'team' THEN j.team_
            WHEN 'project' THEN j.project_id
            WHEN 'accelerator_type' THEN j.accelerator_type
-       END AS grp,
+       END AS group_value,
        c.cost
 FROM run_cost AS c
 JOIN (SELECT *, coalesce(team, '__unallocated__') AS team_ FROM jobs) AS j USING (run_id)
@@ -40,4 +40,4 @@ WHERE (array_length($teams) = 0 OR list_contains($teams, j.team_))
   AND (array_length($label_keys) = 0
        OR list_has_all(map_entries(j.labels), map_entries(map($label_keys, $label_values))))
 ) AS scoped
-GROUP BY day, grp
+GROUP BY day, group_value

@@ -3,23 +3,23 @@
 --   (else GKE's k8s-label/team or k8s-namespace: row_team; '__unallocated__' without one), as in
 --   spend_daily. Every scope list that is empty
 --   matches anything; every one given must match.
--- @param group_by: what `grp` holds: 'team', 'project' (project_id) or 'accelerator_type';
---   NULL for no grouping (grp is then NULL).
+-- @param group_by: what `group_value` holds: 'team', 'project' (project_id) or 'accelerator_type';
+--   NULL for no grouping (group_value is then NULL).
 -- @param teams: teams to include (VARCHAR[]); empty: any.
 -- @param projects: project ids to include (VARCHAR[]); empty: any.
 -- @param accelerator_types: accelerator types to include (VARCHAR[]); empty: any.
 -- @param label_keys: label keys that must be present (VARCHAR[]); empty: any labels.
 -- @param label_values: the value each of label_keys must have, in the same order (VARCHAR[]).
 -- The group is chosen in a subquery and grouped by outside it (portable SQL: bqemulator binds
--- `GROUP BY grp` of a CASE over a parameter as the columns inside it).
-SELECT day, grp, sum(spend_usd) AS spend
+-- `GROUP BY` of a CASE over a parameter as the columns inside it).
+SELECT day, group_value, sum(spend_usd) AS effective_cost
 FROM (
 SELECT usage_day AS day,
        CASE $group_by
            WHEN 'team' THEN team
            WHEN 'project' THEN project_id
            WHEN 'accelerator_type' THEN accelerator_type
-       END AS grp,
+       END AS group_value,
        spend_usd
 FROM (
     SELECT usage_day, project_id, accelerator_type, cost_usd + credits_total_usd AS spend_usd,
@@ -44,4 +44,4 @@ WHERE (array_length($teams) = 0 OR list_contains($teams, team))
   AND (array_length($accelerator_types) = 0 OR list_contains($accelerator_types, accelerator_type))
   AND labels_match
 ) AS scoped
-GROUP BY day, grp
+GROUP BY day, group_value

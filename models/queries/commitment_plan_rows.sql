@@ -1,4 +1,4 @@
--- @query: commitment_plan's rows for one term ($term: 1y or 3y), by accelerator type and region: what the demo's printout and the Commitments page show.
+-- @query: commitment_plan's rows for one term ($term: 1y or 3y), by accelerator type and region: what the demo's printout and the Commitments page show (the one query of the plan's figures).
 -- @param term: 1y or 3y (VARCHAR).
 SELECT
     accelerator_type, region, term, days, first_hour, last_hour, hours,

@@ -6,10 +6,10 @@ from decimal import Decimal as D
 import pytest
 
 from flopledger.budgets.budget_file import BudgetConfigError, SpendChangeRule
-from flopledger.budgets.forecast import forecast_period
 from flopledger.budgets.fx import load_fx_rates, rate_on, to_usd
 from flopledger.budgets.periods import period_containing, periods_between
 from flopledger.budgets.rules import spend_change_alerts
+from flopledger.figures.forecast import forecast_period
 
 
 @pytest.mark.parametrize(

@@ -27,6 +27,7 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
+from flopledger import models
 from flopledger.cli.main import main
 from flopledger.clients import bigquery as bq
 from flopledger.dashboards import queries
@@ -39,6 +40,7 @@ from tests.bigquery_emulator import PROJECT, BigQueryEmulator
 from tests.bigquery_live import LIVE_ENV, LOCATION_ENV, drop_dataset
 from tests.conftest import HANG_S
 from tests.dashboards.helpers import APP, START, metric
+from tests.dashboards.test_dashboard_sql import named_queries_run
 
 DATASET = "dashboards"
 # Values for every parameter the dashboards bind (lists empty: "all"); the fleet's three days.
@@ -58,14 +60,39 @@ VALUES: dict[str, Any] = {
 }
 # Queries with no rows on this fleet: it is simulated without telemetry (no efficiency).
 EMPTY_HERE = {"efficiency_summary"}
-NOT_TEAM = {"idle_by": "project_id"}  # dimensions that query whitelists otherwise
+# The figures' named queries the pages run (models/queries), with what they group by here.
+NAMED = named_queries_run()
+GROUP_BY = {
+    "bill_split": "provider_month",
+    "bill_totals": "provider_month",
+    "idle_figures": "project_id",
+    "managed_spend": "provider_model",
+    "run_totals": "team",
+}
+NAMED_VALUES: dict[str, Any] = {
+    "by_day": True,
+    "from_day": START,
+    "invoice_month": None,
+    "latest_only": False,
+    "per_class_limit": None,
+    "second_dimension": None,
+}
+
+
+def _text(name: str) -> str:
+    """A dashboard query's SQL, or a named query's (the names do not overlap)."""
+    return models.query_sql(name) if name in NAMED else queries.text(name)
+
+
+def _every_query() -> list[str]:
+    return [*queries.names(), *NAMED]
 
 
 def _tables_read() -> set[str]:
-    """Every table a dashboard query reads (CTE names left out)."""
+    """Every table a page's query reads (CTE names left out)."""
     found: set[str] = set()
-    for name in queries.names():
-        tree = sqlglot.parse_one(queries.text(name), read="duckdb")
+    for name in _every_query():
+        tree = sqlglot.parse_one(_text(name), read="duckdb")
         ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
         found |= {t.name for t in tree.find_all(exp.Table) if not t.db and t.name not in ctes}
     return found
@@ -178,8 +205,10 @@ def _copied(fleet_config: Path, warehouse: BigQueryWarehouse, name: str) -> Path
 
 
 def _params(name: str) -> dict[str, Any]:
-    values = {**VALUES, "dimension": NOT_TEAM.get(name, "team")}
-    return {p: values.get(p, []) for p in queries.params(name)}
+    if name in NAMED:
+        values = {**VALUES, **NAMED_VALUES, "group_by": GROUP_BY.get(name)}
+        return {p: values.get(p, []) for p in models.QUERIES.file(name).params_used()}
+    return {p: {**VALUES, **NAMED_VALUES}.get(p, []) for p in queries.params(name)}
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -214,10 +243,10 @@ def test_bigquery_warehouse_reader_serves_dashboard_queries(
     VALUES["run_id"] = duck.query("SELECT min(run_id) AS r FROM cost_per_run")["r"][0].as_py()
     differ: dict[str, Any] = {}
     empty: set[str] = set()
-    for name in queries.names():
-        want = duck.query(queries.text(name), _params(name)).to_pylist()
+    for name in _every_query():
+        want = duck.query(_text(name), _params(name)).to_pylist()
         try:
-            got = reader.query(queries.text(name), _params(name)).to_pylist()
+            got = reader.query(_text(name), _params(name)).to_pylist()
         except QueryError as exc:
             differ[name] = str(exc)
             continue
@@ -248,7 +277,8 @@ def test_bigquery_warehouse_page_renders(
         assert not at.exception, [e.value for e in at.exception]
         assert not at.error, [e.value for e in at.error]
         shown[config] = [
-            metric(at, label) for label in ("Spend to date (USD)", "Cost of runs (USD)")
+            metric(at, label)
+            for label in ("Spend (label team) (USD)", "Cost of runs started (USD)")
         ]
     assert shown[bigquery_config] == shown[fleet_config]
     assert shown[bigquery_config][0].startswith("$")

@@ -177,7 +177,7 @@ def test_commitments_page_shows_the_plan(open_page, marts: Marts) -> None:
     saves = marts.one(
         "SELECT sum(recommended_savings_vs_on_demand) FROM commitment_plan WHERE term = '1y'"
     )
-    assert metric(at, "Plan saves vs on demand (USD)") == money(saves)
+    assert metric(at, "Plan savings against on demand, every type and region (USD)") == money(saves)
     frames = [d.value for d in at.dataframe if "recommended_accelerators" in d.value.columns]
     assert len(frames) == 1
     assert len(frames[0]) == marts.one("SELECT count(*) FROM commitment_plan WHERE term = '1y'")

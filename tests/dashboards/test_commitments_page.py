@@ -19,17 +19,17 @@ def test_commitments_page_matches_its_marts(open_page, marts: Marts) -> None:
         "sum(used_accelerator_hours) FROM commitment_utilisation"
     )[0]
     assert fee > 0 and unused > 0
-    assert metric(at, "Commitment fees (USD)") == money(fee)
-    assert metric(at, "Saved vs on-demand (USD)") == money(savings)
+    assert metric(at, "Commitment fee (USD)") == money(fee)
+    assert metric(at, "Commitment savings (USD)") == money(savings)
     assert metric(at, "Unused commitment cost (USD)") == money(unused)
-    assert metric(at, "Utilisation") == f"{used / committed * 100:.1f}%"
+    assert metric(at, "Commitment utilisation") == f"{used / committed * 100:.1f}%"
     reserved = marts.one(
         "SELECT sum(unused_cost) FROM unused_capacity WHERE idle_kind = 'unused_reservation'"
     )
     assert metric(at, "Unused reservation cost (USD)") == money(reserved)
     days = at.dataframe[0].value
     assert len(days) == marts.one("SELECT count(*) FROM commitment_utilisation")
-    assert days["fee_usd"].sum() == fee  # Decimal: every digit
+    assert days["commitment_fee"].sum() == fee  # Decimal: every digit
     assert set(days["teams"]) <= {
         r[0] for r in marts.rows("SELECT DISTINCT teams FROM commitment_utilisation")
     }

@@ -29,10 +29,10 @@ def test_every_grouping_adds_up_to_the_effective_cost(open_page, marts: Marts) -
         at.selectbox(key="x_dimension").set_value(dimension).run()
         assert not at.exception and not at.error, dimension
         frame = at.dataframe[0].value  # the series (or, for credit types, the totals) table
-        assert frame["effective_usd"].sum() == effective, dimension  # Decimal: every digit
+        assert frame["effective_cost"].sum() == effective, dimension  # Decimal: every digit
         if dimension != "credit_type":
             compare = at.dataframe[1].value
-            assert compare["this_period_usd"].sum() == effective, dimension
+            assert compare["effective_cost"].sum() == effective, dimension
 
 
 def test_filters_narrow_the_explorer_to_the_marts(open_page, marts: Marts) -> None:
@@ -41,17 +41,17 @@ def test_filters_narrow_the_explorer_to_the_marts(open_page, marts: Marts) -> No
     at.selectbox(key="x_dimension").set_value("run_team").run()
     at.multiselect(key="x_f_run_team").set_value(["llm"]).run()
     llm_runs = marts.one("SELECT sum(effective_cost) FROM cost_per_run WHERE team = 'llm'")
-    assert at.dataframe[0].value["effective_usd"].sum() == llm_runs
+    assert at.dataframe[0].value["effective_cost"].sum() == llm_runs
     # Label team llm grouped by cost part: the billing rows labelled llm (spend_daily).
     at.multiselect(key="x_f_run_team").set_value([]).run()
     at.multiselect(key="x_f_label_team").set_value(["llm"]).run()
     at.selectbox(key="x_dimension").set_value("cost_part").run()
     label_llm = marts.one("SELECT sum(effective_cost) FROM spend_daily WHERE team = 'llm'")
-    assert at.dataframe[0].value["effective_usd"].sum() == label_llm
+    assert at.dataframe[0].value["effective_cost"].sum() == label_llm
     # The weekly grain keeps the total; periods are dates, never keys.
     at.radio(key="x_grain").set_value("week").run()
     weekly = at.dataframe[0].value
-    assert weekly["effective_usd"].sum() == label_llm
+    assert weekly["effective_cost"].sum() == label_llm
     assert all(isinstance(p, date) for p in weekly["period"])
 
 
@@ -109,7 +109,7 @@ def test_chargeback_page_sums_to_the_bill(open_page, marts: Marts) -> None:
     assert metric(at, "Chargeback (USD)") == money(effective)
     assert metric(at, "Books close") == "yes"
     assert metric(at, "Shared-cost policy") == "proportional"
-    assert at.dataframe[0].value["chargeback_usd"].sum() == effective  # every digit
+    assert at.dataframe[0].value["chargeback"].sum() == effective  # every digit
     assert "__unallocated__" not in set(at.dataframe[0].value["team"])
 
 
@@ -119,7 +119,7 @@ def test_a_hostile_link_shows_the_default_grouping(open_page, marts: Marts) -> N
     assert at.selectbox(key="x_dimension").value == "provider"
     assert at.radio(key="x_grain").value == "day"
     assert not at.query_params  # the default view keeps a clean URL
-    assert at.dataframe[0].value["effective_usd"].sum() == _effective(marts)
+    assert at.dataframe[0].value["effective_cost"].sum() == _effective(marts)
     # A known one is taken as given.
     at = open_page("explorer", {"group": "sku_description", "grain": "month"})
     assert (at.selectbox(key="x_dimension").value, at.radio(key="x_grain").value) == (

@@ -70,17 +70,21 @@ def test_payloads_reaching_the_data_layer_are_bound(
     wide = Filters(date(2000, 1, 1), date(2100, 1, 1))
     for payload in PAYLOADS:
         hostile = Filters(date(2000, 1, 1), date(2100, 1, 1), team=(payload,), project=(payload,))
-        assert data.query("runs_count", hostile, needle="").iloc[0]["runs"] == 0
+        counted = data.named("run_totals", hostile, needle="", group_by=None)
+        assert counted.iloc[0]["runs"] == 0
         # a hostile sort key or dimension reaches SQL only as a bound value matching no CASE branch
-        found = data.query(
-            "runs_table", wide, needle=payload, sort_key=payload, descending=True, row_limit=10_000
+        found = data.named(
+            "top_runs", wide, needle=payload, sort_key=payload, descending=True, row_limit=10_000
         )
         assert len(found) == 0
-        found = data.query(
-            "runs_table", wide, needle="", sort_key=payload, descending=True, row_limit=10_000
+        found = data.named(
+            "top_runs", wide, needle="", sort_key=payload, descending=True, row_limit=10_000
         )
         assert len(found) == runs
-        grouped = data.query("tokens_by", wide, dimension=payload)
+        grouped = data.named(
+            "cost_per_million_tokens_by", wide, dimension=payload, second_dimension=None,
+            by_day=False,
+        )  # fmt: skip
         assert grouped["dimension_value"].tolist() == ["(none)"]
         assert sort_key(payload) == "effective_cost" and dimension(payload) == "model_name"
     assert marts.counts(TABLES) == before

@@ -67,7 +67,7 @@ def downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[dict[str, str]]
 
 def test_cost_per_run_csv_carries_every_decimal(open_page, tiny_config: Path, downloads) -> None:
     open_page("runs", config=tiny_config)
-    cost = {row["run_id"]: row["effective_usd"] for row in downloads["cost_per_run.csv"]}
+    cost = {row["run_id"]: row["effective_cost"] for row in downloads["cost_per_run.csv"]}
     assert cost == {"run-a": "1234567890.123456789", "run-b": "0.000000002"}
 
 
@@ -76,12 +76,12 @@ def test_cost_per_million_tokens_csv_is_exact(open_page, tiny_config: Path, down
     [row] = downloads["cost_per_million_tokens_by_model_name.csv"]
     assert row["model_name"] == "tiny-model"
     # 1234567890.123456789 + 0.000000002
-    assert row["effective_usd"] == "1234567890.123456791"
+    assert row["started_run_cost"] == "1234567890.123456791"
     # tokens: 1,000,000 + 1,500,000 + 500,000 = 3,000,000; 1234567890.123456791 x 1e6 / 3e6
     # = 411522630.041152263666..., truncated to 9 places (the rule of cost_per_million_tokens)
-    assert row["usd_per_million_tokens"] == "411522630.041152263"
+    assert row["cost_per_million_tokens"] == "411522630.041152263"
     # output tokens: 0 + 500,000; 1234567890.123456791 x 1e6 / 5e5 = 1234567890.123456791 x 2
-    assert row["usd_per_million_output_tokens"] == "2469135780.246913582"
+    assert row["cost_per_million_output_tokens"] == "2469135780.246913582"
     # on screen, rounded to the cent for display only
-    assert metric(at, "Cost of those runs (USD)") == "$1,234,567,890.12"
-    assert metric(at, "USD per million tokens") == "$411,522,630.04"
+    assert metric(at, "Cost of runs started (USD)") == "$1,234,567,890.12"
+    assert metric(at, "Cost per million tokens (USD)") == "$411,522,630.04"

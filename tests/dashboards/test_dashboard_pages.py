@@ -18,8 +18,8 @@ def test_overview_matches_the_marts_and_follows_filters(open_page, marts: Marts)
     unallocated, total = marts.rows(
         "SELECT sum(unallocated_idle_cost), sum(effective_cost) FROM idle_capacity"
     )[0]
-    assert metric(at, "Spend to date (USD)") == money(spend)
-    assert metric(at, "Cost of runs (USD)") == money(runs)
+    assert metric(at, "Spend (label team) (USD)") == money(spend)
+    assert metric(at, "Cost of runs started (USD)") == money(runs)
     # no telemetry: allocated idle is unknown, so the share is unallocated idle / cost
     assert metric(at, "Idle share of cost") == f"{float(unallocated / total) * 100:.1f}%"
     assert len(at.get("vega_lite_chart")) >= 2  # top teams, spend trend
@@ -34,8 +34,8 @@ def test_overview_matches_the_marts_and_follows_filters(open_page, marts: Marts)
         "SELECT sum(effective_cost) FROM cost_per_run WHERE team = ? AND CAST(started_at AS DATE) = DATE '2026-10-01'",
         [TEAM],
     )
-    assert metric(at, "Spend to date (USD)") == money(team_spend) != money(spend)
-    assert metric(at, "Cost of runs (USD)") == money(team_runs)
+    assert metric(at, "Spend (label team) (USD)") == money(team_spend) != money(spend)
+    assert metric(at, "Cost of runs started (USD)") == money(team_runs)
     assert {k: str(v).strip("[]'") for k, v in at.query_params.items()} == {
         "team": TEAM,
         "to": "2026-10-01",
@@ -50,14 +50,14 @@ def test_cost_per_run_table_detail_search_and_sort(open_page, marts: Marts) -> N
         "SELECT run_id, effective_cost, mean_utilisation_pct FROM cost_per_run ORDER BY effective_cost DESC, run_id LIMIT 1"
     )[0]
     assert at.dataframe[0].value["run_id"].iloc[0] == top_id
-    assert metric(at, "Run cost (USD)") == money(top_cost)
+    assert metric(at, "Cost of runs (USD)") == money(top_cost)
     assert metric(at, "Mean utilisation") == (
         "no telemetry yet" if util is None else f"{util:,.1f}%"
     )
     resource_cost = marts.one(
         "SELECT sum(effective_cost) FROM run_allocation WHERE run_id = ?", [top_id]
     )
-    assert at.dataframe[1].value["effective_usd"].sum() == resource_cost  # Decimal: every digit
+    assert at.dataframe[1].value["run_cost"].sum() == resource_cost  # Decimal: every digit
     assert len(at.get("vega_lite_chart")) == 1  # cost by resource and hour
 
     at.text_input(key="run_search").set_value(top_id.upper()).run()
@@ -88,7 +88,7 @@ def _per_million(marts: Marts, where: str = "TRUE", params: list | None = None) 
 
 def test_cost_per_million_tokens_matches_its_mart(open_page, marts: Marts) -> None:
     at = open_page("tokens")
-    assert metric(at, "USD per million tokens") == _per_million(marts)
+    assert metric(at, "Cost per million tokens (USD)") == _per_million(marts)
     assert len(at.get("vega_lite_chart")) == 2
     at.selectbox(key="tokens_by").set_value("accelerator_type").run()
     types = marts.rows("SELECT DISTINCT accelerator_type FROM cost_per_million_tokens ORDER BY 1")
@@ -96,7 +96,7 @@ def test_cost_per_million_tokens_matches_its_mart(open_page, marts: Marts) -> No
 
     at = open_page("tokens", {"team": TEAM})
     assert (
-        metric(at, "USD per million tokens")
+        metric(at, "Cost per million tokens (USD)")
         == _per_million(marts, "team = ?", [TEAM])
         != _per_million(marts)
     )
@@ -132,7 +132,7 @@ def _check_budgets(at, marts: Marts, current_only: bool) -> None:
         return
     shown = next(t.value for t in at.dataframe if "budget" in t.value.columns)
     assert shown["budget"].tolist() == [r[0] for r in rows]
-    assert [money(v) for v in shown["spend_usd"]] == [money(r[1]) for r in rows]
+    assert [money(v) for v in shown["spend_to_date"]] == [money(r[1]) for r in rows]
 
 
 def test_efficiency_shows_honest_empty_states(open_page) -> None:
@@ -148,7 +148,7 @@ def test_portfolio_matches_its_marts_and_follows_filters(open_page, marts: Marts
     assert len(at.get("vega_lite_chart")) == 1  # USD per million tokens per class and family
     shown = at.dataframe[0].value
     total = marts.one("SELECT sum(effective_cost) FROM accelerator_portfolio")
-    assert shown["cost_usd"].sum() == total  # Decimal: every digit, managed rows included
+    assert shown["effective_cost"].sum() == total  # Decimal: every digit, managed rows included
     side_by_side = marts.one("SELECT count(*) FROM model_portfolio")
     if side_by_side:
         assert len(at.dataframe[1].value) == side_by_side
@@ -159,7 +159,7 @@ def test_portfolio_matches_its_marts_and_follows_filters(open_page, marts: Marts
     shown = at.dataframe[0].value
     assert set(shown["workload_class"]) <= {"pretraining"}
     assert set(shown["family"]) <= {"H100-80GB"}
-    assert shown["cost_usd"].sum() == marts.one(
+    assert shown["effective_cost"].sum() == marts.one(
         "SELECT coalesce(sum(effective_cost), 0) FROM cost_per_run "
         "WHERE workload_class = 'pretraining' AND accelerator_type = 'H100-80GB'"
     )

@@ -13,7 +13,6 @@ from flopledger.cli.main import build_parser
 from flopledger.dashboards import charts
 from flopledger.dashboards.components import csv_text, money
 from flopledger.dashboards.filters import Filters, from_url, to_url
-from flopledger.dashboards.views.overview import projection
 from tests.conftest import HANG_S
 
 LO, HI = date(2026, 10, 1), date(2026, 10, 31)
@@ -62,29 +61,33 @@ def _axes(chart) -> dict[str, str]:
 
 def test_charts_say_their_units() -> None:
     spend = pd.DataFrame(
-        {"day": pd.to_datetime(["2026-10-01"]), "category": ["accelerator"], "effective_usd": [1.0]}
+        {
+            "day": pd.to_datetime(["2026-10-01"]),
+            "category": ["accelerator"],
+            "effective_cost": [1.0],
+        }
     )
     assert _axes(charts.spend_trend(spend)) == {"x": "Day (UTC)", "y": "Effective cost (USD)"}
     hours = pd.DataFrame(
         {
             "hour": pd.to_datetime(["2026-10-01 03:00"]),
             "resource_name": ["a"],
-            "effective_usd": [2.0],
+            "run_cost": [2.0],
         }
     )
-    assert _axes(charts.run_hours(hours)) == {"x": "Hour (UTC)", "y": "Allocated cost (USD)"}
+    assert _axes(charts.run_hours(hours)) == {"x": "Hour (UTC)", "y": "Cost of runs (USD)"}
     heat = pd.DataFrame(
         {
             "weekday": [4],
             "hour_of_day": [3],
-            "unallocated_idle_share": [0.5],
-            "unallocated_idle_usd": [9.0],
+            "unallocated_idle_share_of_hours": [0.5],
+            "unallocated_idle_cost": [9.0],
         }
     )
     spec = charts.idle_heatmap(heat).to_dict()
     assert spec["mark"]["type"] == "rect" and spec["encoding"]["x"]["title"] == "Hour of day (UTC)"
-    tokens = pd.DataFrame({"dimension_value": ["m"], "usd_per_million_tokens": [1.5]})
-    assert _axes(charts.tokens_bars(tokens, "Model"))["x"] == "USD per million tokens"
+    tokens = pd.DataFrame({"dimension_value": ["m"], "cost_per_million_tokens": [1.5]})
+    assert _axes(charts.tokens_bars(tokens, "Model"))["x"] == "Cost per million tokens (USD)"
 
 
 def test_money_is_exact_in_csv_and_rounded_on_screen() -> None:
@@ -102,23 +105,17 @@ def test_money_is_exact_in_csv_and_rounded_on_screen() -> None:
     assert money(D("-0.004")) == "-$0.00"
 
 
-def test_month_projection_stays_exact() -> None:
-    # 1000.000000001 + 700.000000007 / 7 days x 10 days left = 1000.000000001 + 1000.00000001
-    assert projection(D("1000.000000001"), D("700.000000007"), 7, 10) == D("2000.000000011")
-    assert projection(D("0E-9"), D("0E-9"), float("nan"), float("nan")) is None  # no spend yet
-
-
 def test_charts_draw_decimal_money_as_numbers() -> None:
     spend = pd.DataFrame(
         {
             "day": pd.to_datetime(["2026-10-01"]),
             "category": ["accelerator"],
-            "effective_usd": [D("1234567890.123456789")],
+            "effective_cost": [D("1234567890.123456789")],
         }
     )
     [rows] = charts.spend_trend(spend).to_dict()["datasets"].values()
-    assert rows[0]["effective_usd"] == 1234567890.1234567  # a float for drawing only
-    assert spend["effective_usd"][0] == D("1234567890.123456789")  # the frame keeps every digit
+    assert rows[0]["effective_cost"] == 1234567890.1234567  # a float for drawing only
+    assert spend["effective_cost"][0] == D("1234567890.123456789")  # the frame keeps every digit
 
 
 def test_dashboard_command_binds_localhost_and_passes_the_config(tmp_path: Path) -> None:

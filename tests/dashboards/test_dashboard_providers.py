@@ -65,20 +65,25 @@ def test_overview_shows_each_provider(open_page, two_clouds: Path, two: Marts) -
     assert D("1865.045333334") == AWS_BILL
     at = open_page("overview", config=two_clouds)
     assert "By provider" in [h.value for h in at.subheader]
-    rows = _frame(at, "accelerator_usd").set_index("provider")
+    rows = _frame(at, "accelerator_cost").set_index("provider")
     assert sorted(rows.index) == ["AWS", "gcp"]
     aws, gcp = rows.loc["AWS"], rows.loc["gcp"]
-    assert (aws["billed_usd"], aws["credits_usd"], aws["effective_usd"]) == (AWS_BILL, 0, AWS_BILL)
-    assert (aws["paid_hours"], aws["accelerator_usd"]) == (AWS_PAID_HOURS, AWS_ACCELERATOR)
+    assert (aws["billed_cost"], aws["credits"], aws["effective_cost"]) == (AWS_BILL, 0, AWS_BILL)
+    assert (aws["paid_accelerator_hours"], aws["accelerator_cost"]) == (
+        AWS_PAID_HOURS,
+        AWS_ACCELERATOR,
+    )
     gcp_spend = two.one("SELECT sum(effective_cost) FROM spend_daily WHERE provider = 'gcp'")
-    assert gcp["effective_usd"] == gcp_spend
+    assert gcp["effective_cost"] == gcp_spend
     # the providers add up to the headline, to the last digit
-    assert metric(at, "Spend to date (USD)") == money(AWS_BILL + gcp_spend)
+    assert metric(at, "Spend (label team) (USD)") == money(AWS_BILL + gcp_spend)
     aws_runs, aws_cost = two.rows(
         "SELECT count(*), sum(effective_cost) FROM cost_per_run WHERE run_id LIKE 'aws-%'"
     )[0]
-    assert aws_runs > 0 and (aws["runs"], aws["run_cost_usd"]) == (aws_runs, aws_cost)
-    assert metric(at, "Cost of runs (USD)") == money(aws["run_cost_usd"] + gcp["run_cost_usd"])
+    assert aws_runs > 0 and (aws["runs"], aws["started_run_cost"]) == (aws_runs, aws_cost)
+    assert metric(at, "Cost of runs started (USD)") == money(
+        aws["started_run_cost"] + gcp["started_run_cost"]
+    )
     top_runs = _frame(at, "workload_class")
     assert {p for r, p in zip(top_runs["run_id"], top_runs["provider"], strict=True)
             if r.startswith("aws-")} <= {"AWS"}  # fmt: skip
@@ -87,10 +92,10 @@ def test_overview_shows_each_provider(open_page, two_clouds: Path, two: Marts) -
 
 def test_provider_filter_from_the_url(open_page, two_clouds: Path, two: Marts) -> None:
     at = open_page("overview", {"provider": "AWS"}, config=two_clouds)
-    assert metric(at, "Spend to date (USD)") == money(AWS_BILL) == "$1,865.05"
+    assert metric(at, "Spend (label team) (USD)") == money(AWS_BILL) == "$1,865.05"
     assert metric(at, "Credits (USD)") == "$0.00"
     aws_cost = two.one("SELECT sum(effective_cost) FROM cost_per_run WHERE run_id LIKE 'aws-%'")
-    assert metric(at, "Cost of runs (USD)") == money(aws_cost)
+    assert metric(at, "Cost of runs started (USD)") == money(aws_cost)
     assert _url(at) == {"provider": "AWS"}  # kept in the URL, as chosen
 
     at = open_page("idle", {"provider": "AWS"}, config=two_clouds)
@@ -116,12 +121,12 @@ def test_unknown_providers_in_the_url_are_dropped(open_page, two_clouds: Path) -
 def test_idle_page_breaks_down_by_provider(open_page, two_clouds: Path, two: Marts) -> None:
     at = open_page("idle", config=two_clouds)
     by = _frame(at, "provider").set_index("provider")
-    assert by.loc["AWS", "effective_usd"] == AWS_ACCELERATOR
-    assert by.loc["AWS", "paid_hours"] == AWS_PAID_HOURS
+    assert by.loc["AWS", "accelerator_cost"] == AWS_ACCELERATOR
+    assert by.loc["AWS", "paid_accelerator_hours"] == AWS_PAID_HOURS
     gcp_idle = two.one(
         "SELECT sum(unallocated_idle_cost) FROM idle_capacity WHERE provider = 'gcp'"
     )
-    assert by.loc["gcp", "unallocated_idle_usd"] == gcp_idle
+    assert by.loc["gcp", "unallocated_idle_cost"] == gcp_idle
     assert len(at.get("vega_lite_chart")) == 4  # by provider, type, project; heatmap
 
 
@@ -158,7 +163,7 @@ def test_explorer_groups_every_provider(open_page, two_clouds: Path, two: Marts)
     its whole bill and the groups add up to spend_daily's effective cost."""
     at = open_page("explorer", config=two_clouds)
     series = at.dataframe[0].value
-    by = series.groupby("Provider")["effective_usd"].sum()
+    by = series.groupby("Provider")["effective_cost"].sum()
     assert by["AWS"] == AWS_BILL
     assert by.sum() == two.one("SELECT sum(effective_cost) FROM spend_daily")
 
@@ -170,11 +175,11 @@ def test_chargeback_splits_each_providers_bill(open_page, two_clouds: Path) -> N
     at = open_page("chargeback", config=two_clouds)
     by = _frame(at, "provider").set_index("provider")
     aws = by.loc["AWS"]
-    assert (aws["billed_usd"], aws["credits_usd"], aws["effective_usd"]) == (AWS_BILL, 0, AWS_BILL)
-    assert aws["shared_usd"] == 2 * D("10.922666667")
-    assert aws["run_cost_usd"] + aws["idle_usd"] == AWS_ACCELERATOR
-    assert aws["unused_commitment_usd"] == aws["unused_reservation_usd"] == 0
-    assert metric(at, "Chargeback (USD)") == money(by["effective_usd"].sum())
+    assert (aws["billed_cost"], aws["credits"], aws["effective_cost"]) == (AWS_BILL, 0, AWS_BILL)
+    assert aws["shared_cost"] == 2 * D("10.922666667")
+    assert aws["run_cost"] + aws["unallocated_idle_cost"] == AWS_ACCELERATOR
+    assert aws["unused_commitment_cost"] == aws["unused_reservation_cost"] == 0
+    assert metric(at, "Chargeback (USD)") == money(by["effective_cost"].sum())
 
 
 METRIC = '[data-testid="stMetric"]'

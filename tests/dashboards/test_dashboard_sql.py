@@ -1,10 +1,11 @@
 """Parameters are bound by name, and exactly the ones each SQL file uses; DuckDB stays behind
 the warehouse's Reader.
 
-Every `data.query("<name>", ...)` call under dashboards/ is read from the source: the names it
-binds (its keywords, plus the seven filter parameters when it passes the filters) must be the
-`$name`s of that query's SQL with its fragments spliced in. A misnamed, missing or extra
-parameter on either side fails here, before any page is loaded.
+Every `data.query("<name>", ...)` and `data.named("<name>", ...)` call under dashboards/ is read
+from the source: the names it binds (its keywords, plus the seven filter parameters when it
+passes the filters) must be the `$name`s of that query's SQL (a dashboard query with its
+fragments spliced in; a named query of models/queries). A misnamed, missing or extra parameter
+on either side fails here, before any page is loaded.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from flopledger import models
 from flopledger.dashboards import data, queries
 from flopledger.dashboards.filters import Filters
 
@@ -33,18 +35,21 @@ EXPLORER_NAMES = {
 }  # fmt: skip
 
 
-def _is_query_call(node: ast.AST) -> bool:
+def _call_kind(node: ast.AST) -> str | None:
+    """'query' or 'named' for a call of the data layer's query functions, else None."""
     if not isinstance(node, ast.Call):
-        return False
+        return None
     func = node.func
-    if isinstance(func, ast.Name):
-        return func.id == "query"
-    return (
+    if isinstance(func, ast.Name) and func.id in ("query", "named"):
+        return func.id
+    if (
         isinstance(func, ast.Attribute)
-        and func.attr == "query"
+        and func.attr in ("query", "named")
         and isinstance(func.value, ast.Name)
         and func.value.id == "data"
-    )
+    ):
+        return func.attr
+    return None
 
 
 def _bound(call: ast.Call, where: str) -> tuple[str, set[str]]:
@@ -61,16 +66,22 @@ def _bound(call: ast.Call, where: str) -> tuple[str, set[str]]:
     return first.value, names
 
 
-def _bindings() -> dict[str, list[tuple[str, set[str]]]]:
-    """Query name -> (where, names bound) for every query call under dashboards/."""
+def _bindings(kind: str = "query") -> dict[str, list[tuple[str, set[str]]]]:
+    """Query name -> (where, names bound) for every `kind` call under dashboards/."""
     found: dict[str, list[tuple[str, set[str]]]] = defaultdict(list)
     for path in sorted(DASHBOARDS.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if _is_query_call(node):
+            if _call_kind(node) == kind:
+                assert isinstance(node, ast.Call)
                 where = f"{path.relative_to(DASHBOARDS.parent)}:{node.lineno}"
                 name, names = _bound(node, where)
                 found[name].append((where, names))
     return found
+
+
+def named_queries_run() -> list[str]:
+    """The named queries (models/queries) the pages run, sorted."""
+    return sorted(_bindings("named"))
 
 
 def _sql_names(name: str) -> set[str]:
@@ -90,9 +101,25 @@ def test_every_sql_file_takes_exactly_the_names_the_code_binds() -> None:
     assert wrong == []
 
 
+def test_every_named_query_a_page_runs_takes_exactly_the_names_it_binds() -> None:
+    """A named query given the filters binds those of the seven it takes (idle capacity has no
+    team); every other name is a keyword, and exactly the rest of its parameters."""
+    bindings = _bindings("named")
+    assert bindings, "the pages run the figures' owning queries"
+    wrong = []
+    for name, calls in bindings.items():
+        used = models.QUERIES.file(name).params_used()
+        for where, names in calls:
+            given_filters = names >= FILTER_NAMES
+            bound = (names - FILTER_NAMES) | (used & FILTER_NAMES) if given_filters else names
+            if bound != used:
+                wrong.append(f"{where}: {name} binds {sorted(bound)}, its SQL takes {sorted(used)}")
+    assert wrong == []
+
+
 def test_the_filters_bind_the_seven_filter_names() -> None:
     assert set(Filters(date(2026, 10, 1), date(2026, 10, 2)).params()) == FILTER_NAMES
-    assert _sql_names("idle_totals") == FILTER_NAMES  # the filters alone, from one fragment
+    assert _sql_names("spend_trend") == FILTER_NAMES  # the filters alone, from the fragments
 
 
 def test_no_sql_file_binds_by_position() -> None:
@@ -103,7 +130,7 @@ def test_no_sql_file_binds_by_position() -> None:
 def test_a_wrongly_named_parameter_is_refused_before_the_warehouse() -> None:
     wide = Filters(date(2026, 10, 1), date(2026, 10, 2))
     with pytest.raises(TypeError, match="missing parameters \\['needle'\\]"):
-        data.query("runs_count", wide)
+        data.named("run_totals", wide, group_by=None)
     with pytest.raises(TypeError, match="unknown \\['run'\\]"):
         data.query("run_detail", run="run-1", run_id="run-1")
 

@@ -48,3 +48,7 @@ def test_the_headline_names_each_idle_share(idle_fleet):
         "idle share of cost 58.3% (unallocated + allocated idle, of the same cost)",
         "unallocated idle share of hours 50.0% (of 16 paid accelerator-hours)",
     ]
+
+
+def test_every_figure_with_a_unit_says_how_it_is_rounded():
+    assert [f.key for f in FIGURES if bool(f.unit) != bool(f.rounding)] == []

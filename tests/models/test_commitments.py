@@ -429,12 +429,13 @@ def test_idle_figures_keep_unused_commitment_and_reservation_out_of_the_shares(b
         gpu("2026-10-01 00", 80, resource="res-h100", system_labels=reservation),
     ]
     b = books.build(billing, [run("r", "2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z")])
-    every = {"project": None, "window_start": None, "window_end": None}
+    every = {"start_day": None, "end_day": None, "providers": [], "projects": [],
+             "accelerators": [], "group_by": None}  # fmt: skip
     row = b.warehouse.query(query_sql("idle_figures"), every).to_pylist()[0]
     assert (row["accelerator_cost"], row["unallocated_idle_cost"],
             row["unallocated_idle_share_of_cost"]) == (D("80"), D("0"), 0.0)  # fmt: skip
     assert (row["unused_commitment_cost"], row["unused_reservation_cost"]) == (D("40"), D("80"))
-    elsewhere = {**every, "project": "elsewhere"}
+    elsewhere = {**every, "projects": ["elsewhere"]}
     other = b.warehouse.query(query_sql("idle_figures"), elsewhere).to_pylist()[0]
     assert (other["unused_commitment_cost"], other["unused_reservation_cost"]) == (0, 0)
     assert_books_close(b)

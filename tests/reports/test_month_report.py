@@ -117,7 +117,7 @@ def test_totals_equal_spend_monthly_and_team_chargeback(fleet: Path) -> None:
             (
                 r["billing_account_id"],
                 r["currency"],
-                r["effective_cost"],
+                r["invoiced_cost"],
                 r["effective_cost_in_currency"],
             )
             for r in report.invoice
@@ -130,24 +130,25 @@ def test_totals_equal_spend_monthly_and_team_chargeback(fleet: Path) -> None:
         )
         reported = {r["team"]: r for r in report.chargeback}
         assert charged and all(
-            reported[r["team"]]["total_cost"] == r["total_cost"] for r in charged
+            reported[r["team"]]["chargeback"] == r["total_cost"] for r in charged
         )
         # A team charged only the month before stands with 0 and its earlier total.
         extra = set(reported) - {r["team"] for r in charged}
         assert all(
-            reported[t]["total_cost"] == 0 and reported[t]["previous_total_cost"] for t in extra
+            reported[t]["chargeback"] == 0 and reported[t]["previous_chargeback"] for t in extra
         )
         assert report.chargeback_total() == sum(r["total_cost"] for r in charged)
         for r in report.chargeback:  # the parts shown add up to what the team is charged
-            shown = ("allocated_cost", "idle_cost_shared", "unused_capacity_shared", "shared_cost")
-            assert sum(r[k] for k in shown) == r["total_cost"]
+            shown = ("run_cost", "idle_cost_shared", "unused_commitment_shared",
+                     "unused_reservation_shared", "shared_cost")  # fmt: skip
+            assert sum(r[k] for k in shown) == r["chargeback"]
         # The books' split of each account adds up to its invoice figure in USD.
         for split in report.split:
             parts = sum(split[part] for part in SPLIT_PARTS)
             inv = next(
                 r for r in report.invoice if r["billing_account_id"] == split["billing_account_id"]
             )
-            assert parts == split["effective_cost"] == inv["effective_cost"]
+            assert parts == split["effective_cost"] == inv["invoiced_cost"]
 
 
 def test_the_command_writes_csv_and_a_page_then_revises_after_a_late_row(
@@ -164,11 +165,11 @@ def test_the_command_writes_csv_and_a_page_then_revises_after_a_late_row(
     expected = _rows(
         fleet, "SELECT sum(effective_cost) AS e FROM spend_monthly WHERE invoice_month = '202610'"
     )[0]["e"]
-    assert sum(Decimal(r["effective_cost"]) for r in invoice_csv) == expected
-    assert all("E" not in r["effective_cost"] for r in invoice_csv)
+    assert sum(Decimal(r["invoiced_cost"]) for r in invoice_csv) == expected
+    assert all("E" not in r["invoiced_cost"] for r in invoice_csv)
     chargeback_csv = _csv(r1 / "chargeback.csv")
     assert (
-        sum(Decimal(r["total_cost"]) for r in chargeback_csv)
+        sum(Decimal(r["chargeback"]) for r in chargeback_csv)
         == _rows(
             fleet,
             "SELECT sum(total_cost) AS t FROM team_chargeback WHERE month = DATE '2026-10-01'",
@@ -470,13 +471,13 @@ def test_two_accounts_two_currencies_hand_worked(project_dir: Path) -> None:
     report = read_month(lambda sql, p: books.rows(sql, p), parse_month("2026-10"))
     invoice = {r["billing_account_id"]: r for r in report.invoice}
     assert invoice["A-USD"]["effective_cost_in_currency"] == Decimal("8.00")
-    assert invoice["A-USD"]["effective_cost"] == Decimal("8.00")
+    assert invoice["A-USD"]["invoiced_cost"] == Decimal("8.00")
     assert (invoice["B-EUR"]["currency"], invoice["B-EUR"]["effective_cost_in_currency"]) == (
         "EUR",
         Decimal("8.10"),
     )
     assert invoice["B-EUR"]["billed_cost"] == Decimal("10.00")
-    assert invoice["B-EUR"]["effective_cost"] == Decimal("9.00")
+    assert invoice["B-EUR"]["invoiced_cost"] == Decimal("9.00")
     split = {r["billing_account_id"]: r for r in report.split}
     assert (split["A-USD"]["run_cost"], split["A-USD"]["unallocated_idle_cost"]) == (
         0,
@@ -495,16 +496,17 @@ def test_hostile_names_are_text_in_the_page_and_the_csv(tmp_path: Path) -> None:
 
     evil = '=HYPERLINK("http://x.invalid")<script>alert(1)</script>'
     month = parse_month("2026-10")
-    money = {"allocated_cost": D1, "idle_cost_shared": D0, "shared_cost": D0, "total_cost": D1}
+    money = {"run_cost": D1, "idle_cost_shared": D0, "unused_commitment_shared": D0,
+             "unused_reservation_shared": D0, "shared_cost": D0, "chargeback": D1}  # fmt: skip
     report = MonthReport(
         month=month,
         invoice=[],
         split=[],
         idle={},
-        chargeback=[{"team": evil, "policy": "even", **money, "previous_total_cost": None}],
+        chargeback=[{"team": evil, "policy": "even", **money, "previous_chargeback": None}],
         runs=[],
         groups=[
-            {"grouping": "experiment", "name": evil, "month": month, "effective_cost": D1,
+            {"grouping": "experiment", "name": evil, "month": month, "started_run_cost": D1,
              "tokens": 0, "runs": 1},
         ],
         budgets=[],
@@ -514,5 +516,5 @@ def test_hostile_names_are_text_in_the_page_and_the_csv(tmp_path: Path) -> None:
     page = written.page.read_text()
     assert "<script>alert" not in page and "&lt;script&gt;" in page
     rows = _csv(written.folder / "chargeback.csv")
-    assert rows[0]["team"] == "'" + evil and rows[0]["total_cost"] == "1.50"
+    assert rows[0]["team"] == "'" + evil and rows[0]["chargeback"] == "1.50"
     assert _csv(written.folder / "movers.csv")[0]["name"] == "'" + evil

@@ -1,12 +1,15 @@
-"""Spend to date and a run-rate forecast to the end of a budget period.
+"""The figures "Spend to date" and "Forecast" (figures/__init__.py): a run-rate forecast to the
+end of a period, the one method budgets (budget_status, its alerts) and the Overview's month
+forecast use. Kept in Python beside the figures table because both callers hand it a daily
+spend series: a budget its scope's, the Overview its filters'.
 
 Method (docs/budgets.md): the run rate is the mean daily spend over the last
 `window_days` complete UTC days before the as-of day, counting only days on or after
-the first day the warehouse has data for. The window may reach back before the period
-starts, so a partial first week (or month) is forecast from the days just before it. The
-forecast is the period's spend on complete days plus the run rate times the days left
-(the as-of day included), and never less than the spend to date. A closed period's
-forecast is its spend.
+the first day the warehouse has data for, rounded half-even to the nano-dollar. The window
+may reach back before the period starts, so a partial first week (or month) is forecast from
+the days just before it. The forecast is the period's spend on complete days plus the run rate
+times the days left (the as-of day included), and never less than the spend to date. A closed
+period's forecast is its spend.
 """
 
 from __future__ import annotations
@@ -15,11 +18,41 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal
-
-from flopledger.budgets.periods import Period
+from typing import Protocol
 
 NANO = Decimal("0.000000001")
+DEFAULT_WINDOW_DAYS = 7  # budgets.yaml's forecast_window_days unless it says otherwise
 ZERO = Decimal(0)
+
+
+class Period(Protocol):
+    """A span of UTC days: a budget's period (budgets/periods.py), or a calendar month."""
+
+    @property
+    def start(self) -> date: ...  # first day
+
+    @property
+    def end(self) -> date: ...  # first day after
+
+    @property
+    def last_day(self) -> date: ...
+
+
+@dataclass(frozen=True)
+class Month:
+    """The calendar month of a day, as a Period."""
+
+    start: date
+    end: date
+
+    @classmethod
+    def of(cls, day: date) -> Month:
+        first = day.replace(day=1)
+        return cls(first, (first + timedelta(days=32)).replace(day=1))
+
+    @property
+    def last_day(self) -> date:
+        return self.end - timedelta(days=1)
 
 
 @dataclass(frozen=True)
