@@ -124,7 +124,7 @@ def test_the_wheel_adds_one_top_level_name_holding_every_file_of_every_room(whee
         "flopledger/models/checks/books_close.sql",  # a declared check's SQL
         "flopledger/models/marts/books.sql",
         "flopledger/dashboards/app.py",  # `flopledger dashboard` runs it as a file
-        "flopledger/dashboards/sql/spend_totals.sql",
+        "flopledger/dashboards/sql/spend_trend.sql",
     ):
         assert read_at_run_time in packaged
 
