@@ -1,5 +1,5 @@
-"""egress_daily and spend_daily's network category read the network SKUs from
-network_sku_patterns: real GCP SKU wordings, old and new, by hand."""
+"""egress_daily and spend_daily's network category read each billing row's stored network
+traffic (collectors/sku_rules.csv's network rules): real GCP SKU wordings, old and new, by hand."""
 
 from decimal import Decimal as D
 
