@@ -18,7 +18,7 @@ DAYS = ("start_day", "end_day")
 def unfiltered(name: str, **params: Any) -> dict[str, Any]:
     """The parameters of the named query over all of the warehouse: no day bound (null), no
     filter (empty lists), then `params`."""
-    used = QUERIES.file(name).params_used()
+    used = QUERIES.params(name)
     return {
         **{k: None for k in DAYS if k in used},
         **{k: [] for k in FILTER_LISTS if k in used},

@@ -15,9 +15,9 @@ or budgets show too is computed by its one owning query in models/queries (figur
 names it), run here by `named()`: the page shows the number they show, never a second copy. Parameters are bound by name
 (`$name`, a dict), never by position. The sidebar filters are defined once: the fragment
 `sql/fragments/filter_values.sql` types the seven filter parameters (`Filters.params()`), and
-one fragment per source table (`runs_in_filters`, `spend_in_filters`, `idle_days_in_filters`,
-...) says which filters apply to it and how. A query reads a fragment as a table
-(`FROM runs_in_filters AS r`) and the loader splices the fixed fragment text in, so a new
+one fragment per source table (`spend_in_filters`, `idle_days_in_filters`, ...; the runs' is
+models/queries/fragments/runs_in_filters.sql) says which filters apply to it and how. A query
+reads a fragment as a table (`FROM spend_in_filters AS s`) and the loader splices the fixed fragment text in, so a new
 filter is one parameter, one line in `filter_values`, and one predicate per source fragment.
 `query()` and `named()` refuse parameters other than the ones the SQL uses.
 
@@ -148,7 +148,7 @@ def named(name: str, filters: Filters | None = None, **params: Any) -> pd.DataFr
     """Run models/queries/<name>.sql, the query that owns a figure (the CLI, the month report
     and budgets run it too), binding those of the filters' parameters it takes (when given:
     idle capacity has no team, say) and `params`."""
-    wanted = models.QUERIES.file(name).params_used()
+    wanted = models.QUERIES.params(name)
     chosen = filters.params() if filters is not None else {}
     bound = {**{k: v for k, v in chosen.items() if k in wanted}, **params}
     if set(bound) != wanted:

@@ -2,7 +2,7 @@
 (models/sql_files.py), fragments spliced in.
 
 A fragment (`dashboards/sql/fragments/<name>.sql`) is one SELECT that a query reads as if it
-were a table: `FROM runs_in_filters AS r`; the loader puts it in as a subquery (a fragment may
+were a table: `FROM spend_in_filters AS s`; the loader puts it in as a subquery (a fragment may
 read other fragments), so every file stays a plain, parseable SELECT in DuckDB's dialect. Values
 reach SQL only as named parameters (`$name`), and `check()` holds the code to binding exactly the
 names a query's SQL uses.

@@ -117,11 +117,12 @@ def intermediate_tables() -> frozenset[str]:
 
 
 def query_sql(name: str) -> str:
-    """The text of models/queries/<name>.sql. A name that is not a query file is refused."""
+    """The statement of models/queries/<name>.sql, its fragments spliced in (comments dropped).
+    A name that is not a query file is refused."""
     file = QUERIES.file(name)
     if file.kind != "query":
         raise ValueError(f"{file.path}: a query starts with '-- @query:'")
-    return file.text
+    return QUERIES.text(name)
 
 
 _EXPORT_TABLE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9:.-]*\.\w+\.\w+", re.ASCII)

@@ -56,7 +56,7 @@ def _probes(f: Filters) -> None:
 
 def _mfu(f: Filters) -> None:
     st.subheader("MFU distribution")
-    runs = data.query("mfu_runs", f)
+    runs = data.named("mfu_runs", f)
     if runs.empty:
         empty_state(*NO_MFU)
         return

@@ -1,17 +1,10 @@
--- @query: Cost per million tokens of the runs with tokens (cost_per_run) that started (else were
---   submitted: run_day) on a UTC day in [$start_day, $end_day] (null: no bound), in the filters:
+-- @query: Cost per million tokens of the runs with tokens in the filters (fragments/
+--   runs_in_filters.sql: started, else submitted, on a UTC day in [$start_day, $end_day]):
 --   one row per value of $dimension (and of $second_dimension, and per day with $by_day), or one
 --   row for all of them ($dimension null; its dimension_value is then null). The cost of those
 --   runs (started_run_cost), their tokens (in + out) and output tokens, and the rate by the rule
 --   of cost_per_million_tokens: nano-dollars x 1e6 // tokens, an exact DECIMAL truncated to 9
 --   places. The one query of the figure: the CLI, the tokens page and the month report run it.
--- @param start_day: the first UTC day (DATE, inclusive); null for no bound.
--- @param end_day: the last UTC day (DATE, inclusive); null for no bound.
--- @param providers: the providers chosen (VARCHAR[]; empty: all).
--- @param teams: the run-owner teams chosen (VARCHAR[]; empty: all).
--- @param projects: the projects chosen (VARCHAR[]; empty: all).
--- @param classes: the workload classes chosen (VARCHAR[]; empty: all).
--- @param accelerators: the accelerator types chosen (VARCHAR[]; empty: all).
 -- @param dimension: model_name, experiment_id, team, workload_class, accelerator_type or
 --   project_id (callers whitelist it); null for one row over every run.
 -- @param second_dimension: a second column of the same list to group by (second_value); null
@@ -41,15 +34,8 @@ WITH chosen AS (
         coalesce(r.tokens_in, 0) + coalesce(r.tokens_out, 0) AS tokens,
         r.tokens_out,
         r.effective_cost
-    FROM cost_per_run AS r
+    FROM runs_in_filters AS r
     WHERE coalesce(r.tokens_in, 0) + coalesce(r.tokens_out, 0) > 0
-      AND (CAST($start_day AS DATE) IS NULL OR r.run_day >= CAST($start_day AS DATE))
-      AND (CAST($end_day AS DATE) IS NULL OR r.run_day <= CAST($end_day AS DATE))
-      AND (array_length(CAST($providers AS VARCHAR[])) = 0 OR list_contains(CAST($providers AS VARCHAR[]), r.provider))
-      AND (array_length(CAST($teams AS VARCHAR[])) = 0 OR list_contains(CAST($teams AS VARCHAR[]), r.team))
-      AND (array_length(CAST($projects AS VARCHAR[])) = 0 OR list_contains(CAST($projects AS VARCHAR[]), r.project_id))
-      AND (array_length(CAST($classes AS VARCHAR[])) = 0 OR list_contains(CAST($classes AS VARCHAR[]), r.workload_class))
-      AND (array_length(CAST($accelerators AS VARCHAR[])) = 0 OR list_contains(CAST($accelerators AS VARCHAR[]), r.accelerator_type))
 ),
 grouped AS (
     SELECT

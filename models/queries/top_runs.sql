@@ -1,18 +1,9 @@
--- @query: The runs (cost_per_run) that started (else were submitted: run_day) on a UTC day in
---   [$start_day, $end_day] (null: no bound), in the filters, whose run id, job id, model or
---   experiment contains $needle, sorted by a whitelisted key (ties by run id) and limited. Money
+-- @query: The runs the filters and the search find (fragments/runs_found.sql: started, else
+--   submitted, on a UTC day in [$start_day, $end_day], in the filters, with $needle in the run
+--   id, job id, model or experiment), sorted by a whitelisted key (ties by run id) and limited. Money
 --   keys sort on their exact DECIMAL, the other keys on DOUBLE: for a given key one of the two
 --   values is NULL on every row, so it orders nothing. The one query of the top runs: the CLI,
 --   the Overview and Runs pages and the month report run it.
--- @param start_day: the first UTC day (DATE, inclusive); null for no bound.
--- @param end_day: the last UTC day (DATE, inclusive); null for no bound.
--- @param providers: the providers chosen (VARCHAR[]; empty: all).
--- @param teams: the run-owner teams chosen (VARCHAR[]; empty: all).
--- @param projects: the projects chosen (VARCHAR[]; empty: all).
--- @param classes: the workload classes chosen (VARCHAR[]; empty: all).
--- @param accelerators: the accelerator types chosen (VARCHAR[]; empty: all).
--- @param needle: the search text (trimmed, lower case; '' matches every run). strpos, not LIKE:
---   the text is never a pattern.
 -- @param sort_key: the whitelisted column to sort by: effective_cost, cost_per_million_tokens,
 --   accelerator_hours, queue_seconds, started_at, mean_utilisation_pct or mfu_spec_pct.
 -- @param descending: true to sort highest first (nulls last either way).
@@ -32,19 +23,7 @@ WITH keyed AS (
             WHEN 'mfu_spec_pct' THEN r.mfu_spec_pct
         END AS other_sort,
         CAST($descending AS BOOLEAN) AS descending
-    FROM cost_per_run AS r
-    WHERE (CAST($start_day AS DATE) IS NULL OR r.run_day >= CAST($start_day AS DATE))
-      AND (CAST($end_day AS DATE) IS NULL OR r.run_day <= CAST($end_day AS DATE))
-      AND (array_length(CAST($providers AS VARCHAR[])) = 0 OR list_contains(CAST($providers AS VARCHAR[]), r.provider))
-      AND (array_length(CAST($teams AS VARCHAR[])) = 0 OR list_contains(CAST($teams AS VARCHAR[]), r.team))
-      AND (array_length(CAST($projects AS VARCHAR[])) = 0 OR list_contains(CAST($projects AS VARCHAR[]), r.project_id))
-      AND (array_length(CAST($classes AS VARCHAR[])) = 0 OR list_contains(CAST($classes AS VARCHAR[]), r.workload_class))
-      AND (array_length(CAST($accelerators AS VARCHAR[])) = 0 OR list_contains(CAST($accelerators AS VARCHAR[]), r.accelerator_type))
-      AND ($needle = ''
-           OR strpos(lower(r.run_id), $needle) > 0
-           OR strpos(lower(coalesce(r.job_id, '')), $needle) > 0
-           OR strpos(lower(coalesce(r.model_name, '')), $needle) > 0
-           OR strpos(lower(coalesce(r.experiment_id, '')), $needle) > 0)
+    FROM runs_found AS r
 )
 SELECT
     r.run_id,

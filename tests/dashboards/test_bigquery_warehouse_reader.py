@@ -207,7 +207,7 @@ def _copied(fleet_config: Path, warehouse: BigQueryWarehouse, name: str) -> Path
 def _params(name: str) -> dict[str, Any]:
     if name in NAMED:
         values = {**VALUES, **NAMED_VALUES, "group_by": GROUP_BY.get(name)}
-        return {p: values.get(p, []) for p in models.QUERIES.file(name).params_used()}
+        return {p: values.get(p, []) for p in models.QUERIES.params(name)}
     return {p: {**VALUES, **NAMED_VALUES}.get(p, []) for p in queries.params(name)}
 
 

@@ -108,7 +108,7 @@ def test_every_named_query_a_page_runs_takes_exactly_the_names_it_binds() -> Non
     assert bindings, "the pages run the figures' owning queries"
     wrong = []
     for name, calls in bindings.items():
-        used = models.QUERIES.file(name).params_used()
+        used = models.QUERIES.params(name)
         for where, names in calls:
             given_filters = names >= FILTER_NAMES
             bound = (names - FILTER_NAMES) | (used & FILTER_NAMES) if given_filters else names

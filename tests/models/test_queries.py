@@ -200,7 +200,7 @@ def test_callers_bind_exactly_the_query_parameters(built: Built, name: str) -> N
     bound = [set(params or {}) for text, params in built.calls if text == sql]
     # A figure's query only the pages run is bound there (test_dashboard_sql checks the names).
     assert bound or name in named_queries_run(), f"{name}: no caller ran it"
-    assert all(keys == set(models.QUERIES.file(name).params) for keys in bound), bound
+    assert all(keys == models.QUERIES.params(name) for keys in bound), bound
 
 
 def test_unknown_query_names_are_refused() -> None:
