@@ -13,6 +13,20 @@ CREATE OR REPLACE MACRO from_nanos(nanos) AS CAST(nanos AS DECIMAL(38, 0)) * CAS
 -- Microseconds between two timestamps.
 CREATE OR REPLACE MACRO span_us(a, b) AS CAST(epoch_us(b) - epoch_us(a) AS HUGEINT);
 
+-- Whether a billing credit is a committed-use discount (its `type`; resource-based and spend-based
+-- CUDs): what a commitment saved against on-demand.
+CREATE OR REPLACE MACRO is_committed_credit(credit_type) AS
+    credit_type IN ('COMMITTED_USAGE_DISCOUNT', 'COMMITTED_USAGE_DISCOUNT_DOLLAR_BASE');
+
+-- The FOCUS ServiceCategory of a GCP billing service (service.description).
+CREATE OR REPLACE MACRO gcp_service_category(service_name) AS CASE
+    WHEN service_name IN ('Compute Engine', 'Kubernetes Engine') THEN 'Compute'
+    WHEN service_name = 'Cloud Storage' THEN 'Storage'
+    WHEN service_name IN ('Networking', 'Cloud CDN') THEN 'Networking'
+    WHEN service_name IN ('Vertex AI', 'Cloud TPU') THEN 'AI and Machine Learning'
+    WHEN service_name = 'BigQuery' THEN 'Analytics'
+    ELSE 'Other' END;
+
 -- The team a billing row's labels name: its `team` label, else GKE cost allocation's copy of
 -- the pods' label (`k8s-label/team`), else the GKE namespace the row was split for
 -- (`k8s-namespace`; GKE's own `kube:unallocated` / `kube:system-overhead` are no team).

@@ -19,16 +19,9 @@
 -- @col list_nanos: List cost in this hour, nano-USD.
 -- @col paid_accelerator_nanos: Accelerator-seconds paid in this hour x 1e9 (accelerator SKUs only).
 -- @col usage_units_nanos: The row's usage in this hour x 1e9 in its resource kind's unit: accelerator-seconds for accelerators, core-seconds for cores, usage in pricing units (GiB-hours) for memory, else 0. For a commitment fee: the committed quantity.
--- @col committed_credit_nanos: The committed-use credits (types in the committed_credit_types setting) of the row in this hour, nano-USD (zero or negative): what the commitment saved against on-demand.
+-- @col committed_credit_nanos: The committed-use credits (is_committed_credit, models/functions.sql) of the row in this hour, nano-USD (zero or negative): what the commitment saved against on-demand.
 WITH settings AS (
-    -- The unused-reservation label and the committed credit types are read from
-    -- flopledger_settings rows of those keys when there are any (no config key writes one:
-    -- the defaults apply).
-    SELECT
-        coalesce(max(CASE WHEN key = 'run_label_key' THEN value END), 'run_id') AS run_label_key,
-        coalesce(max(CASE WHEN key = 'unused_reservation_label' THEN value END), 'compute.googleapis.com/is_unused_reservation') AS unused_reservation_label,
-        string_split(coalesce(max(CASE WHEN key = 'committed_credit_types' THEN value END),
-                              'COMMITTED_USAGE_DISCOUNT,COMMITTED_USAGE_DISCOUNT_DOLLAR_BASE'), ',') AS committed_credit_types
+    SELECT coalesce(max(CASE WHEN key = 'run_label_key' THEN value END), 'run_id') AS run_label_key
     FROM flopledger_settings
 ),
 labelled AS (
@@ -38,7 +31,7 @@ labelled AS (
         coalesce(b.labels[s.run_label_key], b.labels['k8s-label/' || s.run_label_key]) AS run_label,
         CASE
             WHEN b.is_commitment_fee THEN 'commitment_fee'
-            WHEN lower(coalesce(b.system_labels[s.unused_reservation_label], '')) = 'true' THEN 'unused_reservation'
+            WHEN lower(coalesce(b.system_labels['compute.googleapis.com/is_unused_reservation'], '')) = 'true' THEN 'unused_reservation'
             ELSE 'usage'
         END AS row_kind,
         CASE
@@ -48,7 +41,7 @@ labelled AS (
         -- The committed-use part of the row's credits, in USD: credits_total_usd x (committed / all credits).
         CASE WHEN coalesce(b.credits_total, 0) <> 0 THEN floor_div(
             to_nanos(b.credits_total_usd) * to_nanos(coalesce(list_sum(list_transform(
-                list_filter(b.credits, lambda c: list_contains(s.committed_credit_types, c.type)), lambda c: c.amount)), 0)),
+                list_filter(b.credits, lambda c: is_committed_credit(c.type)), lambda c: c.amount)), 0)),
             to_nanos(b.credits_total)) ELSE 0 END AS row_committed_credit,
         -- Usage in the resource kind's unit: accelerator-seconds, core-seconds, memory in pricing units (GiB-hours).
         to_nanos(CASE

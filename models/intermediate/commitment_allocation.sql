@@ -9,13 +9,7 @@
 -- @col credit_nanos: The committed-use credits of those rows, nano-USD (zero or negative): the saving against on-demand.
 -- @col fee_share_nanos: Its share of the commitment's effective fee in the hour, nano-USD (rounded toward minus infinity).
 -- @col fee_billed_share_nanos: The same share of the fee's billed cost, nano-USD.
-WITH settings AS (
-    SELECT string_split(coalesce(
-        max(CASE WHEN key = 'committed_credit_types' THEN value END),
-        'COMMITTED_USAGE_DISCOUNT,COMMITTED_USAGE_DISCOUNT_DOLLAR_BASE'), ',') AS credit_types
-    FROM flopledger_settings
-),
-fees AS (
+WITH fees AS (
     SELECT
         commitment_id,
         hour,
@@ -41,9 +35,8 @@ named_credits AS (
     -- of the row's credit each named commitment gave.
     SELECT c.row_id, m.commitment_id, sum(to_nanos(-c.amount)) AS credit_weight
     FROM credits AS c
-    CROSS JOIN settings AS s
     LEFT JOIN commitments AS m ON m.commitment_id = c.credit_id
-    WHERE list_contains(s.credit_types, c.credit_type)
+    WHERE is_committed_credit(c.credit_type)
     GROUP BY ALL
 ),
 committed_rows AS (
