@@ -4,9 +4,9 @@ UTC day of the minutes."""
 from collections import Counter
 from datetime import date, datetime, time, timedelta
 
-from flopledger.collectors.cloud_monitoring import PagesByDay, collect_tpu_samples, read_saved_pages
+from flopledger.collectors.cloud_monitoring import PagesByDay, collect_tpu_samples
 from flopledger.collectors.cloud_monitoring.pages import page_days
-from flopledger.collectors.limits import DEFAULT_LIMITS, Limits
+from flopledger.collectors.limits import Limits
 from flopledger.ingest.loading import load_minutes
 from flopledger.ingest.run import IngestRun
 from flopledger.ingest.source import Loaded, Metadata, Source, Table
@@ -14,21 +14,12 @@ from flopledger.settings import CloudMonitoringConfig
 from flopledger.warehouse import Warehouse
 
 
-def _read(
-    source: CloudMonitoringConfig, files: list, days: list, limits: Limits = DEFAULT_LIMITS
-) -> tuple:
-    """Saved pages when paths are configured (even if they match nothing yet); else the API
-    (which asks only for the window's minutes)."""
-    if source.paths:
-        return read_saved_pages(files, inventory=source.inventory, limits=limits)
-    if source.project_id is None:
-        raise ValueError(
-            "sources.cloud_monitoring: give paths (saved pages) or project_id (the API)"
-        )
+def _from_api(source: CloudMonitoringConfig, project_id: str, days: list) -> tuple:
+    """The API's series for the window's minutes (the source has no saved pages)."""
     start = datetime.combine(days[0], time())
     end = datetime.combine(days[-1] + timedelta(days=1), time())
     return collect_tpu_samples(
-        source.project_id,
+        project_id,
         start,
         end,
         endpoint=source.endpoint,
@@ -88,8 +79,8 @@ class CloudMonitoring(Source):
                 run, run.warehouse, source, inputs.paths, days, limits
             )
             metadata = {**totals}
-        else:
-            samples, quarantined, notes = _read(source, inputs.paths, days, limits)
+        else:  # configured: paths, else a project_id
+            samples, quarantined, notes = _from_api(source, str(source.project_id), days)
             metadata = {**load_minutes(run.warehouse, "tpu_samples", samples, quarantined, days)}
         for note in notes[:20]:
             run.warning(f"cloud_monitoring: {note}")

@@ -6,13 +6,16 @@ import pyarrow as pa
 
 from flopledger import models
 from flopledger.pipelines.marts.commitment_plan import commitment_plan
-from flopledger.pipelines.marts.snapshot import build_snapshot_asset
+from flopledger.pipelines.marts.snapshot import OTHER_MARTS, build_snapshot_asset
 from flopledger.pipelines.resources import Flopledger
 from flopledger.probes.specs import spec_rows
 
 
 def _mart_asset(mart: models.Model, known: set[str]) -> dg.AssetsDefinition:
-    deps = [d for d in mart.depends_on if d in known]
+    unknown = sorted(set(mart.depends_on) - known)
+    if unknown:  # a mistyped table, or one no asset writes: it would build before its inputs
+        raise ValueError(f"models: {mart.name} reads {unknown}, which no asset writes")
+    deps = sorted(mart.depends_on)
 
     @dg.asset(
         name=mart.name,
@@ -73,9 +76,7 @@ def accelerator_specs(flopledger: Flopledger) -> dg.MaterializeResult:
 
 
 def build_assets(raw_keys: set[str]) -> list[dg.AssetsDefinition]:
-    known = (
-        raw_keys | {m.name for m in models.marts()} | {"flopledger_settings", "accelerator_specs"}
-    )
+    known = raw_keys | {m.name for m in models.marts()} | set(OTHER_MARTS)
     return [
         flopledger_settings,
         accelerator_specs,

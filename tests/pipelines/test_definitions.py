@@ -1,14 +1,18 @@
 """The Dagster wiring: one Definitions object whose every job and schedule resolves."""
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
 
 import dagster as dg
+import pytest
 import yaml
 
+from flopledger import models
 from flopledger.cli.commands.ui import CODE_LOCATION
 from flopledger.pipelines.definitions import build_definitions, default_config_path
+from flopledger.pipelines.marts import assets
 from tests.conftest import HANG_S, REPO
 
 
@@ -67,3 +71,14 @@ def test_partitions_cover_the_configured_history(tmp_path):
     keys = asset.partitions_def.get_partition_keys(dynamic_partitions_store=None)
     assert keys[0] == "2019-03-01"  # years of history, from the config, not a hard-coded start
     assert isinstance(asset.partitions_def, dg.TimeWindowPartitionsDefinition)
+
+
+def test_a_model_reading_a_table_no_asset_writes_is_refused():
+    """A mart's upstreams come from its SQL: a table no asset writes (a typo, say) is an error
+    naming it, not an upstream quietly left out so the mart builds before its inputs."""
+    spend = models.model("spend_daily")
+    typo = dataclasses.replace(spend, depends_on=(*spend.depends_on, "billing_line_item"))
+    known = {*spend.depends_on}
+    assert assets._mart_asset(spend, known).key == dg.AssetKey("spend_daily")
+    with pytest.raises(ValueError, match=r"spend_daily reads \['billing_line_item'\]"):
+        assets._mart_asset(typo, known)
