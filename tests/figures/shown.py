@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
+from tests.conftest import HANG_S
 from tests.models.conftest import Books
 
 APP = Path(__file__).resolve().parents[2] / "dashboards" / "app.py"
@@ -37,7 +38,7 @@ def published(books: Books) -> Path:
 def page(monkeypatch: Any, config: Path, name: str, url: dict[str, Any] | None = None) -> AppTest:
     """A page of the app after it has run on `config`'s snapshot (no exception, no error)."""
     monkeypatch.setenv("FLOPLEDGER_CONFIG", str(config))
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=HANG_S)
     for key, value in (url or {}).items():
         at.query_params[key] = value
     at.run()
