@@ -5,7 +5,7 @@
 - `accelerators.lookup`: a row or a peak by canonical name.
 - `accelerators.match`: the row a SKU description, alias or JAX device_kind means.
 
-The billing classifier (collectors/accelerators.py), the probes' spec table (probes/specs.py,
+The billing SKU classifier (collectors/skus.py), the probes' spec table (probes/specs.py,
 and from it the `accelerator_specs` warehouse table that MFU is measured against), the fleet
 simulator and the simulated NVML all read this table.
 """

@@ -1,6 +1,7 @@
 """The month-close report: what finance forwards when an invoice month closes.
 
-`read_month` reads every section through named queries (models/queries/month_report_*.sql);
+`read_month` reads every section through named queries (models/queries/: each figure's own
+query, the one the pages and the CLI run, and month_report_*.sql for what only it shows);
 `write_month` writes them as CSV files (money exact: Decimal as plain text) and one
 self-contained HTML page (reports/html.py) into `<out>/<YYYY-MM>/r<N>/`, and keeps a record of
 each written report's totals in `<out>/<YYYY-MM>/manifest.json`. A rerun whose totals equal the

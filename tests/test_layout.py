@@ -248,3 +248,10 @@ def test_every_place_the_architecture_names_for_a_new_thing_is_there():
         if not (REPO / fixed).exists():
             missing.append(token)
     assert missing == []
+
+
+def test_the_readme_layout_names_every_room():
+    """README's Layout block has a line for each room (a new room gets one)."""
+    layout = (REPO / "README.md").read_text().split("## Layout", 1)[1].split("```")[1]
+    listed = set(re.findall(r"^(\w+)/ ", layout, flags=re.M))
+    assert set(ROOMS) - listed == set()

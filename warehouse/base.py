@@ -132,7 +132,9 @@ class InPlace(ABC):
 
 
 class Warehouse(ABC):
-    """Tables in one schema; raw tables from `models/raw`, marts from `models/marts`."""
+    """The tables people read in one schema (raw tables from `models/raw`, marts from
+    `models/marts`) and the allocation's steps in an intermediate one (`models/intermediate`:
+    DuckDB's `intermediate`, BigQuery's `<dataset>_intermediate`)."""
 
     def where(self) -> str:
         """Where the tables are, for a person to read (a file's path, a dataset)."""
@@ -185,7 +187,8 @@ class Warehouse(ABC):
 
     @abstractmethod
     def build_mart(self, name: str) -> int:
-        """(Re)build one mart from its SQL file, with its comments. Returns its row count."""
+        """(Re)build one mart or intermediate table from its SQL file, with its comments, in its
+        schema. Returns its row count."""
 
     @abstractmethod
     def read_query(self, sql: str, params: Params = None) -> pa.Table:
