@@ -6,6 +6,7 @@ side runs: a full `flopledger run`, then 15 snapshot swaps back to back."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -51,7 +52,10 @@ def _serve_while(proc: subprocess.Popen, failures: list[str]) -> None:
 def test_every_page_load_succeeds_while_the_pipeline_writes(fleet_copy: Path, monkeypatch) -> None:
     monkeypatch.setenv("FLOPLEDGER_CONFIG", str(fleet_copy))
     warehouse = DuckDBWarehouse(load_config(fleet_copy).warehouse.path)
-    first = warehouse.snapshot_path.stat().st_ino
+    # Each snapshot checked against is held open: a file's inode number is reused once the
+    # file is gone (the swaps free one and allocate the next), never while it is open.
+    held = [warehouse.snapshot_path.open("rb")]
+    first = os.fstat(held[0].fileno()).st_ino
     failures: list[str] = []
     # a full `flopledger run` in its own process (it holds the warehouse's write lock) ...
     run = subprocess.Popen(
@@ -62,11 +66,14 @@ def test_every_page_load_succeeds_while_the_pipeline_writes(fleet_copy: Path, mo
     )
     _serve_while(run, failures)
     assert run.wait() == 0, run.stderr.read() if run.stderr else ""
-    swapped_in = warehouse.snapshot_path.stat().st_ino
+    held.append(warehouse.snapshot_path.open("rb"))
+    swapped_in = os.fstat(held[1].fileno()).st_ino
     assert swapped_in != first  # a new snapshot was swapped in
     # ... then snapshots swapped in back to back while pages load
     swaps = subprocess.Popen([sys.executable, "-c", REPUBLISH, str(warehouse.path)])
     _serve_while(swaps, failures)
     assert swaps.wait() == 0
     assert warehouse.snapshot_path.stat().st_ino != swapped_in
+    for file in held:
+        file.close()
     assert not failures, failures
