@@ -52,7 +52,11 @@ REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "benchmarks" / "results"
 # `flopledger` from this checkout (PYTHONPATH below), so that a clean `git worktree` of a
 # commit measures that commit, whatever the shared working tree holds.
-FLOPLEDGER = [sys.executable, "-c", "import sys; from cli.main import main; sys.exit(main())"]
+FLOPLEDGER = [
+    sys.executable,
+    "-c",
+    "import sys; from flopledger.cli.main import main; sys.exit(main())",
+]
 START = date(2026, 10, 1)  # the simulator's default first day
 LATE_DAYS = 3  # pipelines/schedules.py: the daily billing run covers the last three days
 

@@ -50,7 +50,7 @@ import sys
 
 import polars as pl
 
-from collectors.nvml.read import read_spool
+from flopledger.collectors.nvml.read import read_spool
 
 table, quarantined = read_spool([sys.argv[1]])
 rows = pl.from_arrow(table)

@@ -119,6 +119,29 @@ def test_every_room_is_imported_through_the_one_package_name():
     assert links == {room: f"../{room}" for room in ROOMS}
 
 
+def test_code_in_text_imports_rooms_through_the_package_name_too():
+    """Code the AST does not see (docs' examples, scripts' heredocs, `python -c` strings, `-m`
+    module names) writes `from flopledger.collectors... import` too: `from collectors...`
+    loads a second copy of the room from a checkout and fails outside one."""
+    rooms = "|".join(ROOMS)
+    bare = re.compile(rf"(?<![\w./])(?:from ({rooms})(?:\.\w+)* import|-m ({rooms})\.\w)")
+    tracked = subprocess.run(
+        ["git", "ls-files", "*.py", "*.md", "*.sh", "Makefile", "*.yaml", "*.toml"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    found = [
+        f"{path}:{n}: {line.strip()}"
+        for path in tracked
+        if (REPO / path).is_file()
+        for n, line in enumerate((REPO / path).read_text(errors="replace").splitlines(), 1)
+        if bare.search(line)
+    ]
+    assert found == []
+
+
 def test_each_outside_library_has_its_doors_only():
     wrong = []
     for path in _modules():

@@ -75,7 +75,7 @@ def test_reader_queries_run_in_utc_whatever_the_machine_says(tmp_path: Path) -> 
     wh = DuckDBWarehouse(tmp_path / "w.duckdb")
     _publish(wh, 1)
     code = (
-        "import sys; from warehouse.duckdb import DuckDBWarehouse\n"
+        "import sys; from flopledger.warehouse.duckdb import DuckDBWarehouse\n"
         "r = DuckDBWarehouse(sys.argv[1]).reader()\n"
         "print(r.query(\"SELECT current_setting('TimeZone') AS tz, "
         "CAST(TIMESTAMPTZ '2026-10-01 02:00:00+00' AS DATE) AS d\").to_pylist())\n"
