@@ -7,8 +7,9 @@ are sized here by BigQuery's own rules (INT64, FLOAT64, DATE, TIMESTAMP 8 bytes,
 BIGNUMERIC 32, BOOL 1, STRING and JSON 2 + their UTF-8 bytes, an array or struct the sum of
 its parts, NULL 0) from the published DuckDB snapshot; SQLGlot resolves which columns of
 which table each query reads (`SELECT *` expanded). A page's bytes are its queries' (the
-calls in its dashboards/views file, unfiltered: the marts are not partitioned, so a day
-filter does not prune); a run's are each mart's build reading its sources' columns.
+calls in its dashboards/views file, unfiltered: an upper bound, as a day filter prunes the
+partitioned marts); a run's are each mart's and intermediate table's build reading its sources'
+columns.
 
     .venv/bin/python benchmarks/bigquery_bytes.py demo/flopledger.yaml [--scale 18.4]
 
@@ -60,7 +61,7 @@ def column_bytes(reader: Reader) -> dict[str, dict[str, int]]:
     """table -> column -> logical bytes, for every table of the snapshot."""
     listed = reader.query(
         "SELECT table_name, column_name, data_type FROM information_schema.columns "
-        "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
+        "WHERE table_schema IN ('main', 'intermediate') ORDER BY table_name, ordinal_position"
     ).to_pylist()
     by_table: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for row in listed:
@@ -103,20 +104,22 @@ def billed(read: dict[str, set[str]], sizes: dict[str, dict[str, int]], scale: f
 
 
 def page_queries() -> dict[str, list[str]]:
-    """Each dashboards/views/<page>.py and the dashboard queries it runs."""
+    """Each dashboards/views/<page>.py and the SQL of the queries it runs: its own
+    (`data.query`: dashboards/sql/) and the figures' (`data.named`: models/queries/)."""
+    text = {"query": queries.text, "named": models.query_sql}
     out = {}
     for path in sorted(VIEWS.glob("*.py")):
-        names = [
-            node.args[0].value
+        sqls = [
+            text[kind](node.args[0].value)
             for node in ast.walk(ast.parse(path.read_text()))
             if isinstance(node, ast.Call)
-            and getattr(node.func, "attr", getattr(node.func, "id", "")) == "query"
+            and (kind := getattr(node.func, "attr", getattr(node.func, "id", ""))) in text
             and node.args
             and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, str)
         ]
-        if names:
-            out[path.stem] = names
+        if sqls:
+            out[path.stem] = sqls
     return out
 
 
@@ -133,9 +136,9 @@ def main() -> None:
     for table in sorted(sizes, key=lambda t: -sum(sizes[t].values()))[:12]:
         print(f"| {table} | {sum(sizes[table].values()) * args.scale / mib:,.1f} |")
     print("\n| page | queries | MiB billed per load |\n|---|---:|---:|")
-    for page, names in page_queries().items():
-        total = sum(billed(columns_read(queries.text(n), schema), sizes, args.scale) for n in names)
-        print(f"| {page} | {len(names)} | {total / mib:,.0f} |")
+    for page, sqls in page_queries().items():
+        total = sum(billed(columns_read(sql, schema), sizes, args.scale) for sql in sqls)
+        print(f"| {page} | {len(sqls)} | {total / mib:,.0f} |")
     run = 0
     for mart in models.marts():
         run += billed(columns_read(mart.sql, schema), sizes, args.scale)

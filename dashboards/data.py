@@ -18,7 +18,8 @@ names it), run here by `named()`: the page shows the number they show, never a s
 one fragment per source table (`spend_in_filters`, `idle_days_in_filters`, ...; the runs' is
 models/queries/fragments/runs_in_filters.sql) says which filters apply to it and how. A query
 reads a fragment as a table (`FROM spend_in_filters AS s`) and the loader splices the fixed fragment text in, so a new
-filter is one parameter, one line in `filter_values`, and one predicate per source fragment.
+filter is one parameter, one line in `filter_values`, and one predicate per source fragment
+(the runs' fragment binds its own: docs/dashboards.md).
 `query()` and `named()` refuse parameters other than the ones the SQL uses.
 
 User input reaches SQL only as a bound parameter. Sort keys and dimensions are checked

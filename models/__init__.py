@@ -9,7 +9,9 @@
   of their own (`intermediate`: DuckDB's schema, BigQuery's `<dataset>_intermediate`) so the
   tables people read are not crowded by them; models and queries name them unqualified.
 - `marts/`: what users read, one SELECT per table, in the default schema.
-- `queries/`: the statements Python code runs (budgets, alerts, the headline, reports).
+- `queries/`: the statements Python code runs (budgets, alerts, the headline, reports, the
+  figures' own queries the pages run too), and in `queries/fragments/` what several of them
+  read as a table (the run filters, the run search).
 - `checks/`: the statements behind the checks models declare (`-- @check` in a model's
   header): each returns the rows that break the check, so it passes when none come back.
 - `bigquery/`: the queries sent to BigQuery itself (the billing export), in BigQuery's dialect;

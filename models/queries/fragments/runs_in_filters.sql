@@ -1,8 +1,9 @@
 -- @query: The runs (cost_per_run) that started (else were submitted: run_day) on a UTC day in
 --   [$start_day, $end_day] (null: no bound), of a chosen provider (of the resources it held),
 --   team, project, workload class and accelerator type (an empty list: all). Every filter
---   applies. The one statement of the run filters: top_runs, run_totals and
---   cost_per_million_tokens_by read it as a table.
+--   applies. The one statement of the run filters: runs_found (and through it top_runs and
+--   run_totals), cost_per_million_tokens_by and mfu_runs read it as a table. A bound is
+--   `$start_day IS NULL OR run_day >= $start_day` (the CLI passes none), not BETWEEN.
 -- @param start_day: the first UTC day (DATE, inclusive); null for no bound.
 -- @param end_day: the last UTC day (DATE, inclusive); null for no bound.
 -- @param providers: the providers chosen (VARCHAR[]; empty: all).
