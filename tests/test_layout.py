@@ -68,6 +68,14 @@ def _modules() -> list[Path]:
     return sorted(p for room in ROOMS for p in (REPO / room).rglob("*.py"))
 
 
+def _tracked(*patterns: str) -> list[str]:
+    """The files git tracks that match `patterns` and are in the working tree."""
+    listed = subprocess.run(
+        ["git", "ls-files", *patterns], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
+    return [path for path in listed if (REPO / path).is_file()]
+
+
 def _imports(path: Path) -> set[str]:
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
@@ -102,13 +110,9 @@ def test_rooms_import_only_what_the_architecture_allows():
 def test_every_room_is_imported_through_the_one_package_name():
     """`import flopledger.models`, never `import models`: in a checkout both would load (the
     root is on the path), as two copies of one module; an installed wheel has only the first."""
-    tracked = subprocess.run(
-        ["git", "ls-files", "*.py"], cwd=REPO, capture_output=True, text=True, check=True
-    ).stdout.split()
     bare = [
         f"{path} imports {name}"
-        for path in tracked
-        if (REPO / path).is_file()
+        for path in _tracked("*.py")
         for name in _imports(REPO / path)
         if name.split(".")[0] in ROOMS
     ]
@@ -125,17 +129,9 @@ def test_code_in_text_imports_rooms_through_the_package_name_too():
     loads a second copy of the room from a checkout and fails outside one."""
     rooms = "|".join(ROOMS)
     bare = re.compile(rf"(?<![\w./])(?:from ({rooms})(?:\.\w+)* import|-m ({rooms})\.\w)")
-    tracked = subprocess.run(
-        ["git", "ls-files", "*.py", "*.md", "*.sh", "Makefile", "*.yaml", "*.toml"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
     found = [
         f"{path}:{n}: {line.strip()}"
-        for path in tracked
-        if (REPO / path).is_file()
+        for path in _tracked("*.py", "*.md", "*.sh", "Makefile", "*.yaml", "*.toml")
         for n, line in enumerate((REPO / path).read_text(errors="replace").splitlines(), 1)
         if bare.search(line)
     ]
