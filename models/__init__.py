@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from flopledger.models.grain import Grain, parse_grain
 from flopledger.models.lineage import tables_read
 from flopledger.models.sql_files import CheckSpec, SqlFile, SqlFolder, parse
 
@@ -38,10 +39,18 @@ MARTS = SqlFolder(MODELS_DIR / "marts", "models/marts")
 QUERIES = SqlFolder(MODELS_DIR / "queries", "models/queries")
 CHECKS = SqlFolder(MODELS_DIR / "checks", "models/checks")
 BIGQUERY = SqlFolder(MODELS_DIR / "bigquery", "models/bigquery", "bigquery")
+BOOKKEEPING = SqlFolder(MODELS_DIR / "bookkeeping", "models/bookkeeping")
 
 # The schema each layer's tables live in.
-SCHEMAS = {"raw": "main", "intermediate": "intermediate", "mart": "main"}
+SCHEMAS = {
+    "raw": "main",
+    "intermediate": "intermediate",
+    "mart": "main",
+    "bookkeeping": "bookkeeping",
+}
 INTERMEDIATE_SCHEMA = SCHEMAS["intermediate"]
+# The warehouse's own records (what changed, what was built): apart from what people read.
+BOOKKEEPING_SCHEMA = SCHEMAS["bookkeeping"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +64,7 @@ class Model:
     column_comments: dict[str, str] = field(default_factory=dict)
     depends_on: tuple[str, ...] = ()  # the tables its SQL reads, sorted
     checks: tuple[CheckSpec, ...] = ()
+    grain: Grain | None = None  # what places its rows in time (None: a whole table)
 
     @property
     def schema(self) -> str:
@@ -64,8 +74,15 @@ class Model:
 def _model(file: SqlFile, kind: str) -> Model:
     if file.kind != "table":
         raise ValueError(f"{file.path}: a model starts with '-- @table:'")
-    reads = () if kind == "raw" else tuple(sorted(tables_read(file.text) - {file.name}))
-    return Model(file.name, kind, file.text, file.about, file.columns, reads, file.checks)
+    reads = (
+        ()
+        if kind in ("raw", "bookkeeping")
+        else tuple(sorted(tables_read(file.text) - {file.name}))
+    )
+    grain = parse_grain(str(file.path), *file.grain) if file.grain else None
+    if grain is not None and grain.end is not None and kind != "raw":
+        raise ValueError(f"{file.path}: a model's rows are placed by one column, not a span")
+    return Model(file.name, kind, file.text, file.about, file.columns, reads, file.checks, grain)
 
 
 def functions_sql() -> str:
@@ -77,6 +94,12 @@ def functions_sql() -> str:
 def raw_tables() -> tuple[Model, ...]:
     """Every raw table's DDL, in file-name order."""
     return tuple(_model(f, "raw") for f in RAW.files())
+
+
+@cache
+def bookkeeping_tables() -> tuple[Model, ...]:
+    """The warehouse's own records (models/bookkeeping/), built into their own schema."""
+    return tuple(_model(f, "bookkeeping") for f in BOOKKEEPING.files())
 
 
 @cache
@@ -107,7 +130,7 @@ def marts() -> tuple[Model, ...]:
 
 def model(name: str) -> Model:
     """One model by table name."""
-    for m in (*raw_tables(), *marts()):
+    for m in (*raw_tables(), *marts(), *bookkeeping_tables()):
         if m.name == name:
             return m
     raise KeyError(name)

@@ -10,6 +10,7 @@ with a header of `--` comment lines, each a tag:
     -- @param name: what the parameter is               (one per parameter the SQL binds)
     -- @check name (error, blocking): what it asserts   (a model's checks: models/checks/name.sql)
     -- @row: how one row of a check's result reads       (a check: {column} is put in)
+    -- @grain day: hour                                 (what places a row in time: models/grain.py)
 
 The header is the file's leading run of `--` lines: a line that is not a tag goes on with the
 tag before it (`--   more text`); the first blank line or line of SQL ends it. Raw DDL documents its columns by a trailing
@@ -68,6 +69,9 @@ class SqlFile:
     params: dict[str, str] = field(default_factory=dict)
     checks: tuple[CheckSpec, ...] = ()
     row: str | None = None  # a check's @row template
+    grain: tuple[str, str, str] | None = (
+        None  # @grain's (kind, flags, text), read by models/grain.py
+    )
 
     @property
     def name(self) -> str:
@@ -122,6 +126,7 @@ def parse(path: Path, dialect: str = "duckdb") -> SqlFile:
     params: dict[str, str] = {}
     checks: list[CheckSpec] = []
     row = None
+    grain: tuple[str, str, str] | None = None
     for tag, name, flags, value in fields[1:]:
         if tag in KINDS:
             raise SqlFileError(f"{path}: one '@table' or '@query' per file")
@@ -135,11 +140,15 @@ def parse(path: Path, dialect: str = "duckdb") -> SqlFile:
             checks.append(_check(path, name, flags, value))
         elif tag == "row":
             row = value
+        elif tag == "grain":
+            if name is None or grain is not None:
+                raise SqlFileError(f"{path}: one '-- @grain day|month|run: column' per file")
+            grain = (name, flags or "", value)
         else:
             raise SqlFileError(f"{path}: unknown header tag '@{tag}'")
     if kind == "table" and not columns:  # raw DDL: a trailing comment per column
         columns = {m.group(1): m.group(2).strip() for m in _DDL_COLUMN.finditer(text)}
-    file = SqlFile(path, kind, about, text, columns, params, tuple(checks), row)
+    file = SqlFile(path, kind, about, text, columns, params, tuple(checks), row, grain)
     used = file.params_used(dialect)
     if set(params) != used:
         raise SqlFileError(

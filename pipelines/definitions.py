@@ -65,7 +65,7 @@ def build_definitions(
     }
     jobs = asset_jobs()
     rest = dg.Definitions(
-        assets=mart_assets.build_assets(raw_keys),
+        assets=mart_assets.build_assets(raw_keys, partitions),
         asset_checks=checks.build_checks(),
         jobs=jobs,
         schedules=schedules.build_schedules(

@@ -11,6 +11,11 @@ from flopledger.pipelines.resources import Flopledger
 NOW_TAG = "flopledger/now"
 # Keep every source to the run's partition days (an explicit backfill range).
 WINDOW_ONLY_TAG = "flopledger/window_only"
+# Rebuild every model whole (`flopledger run --full`): the reference an incremental build equals.
+FULL_TAG = "flopledger/full"
+# Rebuild the run's partitions of the day-grained models whether or not they changed (as a
+# backfill does).
+REBUILD_TAG = "flopledger/rebuild"
 # A run `flopledger run` made (it builds the marts itself: no sensor follows it up).
 CLI_TAG = "flopledger/cli"
 

@@ -19,7 +19,7 @@ from flopledger.pipelines.asset_jobs import INGEST_JOB, MARTS_JOB
 from flopledger.pipelines.definitions import build_definitions
 from flopledger.pipelines.instance import flopledger_instance
 from flopledger.pipelines.marts.snapshot import SNAPSHOT_ASSET
-from flopledger.pipelines.run_tags import CLI_TAG, WINDOW_ONLY_TAG
+from flopledger.pipelines.run_tags import CLI_TAG, FULL_TAG, WINDOW_ONLY_TAG
 from flopledger.settings import Config
 from flopledger.warehouse import open_warehouse
 
@@ -143,19 +143,41 @@ def _ingest(
 
 
 def run_pipeline(
-    config: Config, config_path: str | Path, start: date | None = None, end: date | None = None
+    config: Config,
+    config_path: str | Path,
+    start: date | None = None,
+    end: date | None = None,
+    full: bool = False,
 ) -> RunOutcome:
-    """Ingest the days found in the inputs (or [start, end]) in one run, then rebuild the marts."""
+    """Ingest the days found in the inputs (or [start, end]) in one run, then rebuild the marts:
+    what the ingest changed (everything with `full`)."""
     _quiet_dagster()
     # One clear error before any step runs, rather than every step failing on the lock.
     warehouse = open_warehouse(config.warehouse)
     warehouse.ensure_schema()
     with warehouse.held():  # the run works from start to end: one opening of the warehouse
-        return _run(config, config_path, start, end)
+        return _run(config, config_path, start, end, full)
+
+
+def _marts_tags(defs: dg.Definitions, window: _Window | None, full: bool) -> dict[str, str]:
+    """The marts run's partitions: the ingest's window (else the newest day), and its flags."""
+    if window is not None:
+        first, last = window.start.isoformat(), window.end.isoformat()
+    else:
+        keys = defs.resolve_job_def(MARTS_JOB).partitions_def
+        last = first = keys.get_last_partition_key() if keys is not None else None  # type: ignore[assignment]
+    tags = {CLI_TAG: "true", **({FULL_TAG: "true"} if full else {})}
+    if first is None or last is None:
+        return tags
+    return {
+        **tags,
+        "dagster/asset_partition_range_start": first,
+        "dagster/asset_partition_range_end": last,
+    }
 
 
 def _run(
-    config: Config, config_path: str | Path, start: date | None, end: date | None
+    config: Config, config_path: str | Path, start: date | None, end: date | None, full: bool
 ) -> RunOutcome:
     """run_pipeline's work, the warehouse held open."""
     report = RunOutcome(config=config)
@@ -183,7 +205,10 @@ def _run(
         _progress("[2/2] marts and checks")
         t0 = time.monotonic()
         result = defs.resolve_job_def(MARTS_JOB).execute_in_process(
-            instance=instance, run_config=QUIET, raise_on_error=False, tags={CLI_TAG: "true"}
+            instance=instance,
+            run_config=QUIET,
+            raise_on_error=False,
+            tags=_marts_tags(defs, window, full),
         )
         collect_events(report, result)
         _progress(f"      done in {time.monotonic() - t0:.1f} s")

@@ -11,8 +11,10 @@ from typing import Any
 
 import dagster as dg
 
+from flopledger import models
 from flopledger.collectors.timeparse import naive_utc
-from flopledger.pipelines.asset_jobs import INGEST_JOB, MARTS_JOB, TELEMETRY_JOB
+from flopledger.pipelines.asset_jobs import INGEST_JOB, MARTS_JOB, TELEMETRY_ASSETS, TELEMETRY_JOB
+from flopledger.pipelines.marts.snapshot import SNAPSHOT_ASSET
 from flopledger.pipelines.run_tags import CLI_TAG, NOW_TAG
 from flopledger.settings import SchedulesConfig
 
@@ -83,9 +85,35 @@ def build_schedules(
     return [billing_daily, telemetry_hourly]
 
 
+PARTITION_TAG = "dagster/partition"
+RANGE_TAGS = ("dagster/asset_partition_range_start", "dagster/asset_partition_range_end")
+
+
+def _partitions_of(run: dg.DagsterRun) -> dict[str, str]:
+    """The triggering run's partitions as a range: the marts run's own (its day-grained marts
+    are on the same partitions; each builds what changed, warehouse/incremental.py)."""
+    first, last = (run.tags.get(tag) for tag in RANGE_TAGS)
+    if not (first and last):
+        first = last = run.tags.get(PARTITION_TAG)
+    return dict(zip(RANGE_TAGS, (first, last), strict=True)) if first and last else {}
+
+
+def telemetry_marts() -> list[dg.AssetKey]:
+    """What a telemetry run changes: the models that read the GPU or TPU samples, directly or
+    through another model, and the snapshot; the rest of the marts have nothing new to build."""
+    fed = set(TELEMETRY_ASSETS)
+    for model in models.marts():  # in build order: what a model reads comes before it
+        if fed & set(model.depends_on):
+            fed.add(model.name)
+    return [dg.AssetKey(n) for n in sorted(fed - set(TELEMETRY_ASSETS))] + [
+        dg.AssetKey(SNAPSHOT_ASSET)
+    ]
+
+
 def build_sensors(jobs: dict[str, Any]) -> list[dg.SensorDefinition]:
     """`marts_after_ingest`: each successful scheduled ingest or telemetry run is followed by
-    one marts run (keyed by the triggering run, so never twice)."""
+    one marts run (keyed by the triggering run, so never twice) on the same partitions; after
+    a telemetry run, only the marts telemetry feeds."""
 
     @dg.run_status_sensor(
         name="marts_after_ingest",
@@ -102,7 +130,9 @@ def build_sensors(jobs: dict[str, Any]) -> list[dg.SensorDefinition]:
             )
         now = run.tags.get(NOW_TAG)
         return dg.RunRequest(
-            run_key=f"marts-after-{run.run_id}", tags={NOW_TAG: now} if now else {}
+            run_key=f"marts-after-{run.run_id}",
+            tags={**({NOW_TAG: now} if now else {}), **_partitions_of(run)},
+            asset_selection=telemetry_marts() if run.job_name == TELEMETRY_JOB else None,
         )
 
     return [marts_after_ingest]

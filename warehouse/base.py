@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+
+from flopledger import models
 
 if TYPE_CHECKING:
     from flopledger.clients.bigquery import Param
@@ -189,6 +191,52 @@ class Warehouse(ABC):
     def build_mart(self, name: str) -> int:
         """(Re)build one mart or intermediate table from its SQL file, with its comments, in its
         schema. Returns its row count."""
+
+    @abstractmethod
+    def build_window(self, name: str, lo: date, hi: date, runs: Sequence[str] | None = None) -> int:
+        """In one transaction: rebuild the rows of day- or month-grained model `name` that fall
+        in [lo, hi) from the rows of the window its SQL reads (models/grain.py's `narrowed`);
+        a run-grained model's rows of `runs` (and of runs no longer in jobs), reading [lo, hi).
+        Records the days whose rows changed (a run-grained model: every day of the window).
+        Returns rows written."""
+
+    @abstractmethod
+    def has_table(self, name: str) -> bool:
+        """Whether the model's table exists (in its schema)."""
+
+    # The bookkeeping (models/bookkeeping/): what changed, what was built. Every write above
+    # records its own changes; these read them, and record what is changed otherwise.
+
+    @abstractmethod
+    def record_changes(self, table: str, days: Iterable[date] | None) -> None:
+        """Record that `table`'s rows of `days` changed (None: the table as a whole)."""
+
+    def bookkeeping_seq(self) -> int:
+        """The newest change recorded (0: none)."""
+        return int(self.query(models.query_sql("bookkeeping_seq"))["seq"][0].as_py())
+
+    def pending_changes(self, tables: Sequence[str], since: int) -> set[date | None]:
+        """The days of `tables` changed after change `since` (None among them: a whole table)."""
+        found = self.query(
+            models.query_sql("bookkeeping_pending"), {"tables": list(tables), "since": since}
+        )
+        return set(found["day"].to_pylist())
+
+    def last_build(self, name: str) -> tuple[str, int] | None:
+        """A model's last build: (its SQL's hash, the last change it took in), or None."""
+        rows = self.query(
+            models.query_sql("bookkeeping_last_build"), {"table_name": name}
+        ).to_pylist()
+        return (rows[0]["sql_hash"], int(rows[0]["through_seq"])) if rows else None
+
+    @abstractmethod
+    def mark_built(self, name: str, sql_hash: str, through_seq: int, scope: str, rows: int) -> None:
+        """Record a model's build (replacing its previous record)."""
+
+    def runs_touching(self, days: Sequence[date]) -> list[tuple[str, date, date]]:
+        """The runs whose time covers one of `days`: (run_id, first day, last day)."""
+        found = self.query(models.query_sql("runs_touching"), {"days": list(days)}).to_pylist()
+        return [(r["run_id"], r["first_day"], r["last_day"]) for r in found]
 
     @abstractmethod
     def read_query(self, sql: str, params: Params = None) -> pa.Table:

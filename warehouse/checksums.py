@@ -10,7 +10,8 @@ checksums of a fleet's warehouse before the change, rerun the fleet after it, co
 Where the fleet was run in another folder, give `--root` (the folder each time) to both.
 
 Columns that differ between any two runs by design (the run's wall clock, the snapshot's
-publish time) are left out of the checksum and named in VOLATILE.
+publish time) are left out of the checksum and named in VOLATILE; so is the warehouse's own
+bookkeeping schema (what was built when: an incremental and a full build differ there by design).
 """
 
 from __future__ import annotations
@@ -19,13 +20,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from flopledger.models import BOOKKEEPING_SCHEMA
 from flopledger.warehouse.base import identifier
-from flopledger.warehouse.duckdb import connect
+from flopledger.warehouse.duckdb import WALL_CLOCK_COLUMNS, connect
 
 # Columns set from the wall clock when a run starts (not from the inputs).
-VOLATILE = frozenset(
-    {"ingested_at", "loaded_at", "raised_at", "notified_at", "quarantined_at", "built_at"}
-)
+VOLATILE = WALL_CLOCK_COLUMNS
 
 
 def table_checksums(path: str | Path, root: str | None = None) -> dict[str, tuple[int, str]]:
@@ -37,7 +37,9 @@ def table_checksums(path: str | Path, root: str | None = None) -> dict[str, tupl
     try:
         tables = con.execute(
             "SELECT schema_name, table_name FROM duckdb_tables() WHERE NOT internal "
-            "AND NOT temporary ORDER BY schema_name <> 'main', schema_name, table_name"
+            "AND NOT temporary AND schema_name <> ? "
+            "ORDER BY schema_name <> 'main', schema_name, table_name",
+            [BOOKKEEPING_SCHEMA],
         ).fetchall()
         found = {}
         for schema, table in tables:

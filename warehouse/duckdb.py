@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
 import duckdb
 from flopledger import models
+from flopledger.models.grain import HI, LO, RUNS, Grain, narrowed, whole_months
+from flopledger.models.sql_text import named_params, without_comments
 from flopledger.warehouse.base import (
     ColumnInfo,
     InPlace,
@@ -55,6 +58,68 @@ def connect(path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConnect
     return con
 
 
+def _checksum(con: duckdb.DuckDBPyConnection, table: str) -> tuple[int, int]:
+    """(rows, sum of row hashes) of a table: whether a rewrite changed it."""
+    found = con.execute(
+        f"SELECT count(*), coalesce(sum(hash(t)::HUGEINT), 0) FROM {table} AS t"
+    ).fetchone()
+    return (int(found[0]), int(found[1])) if found else (0, 0)
+
+
+# Columns a write stamps from the wall clock: a row rewritten with only these new is unchanged.
+WALL_CLOCK_COLUMNS = frozenset(
+    {"ingested_at", "loaded_at", "raised_at", "notified_at", "quarantined_at", "built_at"}
+)
+
+
+def _stable_columns(con: duckdb.DuckDBPyConnection, temp_table: str) -> str:
+    names = [
+        row[0]
+        for row in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE database_name = 'temp' "
+            "AND table_name = ? ORDER BY column_index",
+            [temp_table],
+        ).fetchall()
+    ]
+    return ", ".join(identifier(n) for n in names if n not in WALL_CLOCK_COLUMNS)
+
+
+def _grain(table: str) -> Grain | None:
+    try:
+        return models.model(table).grain
+    except KeyError:
+        return None
+
+
+def _record(
+    con: duckdb.DuckDBPyConnection, table: str, days_sql: str | None, params: Any = None
+) -> None:
+    """Record a change of `table` (bookkeeping.changes): the days `days_sql` selects (a
+    `SELECT day`), or with None the table as a whole."""
+    seq = int(con.execute(models.query_sql("bookkeeping_seq")).fetchone()[0]) + 1  # type: ignore[index]
+    name = _literal(identifier(table))
+    if days_sql is None:
+        con.execute(
+            f"INSERT INTO bookkeeping.changes VALUES ({seq}, {name}, NULL, now()::TIMESTAMP)"
+        )
+    else:
+        con.execute(
+            f"INSERT INTO bookkeeping.changes SELECT {seq}, {name}, day, now()::TIMESTAMP "
+            f"FROM ({days_sql}) WHERE day IS NOT NULL",
+            params,
+        )
+
+
+def _record_rows(con: duckdb.DuckDBPyConnection, table: str, rows: str, params: Any = None) -> None:
+    """Record the days the rows of `rows` (a table or a parenthesised SELECT) belong to; a
+    table without a day grain changes whole."""
+    grain = _grain(table)
+    if grain is not None and grain.kind == "day":
+        _record(con, table, grain.days_sql(rows), params)
+    else:
+        _record(con, table, None)
+
+
 def use_layers(con: duckdb.DuckDBPyConnection) -> None:
     """Unqualified names find the intermediate tables too (models name them so), once the
     warehouse has that schema."""
@@ -64,6 +129,10 @@ def use_layers(con: duckdb.DuckDBPyConnection) -> None:
     ).fetchall()
     if found[0][0]:
         con.execute(f"SET search_path = 'main,{models.INTERMEDIATE_SCHEMA}'")
+
+
+def _days_between(lo: date, hi: date) -> list[date]:
+    return [lo + timedelta(days=n) for n in range((hi - lo).days)]
 
 
 class DuckDBWarehouse(Warehouse):
@@ -102,11 +171,21 @@ class DuckDBWarehouse(Warehouse):
     def ensure_schema(self) -> None:
         with self._connect() as con:
             con.execute(f"CREATE SCHEMA IF NOT EXISTS {models.INTERMEDIATE_SCHEMA}")
+            con.execute(f"CREATE SCHEMA IF NOT EXISTS {models.BOOKKEEPING_SCHEMA}")
             use_layers(con)
             con.execute(models.functions_sql())
             for table in models.raw_tables():
                 con.execute(table.sql)
                 self._add_new_columns(con, table)
+                self._comment(con, table)
+            con.execute(f"SET schema = '{models.BOOKKEEPING_SCHEMA}'")
+            try:
+                for table in models.bookkeeping_tables():
+                    con.execute(table.sql)
+            finally:
+                con.execute("RESET schema")
+                use_layers(con)
+            for table in models.bookkeeping_tables():
                 self._comment(con, table)
 
     def _add_new_columns(self, con: duckdb.DuckDBPyConnection, model: models.Model) -> None:
@@ -193,13 +272,38 @@ class DuckDBWarehouse(Warehouse):
         return self._replace(identifier(table), "", None, data)
 
     def _replace(self, table: str, where: str, params: Params, data: pa.Table) -> int:
-        """In one transaction: delete the rows `where` picks (every row if empty), insert `data`.
+        """In one transaction: delete the rows `where` picks (every row if empty), insert `data`,
+        and record what changed: the days of the rows deleted and inserted (a table without a
+        day grain: the table, when its rows are not what they were).
         `table` and `where` are built here from checked identifiers, never taken from callers."""
+        grain = _grain(table)
+        by_day = grain is not None and grain.kind == "day"
         with self._connect() as con:
             con.execute("BEGIN")
-            con.execute(f"DELETE FROM {table} {where}", params)
             con.register("incoming", data)
+            if by_day:  # the rows as they were, to record only the days whose rows differ
+                con.execute(
+                    f"CREATE TEMP TABLE before_rows AS SELECT * FROM {table} {where}", params
+                )
+            else:
+                before = _checksum(con, table)
+            con.execute(f"DELETE FROM {table} {where}", params)
             con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming")
+            if by_day:
+                con.execute(
+                    f"CREATE TEMP TABLE after_rows AS SELECT * FROM {table} {where}", params
+                )
+                kept = _stable_columns(con, "before_rows")
+                _record_rows(
+                    con,
+                    table,
+                    f"((SELECT {kept} FROM temp.before_rows EXCEPT ALL SELECT {kept} FROM temp.after_rows)"
+                    f" UNION ALL (SELECT {kept} FROM temp.after_rows EXCEPT ALL SELECT {kept} FROM temp.before_rows))",
+                )
+                con.execute("DROP TABLE temp.before_rows")
+                con.execute("DROP TABLE temp.after_rows")
+            elif _checksum(con, table) != before:
+                _record(con, table, None)
             con.execute("COMMIT")
         return data.num_rows
 
@@ -210,15 +314,20 @@ class DuckDBWarehouse(Warehouse):
         ordered = data.append_column(INCOMING_ORDER, pa.array(range(data.num_rows), pa.int64()))
         with self._connect() as con:
             con.register("incoming", ordered)
-            before = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # type: ignore[index]
+            con.execute("BEGIN")
             con.execute(
-                f"""INSERT INTO {table} BY NAME
+                f"""CREATE TEMP TABLE fresh AS
                 SELECT * EXCLUDE ({INCOMING_ORDER}) FROM incoming
                 WHERE {key} NOT IN (SELECT {key} FROM {table})
                 QUALIFY row_number() OVER (PARTITION BY {key} ORDER BY {INCOMING_ORDER}) = 1"""
             )
-            after = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # type: ignore[index]
-        return int(after - before)
+            added = int(con.execute("SELECT count(*) FROM fresh").fetchone()[0])  # type: ignore[index]
+            if added:
+                con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM fresh")
+                _record_rows(con, table, "temp.fresh")
+            con.execute("DROP TABLE temp.fresh")
+            con.execute("COMMIT")
+        return added
 
     def fill_nulls(self, table: str, keys: Sequence[str], data: pa.Table, when_null: str) -> int:
         table, flag = identifier(table), identifier(when_null)
@@ -229,9 +338,16 @@ class DuckDBWarehouse(Warehouse):
         same = " AND ".join(f"t.{k} IS NOT DISTINCT FROM i.{k}" for k in keyed)
         with self._connect() as con:
             con.register("incoming", data)
+            con.execute("BEGIN")
+            _record_rows(
+                con,
+                table,
+                f"(SELECT t.* FROM {table} AS t JOIN incoming AS i ON {same} WHERE t.{flag} IS NULL)",
+            )
             found = con.execute(
                 f"UPDATE {table} AS t SET {sets} FROM incoming AS i WHERE t.{flag} IS NULL AND {same}"
             ).fetchone()
+            con.execute("COMMIT")
         return int(found[0]) if found else 0
 
     def build_mart(self, name: str) -> int:
@@ -242,9 +358,94 @@ class DuckDBWarehouse(Warehouse):
                 # A warehouse built before the layers had its own schema keeps a copy in main,
                 # which unqualified names would find first: it goes.
                 con.execute(f"DROP TABLE IF EXISTS main.{identifier(name)}")
+            con.execute("BEGIN")
+            had = self._has(con, mart)
+            before = _checksum(con, table) if had else None
             con.execute(f"CREATE OR REPLACE TABLE {table} AS\n{mart.sql}")
             self._comment(con, mart)
-            return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])  # type: ignore[index]
+            after = _checksum(con, table)
+            if after != before:
+                _record(con, name, None)
+            con.execute("COMMIT")
+            return after[0]
+
+    def build_window(self, name: str, lo: date, hi: date, runs: Sequence[str] | None = None) -> int:
+        mart = models.model(name)
+        grain = mart.grain
+        if grain is None:
+            raise ValueError(f"{name} has no grain: it is built whole")
+        table = f"{mart.schema}.{identifier(name)}"
+        reads = {t: g for t in mart.depends_on if (g := _grain(t)) is not None}
+        select = narrowed(without_comments(mart.sql), reads)
+        keep = grain.filter()
+        gone = keep
+        if grain.kind == "run":  # and rows of runs no longer in jobs
+            gone = f"({keep} OR {grain.start} NOT IN (SELECT run_id FROM jobs))"
+        values = {LO: lo, HI: hi, RUNS: list(runs or ())}
+        insert = f"INSERT INTO {table} SELECT * FROM (\n{select}\n) AS built WHERE {keep}"
+        delete = f"DELETE FROM {table} WHERE {gone}"
+        by_day = (
+            f"SELECT CAST({grain.start} AS DATE) AS day, count(*) AS n, "
+            f"sum(hash(t)::HUGEINT) AS h FROM {table} AS t WHERE {keep} GROUP BY 1"
+        )
+
+        def bound(sql: str) -> dict[str, object]:
+            return {k: v for k, v in values.items() if k in named_params(sql)}
+
+        with self._connect() as con:
+            con.execute("BEGIN")
+            before = (
+                set() if grain.kind == "run" else set(con.execute(by_day, bound(by_day)).fetchall())
+            )
+            con.execute(delete, bound(delete))
+            con.execute(insert, bound(insert))
+            written = int(
+                con.execute(f"SELECT count(*) FROM {table} WHERE {keep}", bound(keep)).fetchone()[0]
+            )  # type: ignore[index]
+            if grain.kind == "run":
+                changed = _days_between(lo, hi)
+            else:
+                after = set(con.execute(by_day, bound(by_day)).fetchall())
+                changed = sorted({row[0] for row in before ^ after})
+                if grain.kind == "month":
+                    changed = list(whole_months(changed))
+            if changed:
+                con.execute("CREATE OR REPLACE TEMP TABLE changed_days (day DATE)")
+                con.executemany("INSERT INTO temp.changed_days VALUES (?)", [[d] for d in changed])
+                _record(con, name, "SELECT day FROM temp.changed_days")
+                con.execute("DROP TABLE temp.changed_days")
+            con.execute("COMMIT")
+        return written
+
+    def has_table(self, name: str) -> bool:
+        with self._connect() as con:
+            return self._has(con, models.model(name))
+
+    def _has(self, con: duckdb.DuckDBPyConnection, model: models.Model) -> bool:
+        found = con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = ?",
+            [model.schema, model.name],
+        ).fetchone()
+        return bool(found and found[0])
+
+    def record_changes(self, table: str, days: Iterable[date] | None) -> None:
+        with self._connect() as con:
+            if days is None:
+                _record(con, table, None)
+                return
+            listed = sorted(set(days))
+            if listed:
+                _record(con, table, "SELECT unnest(CAST($days AS DATE[])) AS day", {"days": listed})
+
+    def mark_built(self, name: str, sql_hash: str, through_seq: int, scope: str, rows: int) -> None:
+        with self._connect() as con:
+            con.execute("BEGIN")
+            con.execute("DELETE FROM bookkeeping.builds WHERE table_name = ?", [name])
+            con.execute(
+                "INSERT INTO bookkeeping.builds VALUES (?, ?, ?, ?, ?, now()::TIMESTAMP)",
+                [name, sql_hash, through_seq, scope, rows],
+            )
+            con.execute("COMMIT")
 
     def read_query(self, sql: str, params: Params = None) -> pa.Table:
         reader = self.reader()

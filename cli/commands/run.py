@@ -17,6 +17,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--to", dest="end", type=date.fromisoformat, help="last UTC day (YYYY-MM-DD)"
     )
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="rebuild every mart whole, not only what changed (the reference an incremental "
+        "warehouse equals)",
+    )
     parser.add_argument("--strict", action="store_true", help="exit 1 when an ERROR check fails")
     parser.add_argument(
         "--dry-run",
@@ -35,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     if args.dry_run:
         return _dry_run(config, args.start)
-    report = run_pipeline(config, args.config, args.start, args.end)
+    report = run_pipeline(config, args.config, args.start, args.end, full=args.full)
     print_report(report)
     if not report.succeeded or report.marts_not_rebuilt:
         return 1  # a failed step, or marts a failed blocking check kept from the previous run

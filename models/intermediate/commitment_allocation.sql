@@ -1,4 +1,5 @@
 -- @table: One commitment, UTC hour and resource-hour that used it: the resource-hour's share of the commitment's fee. A usage row used a commitment when it got a committed-use credit whose id names the commitment, or (credits naming no commitment) when it is usage of the same billing account, region and resource kind. share = floor(fee x used / max(committed, all used)) in nano-USD; what is left of the fee is unused commitment (commitment_hourly).
+-- @grain day: hour
 -- @col commitment_id: The commitment (billing_hourly.commitment_id of its fee rows).
 -- @col hour: UTC hour (start).
 -- @col project_id: Project of the resource that used it.

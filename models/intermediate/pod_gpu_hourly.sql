@@ -1,4 +1,5 @@
 -- @table: One Kubernetes pod (or no pod) on one node and UTC hour: the GPU time it held, how much of it was busy and how much sat idle while allocated, from the NVML agent's pod labels (kubelet PodResources API). Rows with no pod are the node's GPU time no single pod held: GPUs nobody held (unallocated), and also GPUs in MIG mode whose slices went to more than one pod (the agent writes one row per GPU, not per MIG slice, and cannot split the GPU's minute between them), which were allocated. Per node and hour, observed + unobserved seconds over all rows = GPUs seen x 3,600 when every minute has a row.
+-- @grain day: hour
 -- @check pod_hours_close (error, blocking): Per node-hour, the pods' and the no-pod row's GPU seconds are the telemetry's.
 -- @col project_id: Project of the node (null when the telemetry did not say).
 -- @col resource_name: The VM as billed (null when the node labels did not say).

@@ -1,4 +1,5 @@
 -- @table: One resource and UTC hour with accelerator telemetry: how many accelerator-seconds were observed and how many of them were busy (GPU: GPM SM or tensor activity where present, else utilization.gpu; TPU: TensorCore utilisation, else duty cycle), and GPU energy.
+-- @grain day: hour
 -- @col project_id: Project of the resource (null when the telemetry did not say).
 -- @col resource_name: The VM or TPU node as billed.
 -- @col hour: UTC hour (start).

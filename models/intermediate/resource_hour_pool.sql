@@ -1,4 +1,5 @@
 -- @table: One resource (project + resource_name) and UTC hour: what the bill says was paid there, the cost of every usage row of that resource in that hour (accelerators and host alike; rows that go directly to a run, commitment fees and unused reservation excluded) plus its share of the fees of the commitments it used, and what runs claimed. Integer nano-units.
+-- @grain day: hour
 -- @col project_id: Project of the resource.
 -- @col resource_name: The resource as billed (VM, TPU node, bucket, ...).
 -- @col hour: UTC hour (start).

@@ -1,4 +1,5 @@
 -- @table: One accelerator resource and UTC hour: the bill's paid and allocated accelerator-seconds beside the telemetry's busy seconds, and the busy fraction credited to the runs that held it. Telemetry cannot tell which accelerators a run held, so busy time is credited to held accelerators first.
+-- @grain day: hour
 -- @col project_id: Project of the resource.
 -- @col resource_name: The resource.
 -- @col hour: UTC hour (start).

@@ -1,4 +1,5 @@
 -- @table: One run: the billing rows labelled with its id (e.g. its checkpoint storage), which go wholly to it, and the share of the commitment fees those rows used.
+-- @grain run: run_id
 -- @col run_id: The run the rows' label names.
 -- @col direct_rows: Billing rows labelled with the run.
 -- @col direct_nanos: Their effective cost plus their commitment fee shares, nano-USD.

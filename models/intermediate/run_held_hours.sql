@@ -1,4 +1,5 @@
 -- @table: One run, resource and UTC hour: the accelerator-seconds the run held there (from its placements). A run still running holds up to the end of the resource's last billed hour. A placement without a project matches its resource name only when exactly one project bills that name (otherwise it is reported in allocation_issues, not guessed). A FOCUS resource (another cloud's) is matched by its ResourceId, the instance id that ends an ARN ResourceId, or its ResourceName; the project is its SubAccountId.
+-- @grain day: hour
 -- @check held_within_placements (error, blocking): No run holds more than its placements say.
 -- @col run_id: The run.
 -- @col project_id: Project of the billed resource the placement matched.

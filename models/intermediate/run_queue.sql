@@ -1,4 +1,5 @@
 -- @table: One run that waited in the queue for accelerators: from its submission to the end of its queue (when it started; a run that never started (still pending, or cancelled / timed out in the queue) waited until it ended, else, still pending, until the end of the last hour paid for accelerators: what the books know of), and the whole accelerators it asked for, as accelerators_num / accelerators_den. commitment_demand_hourly splits each queue over its hours; its check adds them up against this table.
+-- @grain run: run_id
 -- @col run_id: The run.
 -- @col accelerator_type: Canonical accelerator type it asked for.
 -- @col submitted_at: Submission time (UTC).

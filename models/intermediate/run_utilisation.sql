@@ -1,4 +1,5 @@
 -- @table: One run, resource and UTC hour: how busy the accelerators it held were, the cost of holding them idle (allocated idle), and its share of the GPU energy. On Kubernetes, where the NVML agent labelled the GPU minutes with the pods holding them (pod_gpu_hourly), a run's busy fraction is its own pods' on that node and hour; elsewhere (a run none of whose pods' minutes are there, or one holding MIG slices, whose GPU's minutes measure the whole GPU) it is the resource-hour's held busy fraction, the same for every run on it.
+-- @grain day: hour
 -- @col run_id: The run.
 -- @col project_id: Project of the resource.
 -- @col resource_name: The resource.

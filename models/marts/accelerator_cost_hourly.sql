@@ -1,4 +1,5 @@
 -- @table: One resource (project + resource_name) and UTC hour that paid for accelerators: billed, credits, effective and list cost (USD), split into the accelerator SKUs and the host (cores, RAM, disk) around them, and the accelerator-hours paid.
+-- @grain day: hour
 -- @col project_id: Project of the resource.
 -- @col resource_name: The VM or TPU node as billed.
 -- @col hour: UTC hour (start).

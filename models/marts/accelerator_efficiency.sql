@@ -1,4 +1,5 @@
 -- @table: One node, accelerator type, dtype and UTC day of probes: the node's measured ceiling (best verified matmul TFLOP/s), its spec peak, and how far the ceiling fell against the node's best of the previous 7 days. A node whose ceiling drops is a hardware ticket.
+-- @grain day: day
 -- @col day: UTC day of the probes.
 -- @col node: Node the probes ran on (the host or billed resource, as the probe's --node names it).
 -- @col accelerator_type: Canonical accelerator type of the probed devices (null for CPUs).

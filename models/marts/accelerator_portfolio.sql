@@ -1,4 +1,5 @@
 -- @table: The accelerator portfolio: per UTC month (of the runs' start), family (an accelerator type such as H100-80GB or TPU-v5p, or a managed provider) and workload class, what the work cost and what it delivered, side by side: paid accelerator-hours, busy share, effective USD per accelerator-hour, idle shares, USD per delivered PFLOP-hour (against the family's best probe-measured bf16 TFLOP/s), mean MFU and USD per million tokens. Measured figures only: no estimate of what a run would have cost elsewhere. Self-hosted rows sum to cost_per_run exactly. USD.
+-- @grain month: month
 -- @check portfolio_sums_to_the_runs (error, blocking): The portfolio's self-hosted cost per family and class sums to the runs' cost (cost_per_run), exactly.
 -- @col month: First day of the UTC month the runs started (self-hosted; submitted when never started) or the managed traffic's month.
 -- @col venue: self_hosted (our accelerators, from cost_per_run) or managed (a provider, from managed_inference_daily).

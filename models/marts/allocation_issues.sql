@@ -1,4 +1,5 @@
 -- @table: What the allocation reports rather than hides: billing rows labelled with a run id that names no known run (they stay in the pool), resource-hours whose claims exceeded what was paid (clipped pro rata), placements without a project on a resource name that several projects bill (not allocated: which one is unknown), and resources whose usage got committed-use credits in hours where no commitment fee matched them (the fee is not in the warehouse: their runs look cheaper than they were).
+-- @grain day: hour
 -- @check allocation_issues_counted (warn): Unknown run labels, clipped claims, ambiguous placements and committed-use credits no commitment fee matched (reported).
 -- @col kind: unknown_run_label, clipped_claim, ambiguous_placement or unmatched_commitment_credit.
 -- @col project_id: Project.

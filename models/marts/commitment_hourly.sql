@@ -1,4 +1,5 @@
 -- @table: One commitment and UTC hour: the committed quantity, what was used of it, its fee, the part of the fee the resource-hours that used it took, and what is left: unused commitment (idle of its own kind, never shared cost). Integer nano-units.
+-- @grain day: hour
 -- @col commitment_id: The commitment (its fee rows' resource, else account/region/kind/SKU).
 -- @col hour: UTC hour (start).
 -- @col project_id: Project the fee is billed to.

@@ -1,4 +1,5 @@
 -- @table: One commitment (its fee SKU, region and term) and UTC day: what was committed, how much of it was used, what it cost, what it saved against on-demand, what went unused, and which teams' runs consumed it. USD.
+-- @grain day: day
 -- @col day: UTC day.
 -- @col commitment_id: The commitment (its fee rows' resource, else account/region/kind/SKU).
 -- @col sku_description: The fee's SKU.

@@ -1,4 +1,5 @@
 -- @table: The cost explorer's facts: one billing row, UTC day and run, with the part of the row's effective cost allocated to that run, or (run_id null) the part no run was allocated, as unallocated idle, unused commitment, unused reservation or shared cost; with the row's billing attributes and the run's. A resource-hour's run allocations and unallocated idle (idle_capacity) are spread over its rows by their cost, the fee shares of the commitments it used standing as parts of the commitment's fee row; what is left of a row is shared cost. A commitment fee row's parts are its shares (to runs, idle, shared, as the rows that used it) and its unused commitment; an unused reservation row is unused reservation. A row's parts add up to the row; a run's parts to its cost (cost_per_run); the idle parts to idle_capacity's unallocated idle; all of it to the effective cost, to the nano-dollar. USD.
+-- @grain day: day
 -- @col row_id: The billing row (billing_line_items.row_id, or focus_line_items.line_item_id for another cloud's FOCUS row).
 -- @col day: UTC day of the hours the part covers.
 -- @col run_id: The run the part was allocated to; null: no run.

@@ -1,4 +1,5 @@
 -- @table: Cost per million tokens per UTC day (the day the run started), team, model, workload class and accelerator type. USD.
+-- @grain day: day
 -- @col day: UTC day the runs started.
 -- @col team: Team.
 -- @col model_name: Model.

@@ -1,4 +1,5 @@
 -- @table: One managed inference request (from the gateway's logs) with what it cost and how that cost was decided: the gateway's own figure when it priced the request, else the dated price book; where both priced it, how far apart they are. USD.
+-- @grain day: day
 -- @check managed_requests_priced (warn): Every managed request has a cost (from the gateway or the price book).
 -- @check managed_prices_agree (warn): Where the gateway and the price book both priced a request, they agree (1%).
 -- @col request_id: The gateway's request id.

@@ -1,4 +1,5 @@
 -- @table: One run (one attempt of a job): what it cost (its allocated share of every resource-hour it held, plus billing rows labelled with it), what it held, and what it produced. Money in USD.
+-- @grain run: run_id
 -- @check runs_within_what_they_held (error, blocking): No run is allocated more accelerator-hours than it held.
 -- @col run_id: The run.
 -- @col job_id: The job it is an attempt of.

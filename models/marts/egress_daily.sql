@@ -1,4 +1,5 @@
 -- @table: Network traffic per UTC day, project, team and kind of traffic: bytes out and their cost. A billing row is network traffic when its SKU is a network SKU (billing_line_items.network_traffic, by the rules in collectors/sku_rules.csv). USD.
+-- @grain day: day
 -- @col day: UTC usage day.
 -- @col project_id: Project.
 -- @col team: Team label (else GKE's k8s-label/team or k8s-namespace: row_team in models/functions.sql); __unallocated__ when missing.

@@ -1,4 +1,5 @@
 -- @table: The project's own costs as a FOCUS 1.2 cost and usage dataset, one row per billing row of every source (Google's export, FOCUS files of other providers), USD; `flopledger export focus` writes it with FOCUS's column names. x_ columns: the source, the team and the accelerator.
+-- @grain day: charge_period_start
 -- @col availability_zone: AvailabilityZone (FOCUS 1.2).
 -- @col billed_cost: BilledCost (USD): Google rows cost + credits (what is invoiced); FOCUS rows as read.
 -- @col billing_account_id: BillingAccountId (FOCUS 1.2).

@@ -1,4 +1,5 @@
 -- @table: One accelerator resource and UTC hour: accelerator-hours paid, allocated to runs and busy, and the cost of what sat idle: unallocated idle (no run held it) and allocated idle (held but not busy). USD.
+-- @grain day: hour
 -- @check resource_hours_close (error, blocking): allocated + unallocated idle = cost, every resource-hour.
 -- @check resource_hours_unique (error, blocking): One row per resource-hour: nothing counted twice.
 -- @col project_id: Project of the resource.

@@ -1,4 +1,5 @@
 -- @table: Idle capacity rolled up per UTC day, project, accelerator type and provider (from idle_capacity). USD.
+-- @grain day: day
 -- @col day: UTC day.
 -- @col project_id: Project.
 -- @col accelerator_type: Canonical accelerator type.

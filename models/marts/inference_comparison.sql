@@ -1,4 +1,5 @@
 -- @table: Self-hosted against managed inference, per UTC day, model and provider: what the day's self-hosted inference runs (online and batch) cost per million tokens, with their idle share; what each provider would charge for the same token mix at its price-book price; what the provider's managed traffic cost; and the utilisation at which self-hosting breaks even. USD. See docs/managed-inference.md for the formula.
+-- @grain day: day
 -- @col day: UTC day (self-hosted runs by the day they started; managed traffic by its day).
 -- @col model: Model.
 -- @col provider: Provider priced or used for this model (null when no provider has a price or traffic for it that day).

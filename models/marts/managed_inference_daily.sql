@@ -1,4 +1,5 @@
 -- @table: Managed inference per UTC day, provider, model, team, project and workload class: requests, error rate, tokens, cost, USD per million tokens and latency percentiles. From the gateway's requests (cost_per_request) and from providers' usage and cost exports; an export row is left out for a day, provider and model the gateway logged (the same traffic would count twice); the provider's other models that day, which bypassed the gateway, stay. Not part of the cloud bill: its own line. USD.
+-- @grain day: day
 -- @col day: UTC day.
 -- @col source: gateway (request logs) or provider_export (usage and cost buckets).
 -- @col provider: Provider.

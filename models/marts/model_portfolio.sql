@@ -1,4 +1,5 @@
 -- @table: One model's USD per million tokens on each family it ran on, side by side: per UTC month, model, workload class and family (accelerator type, or managed provider), for the models with tokens on more than one family that month (two accelerator types, or ours and a provider); the cheapest is picked within a workload class (a training token is not an inference token). Measured figures only: each side is what its own runs or requests cost, never an estimate of what they would have cost elsewhere. USD.
+-- @grain month: month
 -- @col month: First day of the UTC month (self-hosted runs by their start; managed traffic by its day).
 -- @col model: Model (cost_per_run.model_name; the gateway's model group for managed rows).
 -- @col workload_class: Workload class.

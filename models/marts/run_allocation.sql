@@ -1,4 +1,5 @@
 -- @table: One run, resource and UTC hour: its share of what was paid there and the cost allocated to it (the allocation rule of DESIGN.md). allocated = floor(E x H / max(P, sum H)) in nano-USD; the remainder of each resource-hour is unallocated idle.
+-- @grain day: hour
 -- @check shares_are_sane (error, blocking): No negative share, no allocation above cost.
 -- @col run_id: The run.
 -- @col project_id: Project of the resource.

@@ -1,4 +1,5 @@
 -- @table: Spend per UTC day, provider, billing account, project, team, service and category, in the reporting currency (USD).
+-- @grain day: day
 -- @col day: UTC usage day (FOCUS: the day of ChargePeriodStart).
 -- @col provider: Cloud provider: gcp for the Google export's rows; FOCUS rows' ProviderName as written (AWS, Microsoft, Oracle ...).
 -- @col billing_account_id: Billing account (FOCUS BillingAccountId).

@@ -11,35 +11,9 @@
 -- @col billed_cost: Billed cost (USD).
 -- @col credits_total: Credits (USD).
 -- @col effective_cost: Billed + credits (USD).
-WITH spend AS (
-    SELECT
-        invoice_month,
-        provider,
-        billing_account_id,
-        currency,
-        project_id,
-        coalesce(row_team(labels), '__unallocated__') AS team,
-        CAST(cost AS DECIMAL(38, 12)) AS cost,
-        CAST(credits_total AS DECIMAL(38, 12)) AS credits_total,
-        CAST(cost_usd AS DECIMAL(38, 12)) AS cost_usd,
-        CAST(credits_total_usd AS DECIMAL(38, 12)) AS credits_total_usd
-    FROM billing_line_items
-    UNION ALL
-    -- FOCUS: credits are rows of their own (ChargeCategory Credit, negative BilledCost); USD only.
-    SELECT
-        strftime(billing_period_start, '%Y%m'),
-        provider_name,
-        billing_account_id,
-        billing_currency,
-        sub_account_id,
-        coalesce(nullif(trim(json_extract_string(tags, '$.team')), ''), '__unallocated__'),
-        CASE WHEN charge_category = 'Credit' THEN 0 ELSE billed_cost END,
-        CASE WHEN charge_category = 'Credit' THEN billed_cost ELSE 0 END,
-        CASE WHEN charge_category = 'Credit' THEN 0 ELSE billed_cost END,
-        CASE WHEN charge_category = 'Credit' THEN billed_cost ELSE 0 END
-    FROM focus_line_items
-    WHERE billing_currency = 'USD' AND billing_period_start IS NOT NULL
-)
+
+-- Summed from its day parts (spend_invoice_daily): an invoice month holds late rows of earlier
+-- usage months, so it is not a window of days; its days are.
 SELECT
     invoice_month,
     provider,
@@ -53,6 +27,6 @@ SELECT
     sum(cost_usd) AS billed_cost,
     sum(credits_total_usd) AS credits_total,
     sum(cost_usd + credits_total_usd) AS effective_cost
-FROM spend
+FROM spend_invoice_daily
 GROUP BY ALL
 ORDER BY invoice_month, provider, billing_account_id, project_id, team

@@ -1,4 +1,5 @@
 -- @table: Cloud Storage per UTC day, bucket and team: stored volume and its cost (checkpoints grow; this shows how fast). The service's storage SKUs (billing_line_items.sku_kind storage: its network SKUs, downloads and egress, are egress_daily's). USD.
+-- @grain day: day
 -- @col day: UTC usage day.
 -- @col project_id: Project.
 -- @col bucket: The bucket (resource name).

@@ -1,4 +1,5 @@
 -- @table: Idle of the two kinds that belong to no resource-hour, per UTC hour: unused commitment (the part of a commitment's fee no usage took) and unused reservation (reserved capacity no VM consumed, attributed to its reservation and project). Shown beside unallocated idle (idle_capacity), never in shared cost. USD.
+-- @grain day: hour
 -- @col hour: UTC hour (start).
 -- @col idle_kind: unused_commitment or unused_reservation.
 -- @col project_id: Project of the commitment's fee, or of the reservation.

@@ -1,4 +1,5 @@
 -- @table: One row of the Google Cloud Billing detailed usage cost export (or its extract). Rows are appended, never rewritten; an exact duplicate (every field equal, export_time included) is stored once.
+-- @grain day: usage_start .. usage_end
 CREATE TABLE IF NOT EXISTS billing_line_items (
     row_id VARCHAR PRIMARY KEY,            -- Hash of the row's full canonical content: equal ids, equal rows.
     usage_day DATE NOT NULL,               -- UTC day of usage_start: the partition.

@@ -1,4 +1,5 @@
 -- @table: One row of a FOCUS 1.0/1.1/1.2 cost and usage dataset (CSV or Parquet, any provider), columns in snake_case. A row read twice is stored once; rows that break the spec but read clearly load with spec_issues set.
+-- @grain day: charge_period_start .. charge_period_end
 -- @check focus_rows_follow_spec (warn): Every FOCUS row loaded follows the specification (else spec_issues says why).
 CREATE TABLE IF NOT EXISTS focus_line_items (
     line_item_id VARCHAR NOT NULL, -- Hash of every value the row carries: the same row read twice is one row.

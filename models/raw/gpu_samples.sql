@@ -1,4 +1,5 @@
 -- @table: One GPU for one UTC minute on one node, from the NVML agent's spool files (means and maxima over that minute's readings, counters as deltas).
+-- @grain day: minute
 -- @check gpu_samples_fresh (warn): gpu_samples keeps up with the bill.
 CREATE TABLE IF NOT EXISTS gpu_samples (
     sample_id VARCHAR NOT NULL,       -- Stable hash of node, GPU UUID and minute: reloading a spool file changes nothing.

@@ -1,4 +1,5 @@
 -- @table: Which run held which resource (VM or TPU node), how many of its accelerators, from when to when.
+-- @grain day (read whole): start_at .. end_at
 CREATE TABLE IF NOT EXISTS job_placements (
     placement_id VARCHAR NOT NULL,  -- Hash of run, resource and window.
     run_id VARCHAR NOT NULL,           -- The run (jobs.run_id).

@@ -1,4 +1,5 @@
 -- @table: One run: one attempt of a job (a retry is a run of its own), from the jobs file or Slurm's sacct --json.
+-- @grain day (read whole): coalesce(submitted_at, started_at) .. ended_at
 CREATE TABLE IF NOT EXISTS jobs (
     run_id VARCHAR NOT NULL,        -- Unique id of the run (attempt); billing rows labelled run_id=<this> go wholly to it.
     job_id VARCHAR,                    -- The job the run is an attempt of.

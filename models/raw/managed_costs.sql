@@ -1,4 +1,5 @@
 -- @table: One bucket of a provider's cost export (OpenAI organisation costs format): what the provider charged per bucket (a UTC day), project and line item.
+-- @grain day: bucket_start
 CREATE TABLE IF NOT EXISTS managed_costs (
     cost_id VARCHAR NOT NULL,        -- Stable hash of provider, bucket start, project and line item: a page read twice is one row.
     provider VARCHAR NOT NULL,       -- Provider the export came from (named in flopledger.yaml).

@@ -1,4 +1,5 @@
 -- @table: One request to a managed inference provider, as an OpenAI-compatible gateway logged it (LiteLLM spend-log rows): who asked which model of which provider, when, with how many tokens, and what the gateway said it cost.
+-- @grain day: started_at
 CREATE TABLE IF NOT EXISTS managed_requests (
     request_id VARCHAR NOT NULL,       -- The gateway's request id: the same request logged twice is one row.
     started_at TIMESTAMP NOT NULL,     -- When the request reached the gateway (UTC, LiteLLM startTime); places the row on its UTC day.

@@ -1,4 +1,5 @@
 -- @table: One bucket of a provider's usage export (OpenAI organisation usage/completions format): tokens and requests per bucket (a UTC day), project, model, key, user and batch flag.
+-- @grain day: bucket_start
 CREATE TABLE IF NOT EXISTS managed_usage (
     usage_id VARCHAR NOT NULL,           -- Stable hash of provider, bucket start and the group-by fields: a page read twice is one row.
     provider VARCHAR NOT NULL,           -- Provider the export came from (named in flopledger.yaml; the pages do not say).

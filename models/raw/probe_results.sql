@@ -1,4 +1,5 @@
 -- @table: One probe measurement: a verified matmul sweep point (one node, device, dtype and shape) with its achieved and spec-peak TFLOP/s, from the probe CLI's JSONL.
+-- @grain day (read whole): measured_at
 -- @check probe_results_verified (warn): Every probe of the last 7 days (to the newest result) matched its reference.
 CREATE TABLE IF NOT EXISTS probe_results (
     result_id VARCHAR NOT NULL,   -- Stable hash of node, measured_at, device_index, dtype, m, n, k: the same line ingested twice is one row.

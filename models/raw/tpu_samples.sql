@@ -1,4 +1,5 @@
 -- @table: One TPU chip (accelerator_id) in one UTC minute, from Cloud Monitoring: the five accelerator metrics pivoted into columns, null where a metric had no point.
+-- @grain day: minute
 -- @check tpu_samples_fresh (warn): tpu_samples keeps up with the bill.
 CREATE TABLE IF NOT EXISTS tpu_samples (
     sample_id VARCHAR NOT NULL,    -- Stable id: hash of project, zone, node/resource, worker, accelerator and resource type, then '-' and the minute (YYYYMMDDTHHMM); reloads replace, never duplicate.

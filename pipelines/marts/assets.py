@@ -1,5 +1,14 @@
 """Every SQL file in models/intermediate/ and models/marts/ is one asset; its upstreams are the
-tables its SQL reads (models/lineage.py)."""
+tables its SQL reads (models/lineage.py).
+
+A day-grained model (models/grain.py) is a daily-partitioned asset on the sources' partitions,
+so the UI shows which days are built; every other model is one asset. Each builds what changed
+since its last build (warehouse/incremental.py), whatever the run's partitions: a run after
+ingest builds the days the ingest changed. A backfill (or a run tagged REBUILD_TAG) rebuilds
+its partitions as well, and FULL_TAG rebuilds everything. Days rebuilt outside the run's own
+partitions (a late billing row for an older day) are recorded as materialisations of theirs."""
+
+from datetime import date, timedelta
 
 import dagster as dg
 import pyarrow as pa
@@ -8,14 +17,32 @@ from flopledger import models
 from flopledger.pipelines.marts.commitment_plan import commitment_plan
 from flopledger.pipelines.marts.snapshot import OTHER_MARTS, build_snapshot_asset
 from flopledger.pipelines.resources import Flopledger
+from flopledger.pipelines.run_tags import FULL_TAG, REBUILD_TAG
 from flopledger.probes.specs import spec_rows
+from flopledger.warehouse import incremental
 
 
-def _mart_asset(mart: models.Model, known: set[str]) -> dg.AssetsDefinition:
+def _partition_days(context: dg.AssetExecutionContext) -> list[date]:
+    if not context.has_partition_key_range:
+        return []
+    keys = context.partition_key_range
+    first, last = date.fromisoformat(keys.start), date.fromisoformat(keys.end)
+    return [first + timedelta(days=n) for n in range((last - first).days + 1)]
+
+
+def _forced(context: dg.AssetExecutionContext) -> bool:
+    tags = context.run.tags
+    return tags.get(REBUILD_TAG) == "true" or "dagster/backfill" in tags
+
+
+def _mart_asset(
+    mart: models.Model, known: set[str], partitions: dg.PartitionsDefinition
+) -> dg.AssetsDefinition:
     unknown = sorted(set(mart.depends_on) - known)
     if unknown:  # a mistyped table, or one no asset writes: it would build before its inputs
         raise ValueError(f"models: {mart.name} reads {unknown}, which no asset writes")
     deps = sorted(mart.depends_on)
+    daily = mart.grain is not None and mart.grain.kind == "day"
 
     @dg.asset(
         name=mart.name,
@@ -23,10 +50,31 @@ def _mart_asset(mart: models.Model, known: set[str]) -> dg.AssetsDefinition:
         deps=deps,
         kinds={"duckdb", "sql"},
         description=mart.table_comment,
+        partitions_def=partitions if daily else None,
+        backfill_policy=dg.BackfillPolicy.single_run() if daily else None,
     )
-    def build(flopledger: Flopledger) -> dg.MaterializeResult:
-        rows = flopledger.warehouse().build_mart(mart.name)
-        return dg.MaterializeResult(metadata={"rows": dg.MetadataValue.int(rows)})
+    def build(context: dg.AssetExecutionContext, flopledger: Flopledger) -> dg.MaterializeResult:
+        own = _partition_days(context)
+        built = incremental.build(
+            flopledger.warehouse(),
+            mart.name,
+            full=context.run.tags.get(FULL_TAG) == "true",
+            days=own if _forced(context) else (),
+        )
+        if daily and built.scope.days:
+            valid = set(partitions.get_partition_keys())
+            for day in sorted(set(built.scope.days) - set(own)):
+                if day.isoformat() in valid:  # a day rebuilt beyond the run's partitions
+                    context.log_event(
+                        dg.AssetMaterialization(asset_key=mart.name, partition=day.isoformat())
+                    )
+        context.log.info(f"{mart.name}: rebuilt {built.scope.describe()}, {built.rows} row(s)")
+        return dg.MaterializeResult(
+            metadata={
+                "rows_written": dg.MetadataValue.int(built.rows),
+                "rebuilt": dg.MetadataValue.text(built.scope.describe()),
+            }
+        )
 
     return build
 
@@ -75,12 +123,14 @@ def accelerator_specs(flopledger: Flopledger) -> dg.MaterializeResult:
     return dg.MaterializeResult(metadata={"rows": dg.MetadataValue.int(table.num_rows)})
 
 
-def build_assets(raw_keys: set[str]) -> list[dg.AssetsDefinition]:
+def build_assets(
+    raw_keys: set[str], partitions: dg.PartitionsDefinition
+) -> list[dg.AssetsDefinition]:
     known = raw_keys | {m.name for m in models.marts()} | set(OTHER_MARTS)
     return [
         flopledger_settings,
         accelerator_specs,
         commitment_plan,
-        *(_mart_asset(m, known) for m in models.marts()),
+        *(_mart_asset(m, known, partitions) for m in models.marts()),
         build_snapshot_asset([m.name for m in models.marts()]),
     ]

@@ -73,7 +73,12 @@ def test_a_scheduled_ingest_is_followed_by_one_marts_run(marts_after_ingest):
         request = marts_after_ingest(context)
     assert isinstance(request, dg.RunRequest)
     assert request.run_key == f"marts-after-{RUN_ID}"
-    assert request.tags == {NOW: "2026-10-06T06:30:00"}  # the ingest's clock, not the sensor's
+    assert request.tags == {  # the ingest's clock (not the sensor's) and its partitions
+        NOW: "2026-10-06T06:30:00",
+        "dagster/asset_partition_range_start": "2026-10-03",
+        "dagster/asset_partition_range_end": "2026-10-05",
+    }
+    assert request.asset_selection is None  # after billing: every mart (each builds what changed)
 
 
 def test_a_cli_run_is_left_alone(marts_after_ingest):
