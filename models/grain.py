@@ -9,6 +9,9 @@ A table declares its grain in its header, next to `@table`:
     -- @grain day: usage_start .. usage_end a raw row covering a span belongs to every day of it
     -- @grain day (read whole): a .. b      as above, but models read the table whole (a small
                                             dimension: which days a change touches, nothing more)
+    -- @grain run (onward t): run_id        a model that reads table t whole, a row of it on a day
+                                            bearing on later days (a node's latest probe): a
+                                            change of t on a day rebuilds from that day on
 
 A table without one is a whole table: rebuilt, or read, whole.
 
@@ -57,11 +60,15 @@ class Grain:
     start: str  # the column (or expression) that places a row; a run's id for run grain
     end: str | None = None  # a row covering a span: where it ends (exclusive; null: still open)
     read_whole: bool = False  # models read it whole (a dimension)
+    onward: tuple[str, ...] = ()  # tables it reads whole, a change rebuilding from its day on
 
-    def filter(self) -> str:
+    def filter(self, runs_from: str | None = None) -> str:
         """The condition that keeps a row of the window [$window_lo, $window_hi) (a month's
-        row when its month starts in the window's month or later; a run's, its run listed)."""
+        row when its month starts in the window's month or later; a run's, its run listed in
+        $window_runs, or in the `run_id` column of table `runs_from`)."""
         if self.kind == "run":
+            if runs_from is not None:
+                return f"{self.start} IN (SELECT run_id FROM {runs_from})"
             return f"list_contains(CAST(${RUNS} AS VARCHAR[]), {self.start})"
         lo = f"${LO}" if self.kind == "day" else f"CAST(date_trunc('month', ${LO}) AS DATE)"
         if self.end is None:
@@ -98,27 +105,30 @@ def parse_grain(where: str, kind: str, flags: str, text: str) -> Grain:
     if kind not in GRAINS:
         raise GrainError(f"{where}: a grain is one of {', '.join(GRAINS)}, not {kind!r}")
     words = {w.strip() for w in flags.split(",") if w.strip()}
-    if words - {"read whole"}:
-        raise GrainError(f"{where}: unknown grain flags {sorted(words - {'read whole'})}")
+    onward = tuple(sorted(w.split()[1] for w in words if re.fullmatch(r"onward \w+", w)))
+    unknown = {w for w in words if w != "read whole" and not re.fullmatch(r"onward \w+", w)}
+    if unknown:
+        raise GrainError(f"{where}: unknown grain flags {sorted(unknown)}")
     span = _SPAN.match(text.strip())
     start, end = (span.group(1), span.group(2)) if span else (text.strip(), None)
     if not start or (kind != "day" and end is not None):
         raise GrainError(f"{where}: '-- @grain {kind}: column' (a span is for day grain)")
-    return Grain(kind, start, end, "read whole" in words)
+    return Grain(kind, start, end, "read whole" in words, onward)
 
 
-def narrowed(sql: str, reads: dict[str, Grain]) -> str:
+def narrowed(sql: str, reads: dict[str, Grain], whole: Iterable[str] = ()) -> str:
     """`sql` with every read of a table in `reads` replaced by the rows of the window:
     `FROM t AS x` becomes `FROM (SELECT * FROM t WHERE <t's filter>) AS x`."""
 
     def inline(match: re.Match[str]) -> str:
         keyword, space, name, alias = match.groups()
         grain = reads.get(name)
-        if grain is None or grain.read_whole or grain.kind == "run":
+        if grain is None or grain.read_whole or grain.kind == "run" or name in skip:
             return match.group(0)
         sub = f"(SELECT * FROM {name} WHERE {grain.filter()})"
         return f"{keyword}{space}{sub}{alias if alias else f' AS {name}'}"
 
+    skip = set(whole)
     return _READ.sub(inline, sql)
 
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator, Sequence
-from datetime import date
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import date, timedelta
 from functools import cached_property
 from typing import Any
 
@@ -30,6 +30,8 @@ import pyarrow.compute as pc
 
 from flopledger import models
 from flopledger.clients import bigquery as bq
+from flopledger.models.grain import HI, LO, RUNS, Grain
+from flopledger.models.sql_text import without_comments
 from flopledger.warehouse.base import (
     ColumnInfo,
     InPlace,
@@ -141,6 +143,11 @@ class BigQueryWarehouse(Warehouse, InPlace):
         """Where the intermediate tables are built, beside the dataset people read."""
         return f"{self.project}.{self.dataset}_{models.INTERMEDIATE_SCHEMA}"
 
+    @property
+    def bookkeeping_dataset_id(self) -> str:
+        """Where the warehouse keeps its own records (what changed, what was built)."""
+        return f"{self.project}.{self.dataset}_{models.BOOKKEEPING_SCHEMA}"
+
     def _quoted(self, table: str) -> str:
         return f"`{self.table_id(table)}`"
 
@@ -155,7 +162,8 @@ class BigQueryWarehouse(Warehouse, InPlace):
     def ensure_schema(self) -> None:
         bq.ensure_dataset(self.client, self.dataset_id, self.location)
         bq.ensure_dataset(self.client, self.intermediate_dataset_id, self.location)
-        for table in models.raw_tables():
+        bq.ensure_dataset(self.client, self.bookkeeping_dataset_id, self.location)
+        for table in (*models.raw_tables(), *models.bookkeeping_tables()):
             bq.create_table(
                 self.client,
                 self.table_id(table.name),
@@ -181,26 +189,56 @@ class BigQueryWarehouse(Warehouse, InPlace):
         table, day_column = identifier(table), identifier(day_column)
         listed = ", ".join(f"DATE '{day.isoformat()}'" for day in sorted(set(days)))
         where = f"WHERE DATE({day_column}) IN ({listed})" if listed else "WHERE FALSE"
-        return self._replace(table, where, data)
+        # The same rows in DuckDB's dialect, for the days the rows deleted belonged to.
+        picked = f"CAST({day_column} AS DATE) IN (SELECT unnest(CAST($days AS DATE[])))"
+        return self._replace(table, where, data, (picked, {"days": sorted(set(days))}))
 
     def replace_all(self, table: str, data: pa.Table) -> int:
-        return self._replace(identifier(table), "WHERE TRUE", data)
+        return self._replace(identifier(table), "WHERE TRUE", data, ("TRUE", {}))
 
-    def _replace(self, table: str, where: str, data: pa.Table) -> int:
+    def _replace(
+        self, table: str, where: str, data: pa.Table, picked: tuple[str, dict[str, Any]]
+    ) -> int:
         """In one transaction (one script): delete the rows `where` picks, insert `data` (loaded
         first into a staging table). `where` is built here from dates and checked identifiers.
+        Records the days of the rows deleted and of those inserted (`picked`: the deleted rows'
+        filter in DuckDB's dialect); a table without a day grain, when its rows changed.
 
         A partition decorator (`table$YYYYMMDD` with WRITE_TRUNCATE) would replace one day in
         one load job, but bqemulator 1.4.0 refuses it ("Invalid table id"), and a run
         replaces several days at once: the script is one atomic job on both."""
+        grain = models.model(table).grain
+        by_day = grain is not None and grain.kind == "day"
+        changed: set[date] = set()
+        if by_day:
+            assert grain is not None
+            old = grain.days_sql(f"(SELECT * FROM {table} WHERE {picked[0]})")
+            changed |= set(self.query(old, picked[1])["day"].to_pylist())
+        else:
+            before = self._rows_text(table)
         with self._staged(table, data) as (stage, names):
+            if by_day:
+                assert grain is not None
+                found = self.query_reading(
+                    grain.days_sql("incoming"), {"incoming": stage.strip("`")}
+                )
+                changed |= set(found["day"].to_pylist())
             self._run(
                 f"BEGIN TRANSACTION;\n"
                 f"DELETE FROM {self._quoted(table)} {where};\n"
                 f"INSERT INTO {self._quoted(table)} ({names}) SELECT {names} FROM {stage};\n"
                 "COMMIT TRANSACTION;"
             )
+        if by_day:
+            self.record_changes(table, changed - {None})
+        elif self._rows_text(table) != before:
+            self.record_changes(table, None)
         return data.num_rows
+
+    def _rows_text(self, table: str) -> list[str]:
+        """A small table's rows as sorted JSON text: whether a rewrite changed it."""
+        found = self._run(f"SELECT TO_JSON_STRING(t) AS row FROM {self._quoted(table)} AS t")
+        return sorted(found["row"].to_pylist())
 
     def insert_new(self, table: str, data: pa.Table, key: str) -> int:
         table, key = identifier(table), identifier(key)
@@ -208,6 +246,13 @@ class BigQueryWarehouse(Warehouse, InPlace):
         ordered = data.append_column(INCOMING_ORDER, pa.array(range(data.num_rows), pa.int64()))
         before = self._count(table)
         with self._staged(table, ordered, extra=INCOMING_ORDER) as (stage, names):
+            grain = models.model(table).grain
+            if grain is not None and grain.kind == "day":  # the days of the rows new to it
+                fresh = f"(SELECT * FROM incoming WHERE {key} NOT IN (SELECT {key} FROM {table}))"
+                days = self.query_reading(grain.days_sql(fresh), {"incoming": stage.strip("`")})
+                self.record_changes(table, set(days["day"].to_pylist()) - {None})
+            else:
+                self.record_changes(table, None)
             self._run(
                 f"INSERT INTO {self._quoted(table)} ({names})\n"
                 f"SELECT {names} FROM {stage}\n"
@@ -242,6 +287,7 @@ class BigQueryWarehouse(Warehouse, InPlace):
         same = " AND ".join(f"t.{k} IS NOT DISTINCT FROM i.{k}" for k in keyed)
         unset = f"SELECT COUNT(*) AS n FROM {self._quoted(table)} WHERE {flag} IS NULL"
         before = int(self._run(unset)["n"][0].as_py())
+        self.record_changes(table, None)  # once, as an upgrade fills older rows' new columns
         with self._staged(table, data) as (stage, _):
             self._run(
                 f"UPDATE {self._quoted(table)} AS t SET {sets} FROM {stage} AS i\n"
@@ -323,7 +369,100 @@ class BigQueryWarehouse(Warehouse, InPlace):
         bq.describe_table(
             self.client, self.table_id(name), mart.table_comment, mart.column_comments
         )
+        self.record_changes(name, None)
         return self._count(name)
+
+    def build_window(self, name: str, lo: date, hi: date, runs: Sequence[str] | None = None) -> int:
+        """One script: the window's rows deleted and rebuilt (DELETE + INSERT in a transaction:
+        bqemulator refuses partition decorators, and MERGE ... ON FALSE over nested columns;
+        a window may span several partitions). Both statements filter the model's partition
+        column, and its SQL reads every grained table through that table's own filter, so
+        the bytes a daily run reads follow the window, not the history. Records every day of
+        the window as changed."""
+        mart = models.model(name)
+        grain = mart.grain
+        if grain is None:
+            raise ValueError(f"{name} has no grain: it is built whole")
+        reads: dict[str, Grain] = {}
+        for table in mart.depends_on:
+            try:
+                found = models.model(table).grain
+            except KeyError:
+                continue
+            if found is not None:
+                reads[table] = found
+        narrow = tuple(
+            sorted(
+                (t, g.filter())
+                for t, g in reads.items()
+                if not g.read_whole and g.kind != "run" and t not in grain.onward
+            )
+        )
+        select = without_comments(mart.sql)
+        keep = grain.filter(runs_from=RUNS)
+        gone = keep
+        if grain.kind == "run":
+            gone = f"({keep} OR {grain.start} NOT IN (SELECT run_id FROM jobs))"
+
+        def bound(sql: str) -> str:
+            # The window's days as DATE literals (dates, never text from input): bqemulator
+            # binds no parameters in a script.
+            sql = sql.replace(f"${LO}", f"DATE '{lo.isoformat()}'")
+            return sql.replace(f"${HI}", f"DATE '{hi.isoformat()}'")
+
+        sources: dict[str, str] = {}
+        if grain.kind == "run":  # the runs as a scratch table (run ids are text from input)
+            sources[RUNS] = self.create_scratch(RUNS)
+            self.scratch_from_arrow(
+                sources[RUNS], pa.table({"run_id": pa.array(list(runs or ()), pa.string())})
+            )
+        try:
+            delete = self._reading(bound(f"DELETE FROM {identifier(name)} WHERE {gone}"), sources)
+            insert = to_bigquery(
+                bound(
+                    f"INSERT INTO {identifier(name)} SELECT * FROM (\n{select}\n) AS built "
+                    f"WHERE {keep}"
+                ),
+                self.dataset_id,
+                not bq.is_emulated(self.client),
+                tuple(sorted(sources.items())),
+                tuple((t, bound(f)) for t, f in narrow),
+            )
+            self._run(f"BEGIN TRANSACTION;\n{delete};\n{insert};\nCOMMIT TRANSACTION;")
+            counted = self._reading(
+                bound(f"SELECT count(*) AS n FROM {identifier(name)} WHERE {keep}"), sources
+            )
+            written = int(self._run(counted)["n"][0].as_py())
+        finally:
+            if RUNS in sources:
+                self.drop_scratch(sources[RUNS])
+        self.record_changes(name, [lo + timedelta(days=n) for n in range((hi - lo).days)])
+        return written
+
+    def has_table(self, name: str) -> bool:
+        return bq.table_exists(self.client, self.table_id(name))
+
+    def record_changes(self, table: str, days: Iterable[date] | None) -> None:
+        if days is None:
+            self.execute(models.query_sql("bookkeeping_record_whole"), {"table_name": table})
+            return
+        listed = sorted(set(days))
+        if listed:
+            self.execute(
+                models.query_sql("bookkeeping_record_days"), {"table_name": table, "days": listed}
+            )
+
+    def mark_built(self, name: str, sql_hash: str, through_seq: int, scope: str, rows: int) -> None:
+        self.execute(
+            models.query_sql("bookkeeping_mark_built"),
+            {
+                "table_name": name,
+                "sql_hash": sql_hash,
+                "through_seq": through_seq,
+                "scope": scope,
+                "rows_written": rows,
+            },
+        )
 
     def read_query(self, sql: str, params: Params = None) -> pa.Table:
         """Through the reader (read-only, published runs only), as DuckDB's: BigQuery has no

@@ -376,7 +376,7 @@ class DuckDBWarehouse(Warehouse):
             raise ValueError(f"{name} has no grain: it is built whole")
         table = f"{mart.schema}.{identifier(name)}"
         reads = {t: g for t in mart.depends_on if (g := _grain(t)) is not None}
-        select = narrowed(without_comments(mart.sql), reads)
+        select = narrowed(without_comments(mart.sql), reads, grain.onward)
         keep = grain.filter()
         gone = keep
         if grain.kind == "run":  # and rows of runs no longer in jobs

@@ -85,9 +85,19 @@ def plan(
     if None in changed:
         return Scope(whole=True), seq
     touched = {d for d in changed if d is not None} | forced
+    grain = model.grain
+    onward = grain.onward if grain is not None else ()
+    later = (
+        {d for d in warehouse.pending_changes(onward, last[1]) if d is not None}
+        if onward
+        else set()
+    )
+    if later:  # a row of these bears on every later day: from its day to the newest
+        newest = max(warehouse.pending_changes(model.depends_on, -1) - {None})
+        first = min(later)
+        touched |= {first + timedelta(days=n) for n in range((newest - first).days + 1)}
     if not touched:
         return Scope(), seq
-    grain = model.grain
     if grain is None:
         return Scope(whole=True), seq
     if grain.kind == "day":

@@ -666,6 +666,10 @@ def _qualify(tree: exp.Expr, dataset: str) -> exp.Expr:
         elif table.args.get("db") is None and table.name and table.name not in ctes:
             table.set("db", exp.to_identifier(dataset_of(name, table.name)))
             table.set("catalog", exp.to_identifier(project, quoted=True))
+        elif table.db == models.BOOKKEEPING_SCHEMA and not table.catalog:
+            # DuckDB's bookkeeping schema: the dataset `<dataset>_bookkeeping` beside it.
+            table.set("db", exp.to_identifier(f"{name}_{models.BOOKKEEPING_SCHEMA}"))
+            table.set("catalog", exp.to_identifier(project, quoted=True))
     return tree
 
 
@@ -674,6 +678,8 @@ def dataset_of(dataset: str, table: str) -> str:
     (models/__init__.py), every other in `dataset` itself."""
     if table in models.intermediate_tables():
         return f"{dataset}_{models.INTERMEDIATE_SCHEMA}"
+    if table in {m.name for m in models.bookkeeping_tables()}:
+        return f"{dataset}_{models.BOOKKEEPING_SCHEMA}"
     return dataset
 
 
@@ -711,22 +717,71 @@ def _from_sources(tree: exp.Expr, sources: dict[str, str]) -> exp.Expr:
     return tree
 
 
+def _unqualified(node: exp.Expr) -> exp.Expr:
+    if isinstance(node, exp.Column) and node.table:
+        return exp.column(node.name)
+    return node
+
+
+def _narrow(tree: exp.Expr, filters: dict[str, str]) -> exp.Expr:
+    """Each unqualified read of a table in `filters` keeps only the rows its condition (DuckDB
+    SQL over the table's columns) keeps: the condition joins the JOIN's ON where the table is
+    joined, else the reading SELECT's WHERE, its columns qualified by the table's alias. Not a
+    subquery, as DuckDB's narrowing is (models/grain.py): bqemulator 1.4.0 cannot bind a
+    subquery's row in correlated UNNEST subqueries; for an inner or left join and a FROM the
+    two mean the same, and a table on the kept side of a FULL or RIGHT JOIN is refused."""
+    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+    for table in list(tree.find_all(exp.Table)):
+        if table.args.get("db") is not None or table.name not in filters or table.name in ctes:
+            continue
+        alias = table.alias or table.name
+        condition = sqlglot.parse_one(filters[table.name], read="duckdb")
+        for column in condition.find_all(exp.Column):
+            if not column.table:
+                column.set("table", exp.to_identifier(alias))
+        join = table.parent if isinstance(table.parent, exp.Join) else None
+        if join is not None and join.side in ("FULL", "RIGHT"):
+            raise TranspileError(f"{table.name}: narrowed on a {join.side} JOIN's side")
+        if join is not None and join.args.get("using") and join.side == "LEFT":
+            # LEFT JOIN ... USING: no ON to join; its rows narrowed in a subquery of its own
+            narrowed = exp.select("*").from_(exp.Table(this=exp.to_identifier(table.name)))
+            narrowed = narrowed.where(condition.transform(_unqualified))
+            table.replace(
+                exp.Subquery(this=narrowed, alias=exp.TableAlias(this=exp.to_identifier(alias)))
+            )
+            continue
+        if join is not None and not join.args.get("using"):
+            on = join.args.get("on")
+            join.set("on", exp.and_(on, condition) if on is not None else condition)
+            continue
+        select = table.find_ancestor(exp.Select)
+        if select is None:
+            raise TranspileError(f"{table.name}: read outside a SELECT")
+        select.where(condition, copy=False)
+    return tree
+
+
 @lru_cache(maxsize=1024)
 def to_bigquery(
     sql: str,
     dataset: str | None = None,
     ordered_unnest: bool = True,
     sources: tuple[tuple[str, str], ...] = (),
+    narrow: tuple[tuple[str, str], ...] = (),
 ) -> str:
     """One DuckDB statement (a model or a named query) as BigQuery SQL; with `dataset`
     (`project.dataset`), its unqualified tables are that dataset's. `ordered_unnest` False
     leaves WITH OFFSET out of the element subqueries (`_element_rows`: bqemulator's limit).
     `sources` reads a table the statement names from elsewhere: (name, a table id
-    `project.dataset.table`, or a BigQuery SELECT put in as a subquery)."""
+    `project.dataset.table`, or a BigQuery SELECT put in as a subquery). `narrow` keeps, of
+    each table named, the rows a DuckDB condition keeps (`_narrow`: an incremental build's
+    window, warehouse/bigquery.py)."""
     try:
         tree = sqlglot.parse_one(without_comments(sql), read="duckdb")
     except sqlglot.errors.ParseError as exc:
         raise TranspileError(f"not parsed as DuckDB SQL: {str(exc).splitlines()[0]}") from None
+    if narrow:
+        tree = _narrow(tree, dict(narrow))
     tree = tree.transform(_expand).transform(_slices).transform(_map_functions)
     tree = tree.transform(_list_lambdas).transform(_format).transform(_has_entries)
     tree = tree.transform(_map_entries)

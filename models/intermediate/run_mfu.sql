@@ -1,5 +1,5 @@
 -- @table: One run: its model FLOPs and model FLOPs utilisation (MFU) against the spec peak of its accelerators and against the slowest probe-measured ceiling of the nodes it held. Both in bf16, dense.
--- @grain run: run_id
+-- @grain run (onward accelerator_efficiency): run_id
 -- @col run_id: The run.
 -- @col workload_class: pretraining, post_training, rl_eval, online_inference, batch_inference or other.
 -- @col accelerator_type: Canonical accelerator type of the run (jobs), whose spec peak MFU against spec uses.

@@ -72,10 +72,7 @@ family_idle AS (
     GROUP BY ALL
 ),
 ceilings AS (
-    SELECT accelerator_type AS family, max(best_tflops) AS best_tflops
-    FROM accelerator_efficiency
-    WHERE dtype = 'bf16' AND accelerator_type IS NOT NULL AND best_tflops > 0
-    GROUP BY ALL
+    SELECT family, best_tflops FROM accelerator_ceilings
 ),
 managed AS (
     SELECT

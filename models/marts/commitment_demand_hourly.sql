@@ -1,5 +1,4 @@
 -- @table: One accelerator type, region and UTC hour of the fleet's span (every hour from the first to the last, zero-demand hours included): the demand a commitment would serve, d = paid accelerator-hours + accelerator-hours requested by runs waiting in the queue, beside what runs held, what telemetry showed busy and what failed runs held. The commitment planner's input (docs/commitments.md).
--- @grain day: hour
 -- @check commitment_demand_reconciles (warn): Paid and queued demand add up to resource_hour_pool's paid accelerator-seconds and the jobs' queue time x accelerators, per accelerator type, exactly.
 -- @col accelerator_type: Canonical accelerator type.
 -- @col region: Region of the resources billed for it (a queued run: the region of the resources it later held, else the type's only region, else 'unknown').
