@@ -79,6 +79,18 @@ def test_a_model_reading_a_table_no_asset_writes_is_refused():
     spend = models.model("spend_daily")
     typo = dataclasses.replace(spend, depends_on=(*spend.depends_on, "billing_line_item"))
     known = {*spend.depends_on}
-    assert assets._mart_asset(spend, known).key == dg.AssetKey("spend_daily")
+    days = dg.DailyPartitionsDefinition(start_date="2026-10-01")
+    assert assets._mart_asset(spend, known, days).key == dg.AssetKey("spend_daily")
     with pytest.raises(ValueError, match=r"spend_daily reads \['billing_line_item'\]"):
-        assets._mart_asset(typo, known)
+        assets._mart_asset(typo, known, days)
+
+
+def test_day_grained_marts_are_on_the_sources_partitions():
+    """The UI shows which days a day-grained mart is built for: its partitions are the raw
+    assets'; a month-, run- or whole-table model is one asset."""
+    defs = build_definitions(str(REPO / "examples" / "flopledger.yaml"))
+    raw = defs.resolve_assets_def("billing_line_items").partitions_def
+    for name in ("spend_daily", "billing_hourly", "idle_capacity", "cost_explorer_rows"):
+        assert defs.resolve_assets_def(name).partitions_def == raw, name
+    for name in ("cost_per_run", "team_chargeback", "books", "spend_monthly"):
+        assert defs.resolve_assets_def(name).partitions_def is None, name
