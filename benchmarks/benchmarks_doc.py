@@ -1,6 +1,9 @@
-"""docs/benchmarks.md and docs/img/benchmarks.png from the JSON results of fleet_month.py.
+"""docs/benchmarks.md and docs/img/benchmarks.png from the JSON results of fleet_month.py
+(and of history.py, given among them: a section of their own).
 
     .venv/bin/python benchmarks/benchmarks_doc.py benchmarks/results/fleet_month-*-{before,final}-*.json
+    .venv/bin/python benchmarks/benchmarks_doc.py benchmarks/results/fleet_month-*-final-*.json \
+        benchmarks/results/history-*.json
 
 Results of the same preset and label are merged in file order (a later file's stages replace
 an earlier one's: `fleet_month.py --reuse --stages floor` re-measures one stage). The analysis
@@ -8,6 +11,10 @@ written by hand (what bounds each missed goal, what would reach it) is
 benchmarks/results/fleet_month_notes.md, copied in verbatim. The chart is drawn as SVG and
 photographed by headless Chromium (/usr/bin/chromium, as the browser tests use), so no
 plotting library is needed.
+
+history.py's sittings (issue 35: the full build and the daily increment at 30, 90 and 365 days
+of history) are never merged: each is a table of its histories and its goals, after the notes.
+The chart stays fleet_month's.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fleet_month import ratios  # noqa: E402
+from history import summary_lines  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DOC = REPO / "docs" / "benchmarks.md"
@@ -41,6 +49,9 @@ def load(paths: list[Path]) -> list[dict]:
     merged: dict[tuple[str, str], dict] = {}
     for path in paths:
         result = json.loads(path.read_text())
+        if result.get("benchmark") == "history":  # history.py's sittings stand alone
+            merged[("history", path.name)] = result | {"files": [path.name]}
+            continue
         key = (result["preset"], result.get("label", ""))
         if key in merged:
             merged[key]["stages"] |= result["stages"]
@@ -250,8 +261,28 @@ def _results_glob(results: list[dict]) -> str:
     return f"benchmarks/results/fleet_month-*-{label}-*.json"
 
 
-def document(results: list[dict]) -> str:
-    commands = sorted({r["command"] for r in results})
+def history_section(histories: list[dict]) -> list[str]:
+    """history.py's sittings: per history the full build and the daily increment, the goals."""
+    lines = [
+        "## The daily run as history grows",
+        "",
+        "From `benchmarks/history.py` (issue 35): for each history of N days, the same fleet",
+        "simulated over N+1 days, built whole (`flopledger run --full --to <N>`), then its next",
+        "day added (`flopledger run --from <N+1> --to <N+1>`), each a process whose seconds and",
+        "peak memory are its own. The increment's phases are `flopledger run`'s own (listing the",
+        "inputs, the ingest run, the marts run); the rest is the process starting (imports, the",
+        "definitions) and printing its report.",
+        "",
+    ]
+    for result in histories:
+        lines += summary_lines(result, heading="###") + [""]
+    return lines
+
+
+def document(results: list[dict], histories: list[dict] | None = None) -> str:
+    histories = histories or []
+    commands = sorted({r["command"] for r in results + histories})
+    named = [f"benchmarks/results/{f}" for r in histories for f in r["files"]]
     lines = [
         "# Benchmarks: a month of a big fleet against a floor and a peer",
         "",
@@ -260,7 +291,8 @@ def document(results: list[dict]) -> str:
         "",
         "```",
         *[f".venv/bin/python {c}" for c in commands],
-        f".venv/bin/python benchmarks/benchmarks_doc.py {_results_glob(results)}",
+        f".venv/bin/python benchmarks/benchmarks_doc.py {_results_glob(results)}"
+        + "".join(f" {n}" for n in named),
         "```",
         "",
         "Each preset simulates its window plus one day, runs `flopledger run --to <last day>`, then",
@@ -286,6 +318,8 @@ def document(results: list[dict]) -> str:
         lines += stage_table(result) + [""]
     if NOTES.exists():
         lines += [NOTES.read_text().rstrip(), ""]
+    if histories:
+        lines += history_section(histories)
     return "\n".join(lines)
 
 
@@ -293,8 +327,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, nargs="+")
     args = parser.parse_args()
-    results = load(sorted(args.results, key=lambda p: p.name[-18:]))
-    DOC.write_text(document(results))
+    loaded = load(sorted(args.results, key=lambda p: p.name[-18:]))
+    results = [r for r in loaded if r.get("benchmark") != "history"]
+    histories = [r for r in loaded if r.get("benchmark") == "history"]
+    if not results:
+        parser.error("give fleet_month.py's results too: the document is built around them")
+    DOC.write_text(document(results, histories))
     drawn = write_png(chart_svg(results), PNG)
     print(f"wrote {DOC.relative_to(REPO)}" + (f" and {PNG.relative_to(REPO)}" if drawn else ""))
 
