@@ -399,9 +399,8 @@ class DuckDBWarehouse(Warehouse):
             )
             con.execute(delete, bound(delete))
             con.execute(insert, bound(insert))
-            written = int(
-                con.execute(f"SELECT count(*) FROM {table} WHERE {keep}", bound(keep)).fetchone()[0]
-            )  # type: ignore[index]
+            counted = con.execute(f"SELECT count(*) FROM {table} WHERE {keep}", bound(keep))
+            written = int(counted.fetchone()[0])  # type: ignore[index]
             if grain.kind == "run":
                 changed = _days_between(lo, hi)
             else:

@@ -42,7 +42,7 @@ class Scope:
     def describe(self) -> str:
         if self.whole:
             return "whole"
-        if not self.days:
+        if self.nothing:
             return "nothing"
         span = f"{len(self.days)} day(s) {self.days[0]} .. {self.days[-1]}"
         return f"{len(self.runs)} run(s) over {span}" if self.runs else span
@@ -93,7 +93,7 @@ def plan(
         else set()
     )
     if later:  # a row of these bears on every later day: from its day to the newest
-        newest = max(warehouse.pending_changes(model.depends_on, -1) - {None})
+        newest = max(d for d in warehouse.pending_changes(model.depends_on, -1) if d is not None)
         first = min(later)
         touched |= {first + timedelta(days=n) for n in range((newest - first).days + 1)}
     if not touched:
