@@ -443,6 +443,8 @@ class BigQueryWarehouse(Warehouse, InPlace):
         return bq.table_exists(self.client, self.table_id(name))
 
     def record_changes(self, table: str, days: Iterable[date] | None) -> None:
+        """Record that `table`'s rows of `days` changed (None: the table as a whole); DuckDB
+        records its own inside each write's transaction (warehouse/duckdb.py)."""
         if days is None:
             self.execute(models.query_sql("bookkeeping_record_whole"), {"table_name": table})
             return
@@ -453,6 +455,7 @@ class BigQueryWarehouse(Warehouse, InPlace):
             )
 
     def mark_built(self, name: str, sql_hash: str, through_seq: int, scope: str, rows: int) -> None:
+        self.execute(models.query_sql("bookkeeping_forget_build"), {"table_name": name})
         self.execute(
             models.query_sql("bookkeeping_mark_built"),
             {

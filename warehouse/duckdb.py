@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from datetime import date, timedelta
 from pathlib import Path
@@ -138,6 +138,7 @@ def _days_between(lo: date, hi: date) -> list[date]:
 class DuckDBWarehouse(Warehouse):
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self._bookkept = False  # the bookkeeping tables made (the first connection makes them)
 
     def where(self) -> str:
         return str(self.path)
@@ -151,6 +152,8 @@ class DuckDBWarehouse(Warehouse):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         con = connect(self.path)
         try:
+            if not self._bookkept:
+                self._ensure_bookkeeping(con)
             yield con
         finally:
             con.close()
@@ -178,15 +181,22 @@ class DuckDBWarehouse(Warehouse):
                 con.execute(table.sql)
                 self._add_new_columns(con, table)
                 self._comment(con, table)
-            con.execute(f"SET schema = '{models.BOOKKEEPING_SCHEMA}'")
-            try:
-                for table in models.bookkeeping_tables():
-                    con.execute(table.sql)
-            finally:
-                con.execute("RESET schema")
-                use_layers(con)
+            self._ensure_bookkeeping(con)
             for table in models.bookkeeping_tables():
                 self._comment(con, table)
+
+    def _ensure_bookkeeping(self, con: duckdb.DuckDBPyConnection) -> None:
+        """The bookkeeping schema and tables every write records its changes in: made by the
+        first connection of this object, so a write never meets a file without them."""
+        con.execute(f"CREATE SCHEMA IF NOT EXISTS {models.BOOKKEEPING_SCHEMA}")
+        con.execute(f"SET schema = '{models.BOOKKEEPING_SCHEMA}'")
+        try:
+            for table in models.bookkeeping_tables():
+                con.execute(table.sql)
+        finally:
+            con.execute("RESET schema")
+            use_layers(con)
+        self._bookkept = True
 
     def _add_new_columns(self, con: duckdb.DuckDBPyConnection, model: models.Model) -> None:
         """A raw table made by an older DDL gains the columns its DDL has added since (as
@@ -427,24 +437,18 @@ class DuckDBWarehouse(Warehouse):
         ).fetchone()
         return bool(found and found[0])
 
-    def record_changes(self, table: str, days: Iterable[date] | None) -> None:
-        with self._connect() as con:
-            if days is None:
-                _record(con, table, None)
-                return
-            listed = sorted(set(days))
-            if listed:
-                _record(con, table, "SELECT unnest(CAST($days AS DATE[])) AS day", {"days": listed})
-
     def mark_built(self, name: str, sql_hash: str, through_seq: int, scope: str, rows: int) -> None:
-        with self._connect() as con:
-            con.execute("BEGIN")
-            con.execute("DELETE FROM bookkeeping.builds WHERE table_name = ?", [name])
-            con.execute(
-                "INSERT INTO bookkeeping.builds VALUES (?, ?, ?, ?, ?, now()::TIMESTAMP)",
-                [name, sql_hash, through_seq, scope, rows],
-            )
-            con.execute("COMMIT")
+        self.execute(models.query_sql("bookkeeping_forget_build"), {"table_name": name})
+        self.execute(
+            models.query_sql("bookkeeping_mark_built"),
+            {
+                "table_name": name,
+                "sql_hash": sql_hash,
+                "through_seq": through_seq,
+                "scope": scope,
+                "rows_written": rows,
+            },
+        )
 
     def read_query(self, sql: str, params: Params = None) -> pa.Table:
         reader = self.reader()

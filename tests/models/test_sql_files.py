@@ -16,7 +16,12 @@ from flopledger.models.sql_files import SqlFileError, SqlFolder, parse
 from tests.conftest import REPO
 from tests.test_layout import ROOMS
 
-MODEL_FOLDERS = ("models/raw/", "models/intermediate/", "models/marts/")
+MODEL_FOLDERS = (
+    "models/raw/",
+    "models/intermediate/",
+    "models/marts/",
+    "models/bookkeeping/",
+)
 
 
 def shipped_sql() -> list[str]:

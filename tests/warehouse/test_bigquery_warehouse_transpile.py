@@ -305,8 +305,8 @@ def test_bigquery_warehouse_strftime_formats_by_the_arguments_type():
     assert to_bigquery("SELECT strftime(usage_day, '%Y-%m-%d %H') FROM t") == (
         "SELECT FORMAT_TIMESTAMP('%Y-%m-%d %H', CAST(usage_day AS TIMESTAMP), 'UTC') FROM t"
     )
-    # The two marts that format a month of a TIMESTAMP (FOCUS BillingPeriodStart).
-    for mart in ("focus_costs", "spend_monthly"):
+    # The two models that format a month of a TIMESTAMP (FOCUS BillingPeriodStart).
+    for mart in ("focus_costs", "spend_invoice_daily"):
         sql = to_bigquery(models.model(mart).sql)
         assert "FORMAT_TIMESTAMP('%Y%m', billing_period_start, 'UTC')" in sql, mart
         assert "FORMAT_DATE" not in sql, mart

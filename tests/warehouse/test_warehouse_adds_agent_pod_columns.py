@@ -61,5 +61,8 @@ def test_warehouse_adds_agent_pod_columns_to_an_old_gpu_samples(tmp_path: Path) 
         {"old": True, "node": "n0", "pod_namespace": None, "pod_name": None, "pod_uid": None},
         {"old": False, "node": "n1", "pod_namespace": "ml", "pod_name": "train", "pod_uid": "u1"},
     ]
-    schemas = warehouse.query("SELECT DISTINCT schema_name FROM duckdb_tables()").to_pylist()
-    assert schemas == [{"schema_name": "main"}]  # the scratch schema is gone
+    schemas = warehouse.query(
+        "SELECT DISTINCT schema_name FROM duckdb_tables() ORDER BY schema_name"
+    ).to_pylist()
+    # the scratch schema is gone; the warehouse's own bookkeeping stays
+    assert schemas == [{"schema_name": "bookkeeping"}, {"schema_name": "main"}]
