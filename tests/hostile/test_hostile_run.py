@@ -48,10 +48,11 @@ def _tables(db) -> dict[str, str]:
     """sha256 of each table's rows, ordered (a rerun must give the same digest)."""
     con = duckdb.connect(str(db), read_only=True)
     try:
-        names = [  # the intermediate schema's tables too
+        names = [  # the intermediate schema's tables too; not the bookkeeping (when built)
             table if schema == "main" else f"{schema}.{table}"
             for schema, table in con.execute(
-                "SELECT schema_name, table_name FROM duckdb_tables()"
+                "SELECT schema_name, table_name FROM duckdb_tables() "
+                "WHERE schema_name <> 'bookkeeping'"
             ).fetchall()
         ]
         digests = {}

@@ -48,7 +48,7 @@ def test_dagster_job_execute_ingest_then_marts_matches_flopledger_run(tmp_path: 
     days = {"dagster/asset_partition_range_start": "2026-10-01",
             "dagster/asset_partition_range_end": "2026-10-02"}  # fmt: skip
     _dagster(env, "-j", "ingest", "--tags", json.dumps(days))
-    _dagster(env, "-j", "marts")
+    _dagster(env, "-j", "marts", "--tags", json.dumps(days))  # the day marts' partitions too
 
     ours, theirs = (
         open_warehouse(config_a.warehouse),

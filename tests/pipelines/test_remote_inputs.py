@@ -92,8 +92,11 @@ def _checksums(db: Path) -> dict[str, str]:
     con = duckdb.connect(str(db), read_only=True)
     try:
         sums = {}
-        tables = con.execute("SELECT schema_name, table_name FROM duckdb_tables() ORDER BY 1, 2")
-        for schema, name in tables.fetchall():  # the intermediate schema's tables too
+        tables = con.execute(
+            "SELECT schema_name, table_name FROM duckdb_tables() "
+            "WHERE schema_name <> 'bookkeeping' ORDER BY 1, 2"
+        )
+        for schema, name in tables.fetchall():  # the intermediate schema's tables, not bookkeeping
             table = f"{schema}.{name}"
             columns = con.execute(
                 "SELECT column_name, data_type FROM duckdb_columns()"

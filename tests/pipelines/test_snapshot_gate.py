@@ -70,7 +70,9 @@ def test_a_failed_blocking_check_mid_graph_says_the_marts_were_not_rebuilt(
 
     _replaced(monkeypatch, "held_within_placements", "SELECT 1 AS n")
     config = _project(project_dir)
-    args = argparse.Namespace(config=str(config), start=None, end=None, strict=False, dry_run=False)
+    args = argparse.Namespace(
+        config=str(config), start=None, end=None, strict=False, dry_run=False, full=False
+    )
     assert run(args) == 1
     out = capsys.readouterr().out
     assert (
