@@ -308,12 +308,25 @@ def test_kubernetes_kube_watch_stops_on_sigterm_and_flushes(tmp_path, capsys):
     before = signal.getsignal(signal.SIGTERM)
     with FakeApiServer(LISTS[:1], []) as server:
         kubeconfig = str(server.kubeconfig(tmp_path / "kubeconfig"))
-        timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGTERM))
-        timer.start()
+        done, sent = threading.Event(), threading.Event()
+
+        def terminate_once_watching() -> None:
+            # SIGTERM once the watcher has listed and is watching (not after a fixed delay: a
+            # busy machine may still be importing the client then)
+            while not done.wait(0.05):
+                if any(query.get("watch") == ["true"] for _, query in server.requests):
+                    sent.set()
+                    os.kill(os.getpid(), signal.SIGTERM)
+                    return
+
+        killer = threading.Thread(target=terminate_once_watching, daemon=True)
+        killer.start()
         code = main(["kube-watch", "--config", str(tmp_path / "none.yaml"), "--out",
                      str(tmp_path / "spool"), "--kubeconfig", kubeconfig, "--duration", "60",
                      "--watch-timeout", "1"])  # fmt: skip
-        timer.join()
+        done.set()
+        killer.join()
+    assert sent.is_set()  # stopped by the signal, not by --duration
     assert code == 0
     assert "2 pod records in 1 files" in capsys.readouterr().out
     assert signal.getsignal(signal.SIGTERM) == before  # the handler is put back
