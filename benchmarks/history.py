@@ -16,11 +16,12 @@ processes' resident memory, sampled) are its own:
    Dagster's partitions start where the history does;
 2. the full build: `flopledger run --full --to <day N>` (without `--full`, recorded as
    `"full_flag": false`, where this checkout's `flopledger run --help` lists no such flag);
-3. one daily increment: `flopledger run --from <day N+1> --to <day N+1>`, on the warehouse the
-   full build left;
-4. an hourly telemetry run, only where `flopledger run --help` offers one. It offers none (the
-   `telemetry_hourly` schedule runs under the Dagster daemon only): recorded as skipped, and its
-   goal as not measured.
+3. the hourly telemetry run, before the day's increment: `flopledger run --telemetry --from
+   <day N+1> --to <day N+1>` (the telemetry_hourly schedule's run: the GPU and TPU samples, then
+   only the marts they feed), with the whole of day N+1's samples at once, more than one tick;
+   recorded as skipped where `flopledger run --help` offers no such option;
+4. one daily increment: `flopledger run --from <day N+1> --to <day N+1>`, on the warehouse the
+   full build and the telemetry run left (its samples then load as unchanged).
 
 What the default fleet writes (measured at 31 days: 528 MB in 23 s, 309 MiB peak): ~17 MB a
 simulated day, three quarters of it TPU Monitoring pages and a fifth NVML spool files, so 31 days
@@ -146,17 +147,18 @@ def measure(
     if "failed" in entry["full"]:
         return entry
     entry["full"]["warehouse_bytes"] = _bytes(fleet / "warehouse.duckdb")
-    inc = [*FLOPLEDGER, "run", "--config", config]
-    inc += ["--from", entry["increment_day"], "--to", entry["increment_day"]]
+    day = entry["increment_day"]
+    if hourly:  # the next day's samples arrive first, as the hourly ticks load them
+        tick = [*FLOPLEDGER, "run", "--config", config, hourly, "--from", day, "--to", day]
+        entry["hourly"] = _stage(f"hourly {days} d", tick, logs / f"{days}d-hourly.log", fleet)
+    else:
+        entry["hourly"] = {
+            "skipped": "flopledger run offers no hourly telemetry run (its --help lists none)"
+        }
+    inc = [*FLOPLEDGER, "run", "--config", config, "--from", day, "--to", day]
     entry["increment"] = _stage(f"increment {days} d", inc, logs / f"{days}d-increment.log", fleet)
     if "failed" not in entry["increment"]:
         entry["increment"]["warehouse_bytes"] = _bytes(fleet / "warehouse.duckdb")
-    entry["hourly"] = {
-        "skipped": f"flopledger run offers {hourly}, which history.py does not drive yet"
-        if hourly
-        else "flopledger run offers no hourly telemetry run (its --help lists none; the "
-        "telemetry_hourly schedule runs under the Dagster daemon only)"
-    }
     return entry
 
 

@@ -15,11 +15,12 @@ import dagster as dg
 
 from flopledger.ingest.outcome import CheckResult, RunOutcome
 from flopledger.ingest.registry import input_days, list_inputs
-from flopledger.pipelines.asset_jobs import INGEST_JOB, MARTS_JOB
+from flopledger.pipelines.asset_jobs import INGEST_JOB, MARTS_JOB, TELEMETRY_JOB
 from flopledger.pipelines.definitions import build_definitions
 from flopledger.pipelines.instance import flopledger_instance
 from flopledger.pipelines.marts.snapshot import SNAPSHOT_ASSET
 from flopledger.pipelines.run_tags import CLI_TAG, FULL_TAG, WINDOW_ONLY_TAG
+from flopledger.pipelines.schedules import telemetry_marts
 from flopledger.settings import Config
 from flopledger.warehouse import open_warehouse
 
@@ -121,12 +122,13 @@ def _ingest(
     window: _Window,
     window_only: bool,
     run_id: str,
+    job: str = INGEST_JOB,
 ) -> None:
-    """One run of the ingest job over the window's partition range."""
+    """One run of the ingest job (or the telemetry job) over the window's partition range."""
     days = (window.end - window.start).days + 1
-    _progress(f"[1/2] ingest: {days} day(s), {window.start} .. {window.end}")
+    _progress(f"[1/2] {job}: {days} day(s), {window.start} .. {window.end}")
     t0 = time.monotonic()
-    result = defs.resolve_job_def(INGEST_JOB).execute_in_process(
+    result = defs.resolve_job_def(job).execute_in_process(
         instance=instance,
         run_config=QUIET,
         raise_on_error=False,
@@ -148,15 +150,17 @@ def run_pipeline(
     start: date | None = None,
     end: date | None = None,
     full: bool = False,
+    telemetry: bool = False,
 ) -> RunOutcome:
     """Ingest the days found in the inputs (or [start, end]) in one run, then rebuild the marts:
-    what the ingest changed (everything with `full`)."""
+    what the ingest changed (everything with `full`). With `telemetry`, the hourly tick's run:
+    the GPU and TPU samples only, then only the marts they feed (schedules.telemetry_marts)."""
     _quiet_dagster()
     # One clear error before any step runs, rather than every step failing on the lock.
     warehouse = open_warehouse(config.warehouse)
     warehouse.ensure_schema()
     with warehouse.held():  # the run works from start to end: one opening of the warehouse
-        return _run(config, config_path, start, end, full)
+        return _run(config, config_path, start, end, full, telemetry)
 
 
 def _marts_tags(defs: dg.Definitions, window: _Window | None, full: bool) -> dict[str, str]:
@@ -177,7 +181,12 @@ def _marts_tags(defs: dg.Definitions, window: _Window | None, full: bool) -> dic
 
 
 def _run(
-    config: Config, config_path: str | Path, start: date | None, end: date | None, full: bool
+    config: Config,
+    config_path: str | Path,
+    start: date | None,
+    end: date | None,
+    full: bool,
+    telemetry: bool,
 ) -> RunOutcome:
     """run_pipeline's work, the warehouse held open."""
     report = RunOutcome(config=config)
@@ -199,7 +208,8 @@ def _run(
     )
     with flopledger_instance(config) as instance:  # the UI shows these runs too
         if window is not None:
-            _ingest(defs, instance, report, window, window_only=bool(start or end), run_id=run_id)
+            job = TELEMETRY_JOB if telemetry else INGEST_JOB
+            _ingest(defs, instance, report, window, bool(start or end), run_id, job)
         else:
             _progress("flopledger: no input rows found; rebuilding the marts only")
         _progress("[2/2] marts and checks")
@@ -209,6 +219,7 @@ def _run(
             run_config=QUIET,
             raise_on_error=False,
             tags=_marts_tags(defs, window, full),
+            asset_selection=telemetry_marts() if telemetry else None,
         )
         collect_events(report, result)
         _progress(f"      done in {time.monotonic() - t0:.1f} s")

@@ -23,6 +23,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="rebuild every mart whole, not only what changed (the reference an incremental "
         "warehouse equals)",
     )
+    parser.add_argument(
+        "--telemetry",
+        action="store_true",
+        help="the hourly telemetry tick by hand: load only the GPU and TPU samples, then "
+        "rebuild only the marts they feed (the telemetry_hourly schedule's run)",
+    )
     parser.add_argument("--strict", action="store_true", help="exit 1 when an ERROR check fails")
     parser.add_argument(
         "--dry-run",
@@ -41,7 +47,9 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     if args.dry_run:
         return _dry_run(config, args.start)
-    report = run_pipeline(config, args.config, args.start, args.end, full=args.full)
+    report = run_pipeline(
+        config, args.config, args.start, args.end, full=args.full, telemetry=args.telemetry
+    )
     print_report(report)
     if not report.succeeded or report.marts_not_rebuilt:
         return 1  # a failed step, or marts a failed blocking check kept from the previous run

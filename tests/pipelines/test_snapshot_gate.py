@@ -71,7 +71,13 @@ def test_a_failed_blocking_check_mid_graph_says_the_marts_were_not_rebuilt(
     _replaced(monkeypatch, "held_within_placements", "SELECT 1 AS n")
     config = _project(project_dir)
     args = argparse.Namespace(
-        config=str(config), start=None, end=None, strict=False, dry_run=False, full=False
+        config=str(config),
+        start=None,
+        end=None,
+        strict=False,
+        dry_run=False,
+        full=False,
+        telemetry=False,
     )
     assert run(args) == 1
     out = capsys.readouterr().out
