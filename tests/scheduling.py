@@ -26,6 +26,8 @@ SLOW_S = {
     "tests/pipelines/test_daemon.py": 600,
     "tests/pipelines/test_bigquery_source.py": 525,
     "tests/pipelines/test_run.py": 365,
+    "tests/warehouse/test_incremental.py": 300,  # issue 35 (2026-12-02, loaded): one unit
+    "tests/warehouse/test_bigquery_incremental.py": 200,  # one unit (an emulator fixture)
     "tests/simulator/test_managed.py": 140,
     "tests/warehouse/test_bigquery_warehouse_parity.py": 135,
     "tests/pipelines/test_remote_inputs.py": 137,
@@ -39,6 +41,7 @@ SLOW_S = {
     "tests/cli/test_export_focus.py": 50,
     "tests/pipelines/test_probe_source.py": 47,
     "tests/dashboards/test_dashboard_serving.py": 46,
+    "tests/pipelines/test_telemetry_run.py": 45,
     "tests/simulator/test_gke_kubernetes.py": 45,
     "tests/models/test_queries.py": 44,
     "tests/cli/test_tables_doc.py": 41,
