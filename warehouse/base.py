@@ -32,6 +32,17 @@ def identifier(name: str) -> str:
     return name
 
 
+def same_days(data: pa.Table, day: str | None) -> str:
+    """A filter on `day` to the days `data` holds (DATE literals, so BigQuery prunes its
+    partitions by it), or TRUE without a column; FALSE when `data` holds no day."""
+    if day is None:
+        return "TRUE"
+    days = sorted({d for d in data[day].to_pylist() if d is not None})
+    if not days:
+        return "FALSE"
+    return f"{identifier(day)} IN (" + ", ".join(f"DATE '{d.isoformat()}'" for d in days) + ")"
+
+
 class QueryError(Exception):
     """A query the warehouse refused (bad SQL, a missing table, a read-only violation)."""
 
@@ -177,8 +188,11 @@ class Warehouse(ABC):
         """In one transaction: every row of `table` replaced by `data`. Returns rows inserted."""
 
     @abstractmethod
-    def insert_new(self, table: str, data: pa.Table, key: str) -> int:
-        """Insert the rows of `data` whose `key` is not in `table` yet. Returns rows inserted."""
+    def insert_new(self, table: str, data: pa.Table, key: str, day: str | None = None) -> int:
+        """Insert the rows of `data` whose `key` is not in `table` yet. Returns rows inserted.
+        With `day`, a DATE column the key determines (billing's row id hashes the usage day):
+        only the rows of `table` on the incoming rows' days are compared, so the cost follows
+        the days loaded, not the length of history (a partition filter on BigQuery)."""
 
     @abstractmethod
     def fill_nulls(self, table: str, keys: Sequence[str], data: pa.Table, when_null: str) -> int:

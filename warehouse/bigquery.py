@@ -40,6 +40,7 @@ from flopledger.warehouse.base import (
     TableInfo,
     Warehouse,
     identifier,
+    same_days,
 )
 from flopledger.warehouse.transpile import Column, columns, dataset_of, to_bigquery
 
@@ -240,15 +241,18 @@ class BigQueryWarehouse(Warehouse, InPlace):
         found = self._run(f"SELECT TO_JSON_STRING(t) AS row FROM {self._quoted(table)} AS t")
         return sorted(found["row"].to_pylist())
 
-    def insert_new(self, table: str, data: pa.Table, key: str) -> int:
-        table, key = identifier(table), identifier(key)
+    def insert_new(self, table: str, data: pa.Table, key: str, day: str | None = None) -> int:
+        table, key, on_days = identifier(table), identifier(key), same_days(data, day)
         # A key twice in `data`: the first in its order is kept, every run alike.
         ordered = data.append_column(INCOMING_ORDER, pa.array(range(data.num_rows), pa.int64()))
         before = self._count(table)
         with self._staged(table, ordered, extra=INCOMING_ORDER) as (stage, names):
             grain = models.model(table).grain
             if grain is not None and grain.kind == "day":  # the days of the rows new to it
-                fresh = f"(SELECT * FROM incoming WHERE {key} NOT IN (SELECT {key} FROM {table}))"
+                fresh = (
+                    f"(SELECT * FROM incoming WHERE {key} NOT IN "
+                    f"(SELECT {key} FROM {table} WHERE {on_days}))"
+                )
                 days = self.query_reading(grain.days_sql(fresh), {"incoming": stage.strip("`")})
                 self.record_changes(table, set(days["day"].to_pylist()) - {None})
             else:
@@ -256,7 +260,7 @@ class BigQueryWarehouse(Warehouse, InPlace):
             self._run(
                 f"INSERT INTO {self._quoted(table)} ({names})\n"
                 f"SELECT {names} FROM {stage}\n"
-                f"WHERE {key} NOT IN (SELECT {key} FROM {self._quoted(table)})\n"
+                f"WHERE {key} NOT IN (SELECT {key} FROM {self._quoted(table)} WHERE {on_days})\n"
                 f"QUALIFY ROW_NUMBER() OVER (PARTITION BY {key} ORDER BY {INCOMING_ORDER}) = 1"
             )
         return self._count(table) - before

@@ -30,6 +30,7 @@ from flopledger.warehouse.base import (
     TableInfo,
     Warehouse,
     identifier,
+    same_days,
 )
 from flopledger.warehouse.duckdb_lock import as_locked
 from flopledger.warehouse.duckdb_reader import SnapshotReader
@@ -317,8 +318,8 @@ class DuckDBWarehouse(Warehouse):
             con.execute("COMMIT")
         return data.num_rows
 
-    def insert_new(self, table: str, data: pa.Table, key: str) -> int:
-        table, key = identifier(table), identifier(key)
+    def insert_new(self, table: str, data: pa.Table, key: str, day: str | None = None) -> int:
+        table, key, days = identifier(table), identifier(key), same_days(data, day)
         # A key twice in `data`: the first in its order (files in name order, lines in order)
         # is kept, every run alike; the ordinal column is never stored.
         ordered = data.append_column(INCOMING_ORDER, pa.array(range(data.num_rows), pa.int64()))
@@ -328,7 +329,7 @@ class DuckDBWarehouse(Warehouse):
             con.execute(
                 f"""CREATE TEMP TABLE fresh AS
                 SELECT * EXCLUDE ({INCOMING_ORDER}) FROM incoming
-                WHERE {key} NOT IN (SELECT {key} FROM {table})
+                WHERE {key} NOT IN (SELECT {key} FROM {table} WHERE {days})
                 QUALIFY row_number() OVER (PARTITION BY {key} ORDER BY {INCOMING_ORDER}) = 1"""
             )
             added = int(con.execute("SELECT count(*) FROM fresh").fetchone()[0])  # type: ignore[index]

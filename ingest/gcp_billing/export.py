@@ -135,7 +135,8 @@ def take_export(
     new = reread = 0
     in_place = InPlaceCounts()
     for batch in export_batches(config, warehouse, stats, now, days, limits, in_place, log):
-        inserted = warehouse.insert_new("billing_line_items", batch, "row_id")
+        # the row id hashes the usage day: only those days' ids are compared
+        inserted = warehouse.insert_new("billing_line_items", batch, "row_id", day="usage_day")
         new += inserted
         reread += batch.num_rows - inserted
     return new + in_place.loaded, reread + in_place.reread

@@ -65,7 +65,8 @@ class GcpBilling(Source):
                 paths, stats, days, ingested_at=now, limits=limits, engine=engine
             )
             for batch in in_batches_of(batches, INSERT_ROWS):
-                inserted = warehouse.insert_new(TABLE, batch, "row_id")
+                # the row id hashes the usage day: only those days' ids are compared
+                inserted = warehouse.insert_new(TABLE, batch, "row_id", day="usage_day")
                 new += inserted
                 duplicates += batch.num_rows - inserted
         # The export table itself, when sources.gcp_billing.bigquery names it. Each read goes

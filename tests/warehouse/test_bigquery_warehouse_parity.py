@@ -268,9 +268,11 @@ def test_bigquery_warehouse_partition_rerun_changes_nothing(engines):
     assert bq.replace_days("gpu_samples", "minute", [day], one_day) == one_day.num_rows
     assert bq.query(the_day, {"day": day}).to_pylist() == before
     assert bq.query("SELECT count(*) AS n FROM gpu_samples")["n"][0].as_py() == count
-    # A billing batch read twice: insert_new takes none of it the second time.
+    # A billing batch read twice: insert_new takes none of it the second time, compared over
+    # the whole table or (as the billing source does) over the batch's usage days only.
     billing = engines.duck.query("SELECT * FROM billing_line_items")
     assert bq.insert_new("billing_line_items", billing, "row_id") == 0
+    assert bq.insert_new("billing_line_items", billing, "row_id", day="usage_day") == 0
     assert bq.query("SELECT count(*) AS n FROM billing_line_items")["n"][0].as_py() == (
         billing.num_rows
     )

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 from flopledger.warehouse import NoWarehouse, QueryError
-from flopledger.warehouse.base import identifier
+from flopledger.warehouse.base import identifier, same_days
 from flopledger.warehouse.duckdb import DuckDBWarehouse
 
 D1, D2, D3 = date(2026, 10, 1), date(2026, 10, 2), date(2026, 10, 3)
@@ -84,6 +84,24 @@ def test_insert_new_keeps_the_first_and_counts_only_new_rows(wh):
     # The same batch again: nothing new.
     assert wh.insert_new("readings", batch, "id") == 0
     assert len(content(wh)) == 3
+
+
+def test_insert_new_by_day_compares_only_the_incoming_days(tmp_path):
+    wh = DuckDBWarehouse(tmp_path / "w.duckdb")
+    wh.execute("CREATE TABLE keyed (id VARCHAR, day DATE)")
+    wh.replace_all("keyed", pa.table({"id": ["k1", "k3"], "day": pa.array([D1, D1], pa.date32())}))
+    batch = pa.table({"id": ["k1", "k2"], "day": pa.array([D1, D2], pa.date32())})
+    # The batch's days are 10-01 and 10-02: k1 is stored on 10-01, k2 is new -> 1 inserted.
+    assert wh.insert_new("keyed", batch, "id", day="day") == 1
+    # A batch of 10-03 only is compared with 10-03's stored ids (none): k3, stored on 10-01,
+    # goes in. (A billing row id hashes its day, so one id is never on two days.)
+    late = pa.table({"id": ["k3"], "day": pa.array([D3], pa.date32())})
+    assert wh.insert_new("keyed", late, "id", day="day") == 1
+    assert content(wh, "keyed") == [("k1", D1), ("k2", D2), ("k3", D1), ("k3", D3)]
+    # Without `day` the whole table is compared: k3 is there, nothing is new.
+    assert wh.insert_new("keyed", late, "id") == 0
+    assert same_days(batch, "day") == "day IN (DATE '2026-10-01', DATE '2026-10-02')"
+    assert same_days(batch.slice(0, 0), "day") == "FALSE"
 
 
 @pytest.mark.parametrize("name", ["x; DROP TABLE readings", "readings--", "a b", "1st", "", "t.c"])
