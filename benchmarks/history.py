@@ -266,7 +266,15 @@ def summary_lines(result: dict, heading: str = "#") -> list[str]:
     if done:
         steps = sorted(done[-1]["increment"].get("steps", {}).items(), key=lambda kv: -kv[1])
         slowest = [f"{step} {s:.1f} s" for step, s in steps[:6]]
-    hourly = next((h["hourly"]["skipped"] for h in result["histories"] if "hourly" in h), "")
+    hourly = next(
+        (h["hourly"]["skipped"] for h in result["histories"] if "skipped" in h.get("hourly", {})),
+        "",
+    )
+    ticks = [
+        f"{h['days']} days {h['hourly']['s']:,.1f} s ({_mib(h['hourly']['peak_kib'])} MiB)"
+        for h in result["histories"]
+        if "s" in h.get("hourly", {})
+    ]
     lines = [
         f"{heading} History {_name(result)}: {size['gpus']:,} GPUs, {size['tpu_chips']:,} TPU "
         f"chips, telemetry {'on' if size['telemetry'] else 'off'}",
@@ -288,6 +296,9 @@ def summary_lines(result: dict, heading: str = "#") -> list[str]:
     ]
     if hourly:
         lines += ["", f"Hourly telemetry run not measured: {hourly}."]
+    if ticks:
+        lines += ["", "Hourly telemetry run (`flopledger run --telemetry`, day N+1's samples, "]
+        lines[-1] += "before the increment): " + ", ".join(ticks) + "."
     if slowest:
         lines += ["", f"Slowest steps of the increment at {done[-1]['days']} days: "]
         lines[-1] += ", ".join(slowest) + "."
