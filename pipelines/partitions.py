@@ -8,18 +8,25 @@ warehouse.
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import dagster as dg
 
 
 def daily_partitions(start: date, end: date | None = None) -> dg.DailyPartitionsDefinition:
-    """Days from `start` to `end` inclusive (or to today, when `end` is None)."""
+    """Days from `start` to `end` inclusive (or to today, when `end` is None).
+
+    Dagster has no partition after the current time's day (plus end_offset) whatever the
+    end date, so days after today (a simulated year, a clock behind the data) get an offset
+    that reaches `end`; without it a run for such a day finds no partition to build."""
     if end is None:
         return dg.DailyPartitionsDefinition(start_date=start.isoformat(), end_offset=1)
+    ahead = (end - datetime.now(UTC).date()).days + 1
     return dg.DailyPartitionsDefinition(
-        start_date=start.isoformat(), end_date=(end + timedelta(days=1)).isoformat()
+        start_date=start.isoformat(),
+        end_date=(end + timedelta(days=1)).isoformat(),
+        end_offset=max(0, ahead),
     )
 
 

@@ -421,13 +421,22 @@ def _map_entries(node: exp.Expr) -> exp.Expr:
 
 
 def _format(node: exp.Expr) -> exp.Expr:
-    """DuckDB's format('{} of {}', ...) is BigQuery's FORMAT('%t of %t', ...)."""
+    """DuckDB's format('{} of {}', a, b) is BigQuery's CONCAT('', CAST(a AS STRING), ' of ',
+    CAST(b AS STRING)): null when an argument is null, as DuckDB's. (FORMAT('%t of %t') would
+    write a null as NULL, and the emulator refuses %t.)"""
     if not isinstance(node, exp.Format) or not isinstance(node.this, exp.Literal):
         return node
-    text = node.this.this.replace("%", "%%").replace("{}", "%t")
-    return exp.Format(
-        this=exp.Literal.string(text), expressions=[e.copy() for e in node.expressions]
-    )
+    pieces = node.this.this.split("{}")
+    args = [e.copy() for e in node.expressions]
+    if len(args) != len(pieces) - 1:
+        return node  # not DuckDB's plain {} form: left as it was
+    parts: list[exp.Expr] = []
+    for piece, arg in zip(pieces, [*args, None], strict=True):
+        if piece:
+            parts.append(exp.Literal.string(piece))
+        if arg is not None:
+            parts.append(exp.cast(arg, exp.DataType.build("VARCHAR")))
+    return exp.Concat(expressions=parts or [exp.Literal.string("")])
 
 
 def _json_text(node: exp.Expr) -> exp.Expr:

@@ -271,9 +271,12 @@ def test_bigquery_warehouse_list_lambdas_become_subqueries():
     )
     assert "(SELECT SUM(c.amount) FROM UNNEST(credits) AS c WHERE c.type = 'X')" in sql
     assert "ARRAY(SELECT DISTINCT v FROM (SELECT c.type AS v FROM UNNEST(credits) AS c)" in sql
-    assert "FORMAT('run %t holds %t', a, b)" in to_bigquery(
+    # format('{}') is a CONCAT of the pieces and each value as text (null if one is null, as
+    # DuckDB's format; BigQuery's FORMAT %t would write NULL, and the emulator refuses %t)
+    assert "CONCAT('run ', CAST(a AS STRING), ' holds ', CAST(b AS STRING))" in to_bigquery(
         "SELECT format('run {} holds {}', a, b)"
     )
+    assert "CONCAT(CAST(n AS STRING), ' h at 5%')" in to_bigquery("SELECT format('{} h at 5%', n)")
 
 
 def test_bigquery_warehouse_decimal_text_keeps_every_place():
