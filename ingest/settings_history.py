@@ -3,10 +3,10 @@ on purpose.
 
 flopledger.yaml says the settings now; `settings_history` says which value was in force from
 which UTC day. A run (`record`) compares the config with the latest values: a setting that
-changed gets a row effective from the first day of the open month, the month of the newest day
-the warehouse holds (bookkeeping's newest changed day: the data's clock, not the wall clock, so
-a run over old files and a test alike say the same). Closed and earlier months keep the values
-they were built with, and a --full rebuild reads the same history. Only `restate` (the
+changed gets a row effective from the first day of the open month: the month of the newest day
+the warehouse holds (bookkeeping's newest changed day), or the oldest month not closed at the
+run's clock when that is later (`open_month`). Closed and earlier months keep the values they
+were built with, and a --full rebuild reads the same history. Only `restate` (the
 `flopledger restate --from DAY` command) moves a value's first day back, to DAY.
 
 The first settings ever recorded are in force since the start (effective_from null): what the
@@ -22,7 +22,7 @@ change keep the run ids they were given, and a restatement does not read them ag
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import pyarrow as pa
@@ -97,10 +97,20 @@ def read_history(warehouse: Warehouse) -> list[Row]:
     return warehouse.query(models.query_sql("settings_history_rows")).to_pylist()
 
 
-def open_month(warehouse: Warehouse) -> date | None:
-    """First day of the month of the newest day loaded (None: nothing loaded yet)."""
-    newest = warehouse.query(models.query_sql("bookkeeping_newest_day"))["newest_day"][0].as_py()
-    return None if newest is None else newest.replace(day=1)
+def newest_day(warehouse: Warehouse) -> date | None:
+    """The newest day of the data the sources loaded (None: nothing yet)."""
+    tables = [m.name for m in models.raw_tables() if m.name != HISTORY]
+    found = warehouse.query(models.query_sql("bookkeeping_newest_day"), {"tables": tables})
+    return found["newest_day"][0].as_py()
+
+
+def open_month(warehouse: Warehouse, now: datetime, settle_days: int) -> date:
+    """The first day of the open month: the month of the newest day loaded, or the oldest
+    month not closed at `now` (its report not yet due, `settle_days` after its end) when that
+    is later: a change never reaches back into a month already loaded past, nor a closed one."""
+    newest = newest_day(warehouse)
+    unclosed = (now - timedelta(days=settle_days)).date().replace(day=1)
+    return unclosed if newest is None else max(newest.replace(day=1), unclosed)
 
 
 def values_from(
@@ -170,11 +180,14 @@ def _new_rows(changes: list[SettingChange], now: datetime, reason: str) -> list[
     ]  # fmt: skip
 
 
-def record(warehouse: Warehouse, settings: dict[str, str], now: datetime) -> list[SettingChange]:
-    """A run's settings: unchanged, nothing moves; first recorded, in force since the start;
-    changed, the changed ones from the first day of the open month on."""
+def record(
+    warehouse: Warehouse, settings: dict[str, str], now: datetime, settle_days: int
+) -> list[SettingChange]:
+    """A run's settings at its clock `now`: unchanged, nothing moves; first recorded, in
+    force since the start; changed, the changed ones from the first day of the open month on
+    (`open_month`)."""
     history = read_history(warehouse)
-    month = open_month(warehouse)
+    month = open_month(warehouse, now, settle_days)
     if not history:
         changes, kept = plan([], settings, None, set(settings))
         reason = FIRST

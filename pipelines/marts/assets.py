@@ -104,7 +104,10 @@ def flopledger_settings(
 ) -> Iterator[dg.MaterializeResult]:
     settings = settings_history.config_settings(flopledger.config())
     changes = settings_history.record(
-        flopledger.warehouse(), settings, run_now(context, flopledger)
+        flopledger.warehouse(),
+        settings,
+        run_now(context, flopledger),
+        flopledger.config().month_report.settle_days,
     )
     for change in changes:
         context.log.info(

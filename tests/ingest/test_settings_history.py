@@ -48,7 +48,7 @@ def _month(day: str, llm: str, vision: str) -> tuple[list[dict], list[dict]]:
 class Books(Scenario):
     def settle_with(self, settings: dict[str, str], now: datetime) -> None:
         with self.held():
-            record(self.warehouse, settings, now)
+            record(self.warehouse, settings, now, settle_days=5)
             self._load("accelerator_specs", SPECS)
             from flopledger.ingest.gcp_billing.skus import classify_unclassified
 
@@ -115,7 +115,10 @@ def test_a_change_takes_effect_from_the_open_month(books: Books, tmp_path: Path)
 
 
 def test_restating_from_september_moves_the_change_back(books: Books, tmp_path: Path):
-    assert open_month(books.warehouse) == date(2026, 10, 1)
+    # The open month at 2026-10-16: the newest day's (2026-10-15); at 2026-12-02 (settle days
+    # 5), November: October closed on 2026-11-06, and no change reaches back into it.
+    assert open_month(books.warehouse, datetime(2026, 10, 16), 5) == date(2026, 10, 1)
+    assert open_month(books.warehouse, datetime(2026, 12, 2), 5) == date(2026, 11, 1)
     with books.held():
         changes = restate(books.warehouse, NEW, date(2026, 9, 1), datetime(2026, 12, 2), "restate")
         build_marts(books.warehouse)

@@ -106,7 +106,7 @@ class Books:
         """What the marts group of assets does: settings and specs, then every mart in order."""
         chosen = settings or SETTINGS
         with self.held():
-            record(self.warehouse, chosen, SETTINGS_RECORDED_AT)  # the first: since the start
+            record(self.warehouse, chosen, SETTINGS_RECORDED_AT, 5)  # the first: since the start
             self._load("accelerator_specs", SPECS)
             for mart in models.marts():
                 self.warehouse.build_mart(mart.name)

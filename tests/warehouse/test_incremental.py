@@ -82,7 +82,7 @@ class Scenario(Books):
     def settle(self) -> dict[str, incremental.Built]:
         """The marts run: settings and specs (unchanged rows change nothing), every model."""
         with self.held():
-            record(self.warehouse, SETTINGS, SETTINGS_RECORDED_AT)  # unchanged: nothing moves
+            record(self.warehouse, SETTINGS, SETTINGS_RECORDED_AT, 5)  # unchanged: nothing moves
             self._load("accelerator_specs", SPECS)
             from flopledger.ingest.gcp_billing.skus import classify_unclassified
 
