@@ -171,6 +171,20 @@ def run_pipeline(
         return report
 
 
+# closed_month_changes' columns (models/raw/closed_month_changes.sql), money exact.
+CHANGE_SCHEMA = pa.schema(
+    [
+        ("change_id", pa.string()),
+        ("month", pa.date32()),
+        ("figure", pa.string()),
+        ("before_value", pa.decimal128(38, 12)),
+        ("after_value", pa.decimal128(38, 12)),
+        ("cause", pa.string()),
+        ("recorded_at", pa.timestamp("us")),
+    ]
+)
+
+
 def _watched(warehouse: Warehouse) -> closed_months.Totals:
     """The figures closed months are watched by, as the tables hold them now ({} before the
     first build)."""
@@ -194,10 +208,9 @@ def _closed_months(
     if not changes:
         return
     report.closed_months = closed_months.describe(changes)
-    schema = warehouse.query("SELECT * FROM closed_month_changes LIMIT 0").schema
     rows = closed_months.change_rows(changes, cause, now)
     warehouse.insert_new(
-        "closed_month_changes", pa.Table.from_pylist(rows, schema=schema), "change_id"
+        "closed_month_changes", pa.Table.from_pylist(rows, schema=CHANGE_SCHEMA), "change_id"
     )
     if report.snapshot:  # readers (the month close) see why along with what changed
         report.snapshot = warehouse.publish_snapshot()

@@ -4,7 +4,8 @@ A settings change in flopledger.yaml takes effect from the first day of the open
 (ingest/settings_history.py). To apply the config to earlier days too, this command: says what
 it will change (each setting's values from DAY on and the config's; the months and tables
 rebuilt, which of the months are closed), asks unless --yes, makes the config's values those in
-force from DAY on (settings_history, reason `restate --from DAY`), rebuilds the marts from DAY
+force from DAY on (settings_history, reason `restate --from DAY`), records itself (restatements),
+rebuilds the marts from DAY
 to the newest day loaded (no ingest), and writes a revision of each closed month's report whose
 figures changed (reports/month.py; the revision gives the restatement as its reason). A month
 closed but never reported is left to `flopledger report month`.
@@ -30,6 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--from",
         dest="start",
+        metavar="DAY",
         required=True,
         type=date.fromisoformat,
         help="first UTC day the config's settings apply to (YYYY-MM-DD)",
@@ -120,6 +122,7 @@ def restate(args: argparse.Namespace) -> int:
     reason = f"restate --from {args.start}"
     cause = reason + (": " + "; ".join(c.describe() for c in changes) if changes else "")
     history.restate(warehouse, settings, args.start, now, reason)
+    _record(warehouse, args.start, last, now, changes)
     # The day itself marked changed: the models reading the settings rebuild from it onward
     # (their grain's `onward settings_history`), even where no setting's value moved.
     warehouse.record_changes(history.HISTORY, [args.start])
@@ -128,6 +131,31 @@ def restate(args: argparse.Namespace) -> int:
     if not report.succeeded or report.marts_not_rebuilt:
         return 1
     return _revise(config, warehouse, closed, now)
+
+
+def _record(warehouse, start: date, last: date, now, changes: list) -> None:
+    """The restatement's own row (restatements), before the rebuild: the snapshot holds it."""
+    import pyarrow as pa
+
+    row = {
+        "restatement_id": f"restate --from {start} @ {now.isoformat()}",
+        "restated_at": now,
+        "from_day": start,
+        "through_day": last,
+        "settings_changed": "; ".join(c.describe() for c in changes) or None,
+    }
+    schema = pa.schema(
+        [
+            ("restatement_id", pa.string()),
+            ("restated_at", pa.timestamp("us")),
+            ("from_day", pa.date32()),
+            ("through_day", pa.date32()),
+            ("settings_changed", pa.string()),
+        ]
+    )
+    warehouse.insert_new(
+        "restatements", pa.Table.from_pylist([row], schema=schema), "restatement_id"
+    )
 
 
 def _revise(config, warehouse, closed: list[date], now) -> int:

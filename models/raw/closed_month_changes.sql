@@ -3,8 +3,8 @@ CREATE TABLE IF NOT EXISTS closed_month_changes (
     change_id VARCHAR PRIMARY KEY, -- Stable id: month, figure and when it was recorded.
     month DATE NOT NULL,           -- First day of the closed calendar month (UTC).
     figure VARCHAR NOT NULL,       -- The figure, as the month report's totals name it (e.g. chargeback llm total_cost).
-    before_value DECIMAL(38, 9),   -- Its value before the run (USD); null: the row did not exist.
-    after_value DECIMAL(38, 9),    -- Its value after the run (USD); null: the row is gone.
+    before_value DECIMAL(38, 12),  -- Its value before the run (USD); null: the row did not exist.
+    after_value DECIMAL(38, 12),   -- Its value after the run (USD); null: the row is gone.
     cause VARCHAR NOT NULL,        -- Why: "run: rows arrived for a closed month" or "restate --from <day>: <settings>".
     recorded_at TIMESTAMP NOT NULL -- When the run recorded it (UTC, the run's clock).
 );

@@ -91,7 +91,7 @@ def _ran_and_reported(root: Path, allocation: str = OLD) -> Path:
     return config
 
 
-def test_a_settings_change_leaves_closed_months_until_restated(tmp_path: Path):
+def test_a_settings_change_leaves_closed_months_until_restated(tmp_path: Path, monkeypatch):
     config = _ran_and_reported(tmp_path)
     config.write_text(config.read_text().replace(OLD, NEW))
 
@@ -105,7 +105,13 @@ def test_a_settings_change_leaves_closed_months_until_restated(tmp_path: Path):
         "vision": ("proportional", D("54")),
     }
 
-    # With it: what it will change is said first, then September is restated.
+    # Asked and refused: it says what it would change, and changes nothing.
+    monkeypatch.setattr("builtins.input", lambda prompt: "n")
+    code, out = _cli("restate", "--config", str(config), "--from", "2026-09-01")
+    assert code == 1 and "chargeback_policy: proportional" in out
+    assert _chargeback(tmp_path, "2026-09")["llm"] == ("proportional", D("108"))
+
+    # With --yes: what it will change is said first, then September is restated.
     code, out = _cli("restate", "--config", str(config), "--from", "2026-09-01", "--yes")
     assert code == 0, out
     assert "restate from 2026-09-01 through 2026-10-01" in out
@@ -129,6 +135,20 @@ def test_a_settings_change_leaves_closed_months_until_restated(tmp_path: Path):
     assert last["revision"] == 2
     assert last["totals"]["chargeback llm total_cost"] == "95.000000000"
     assert last["why"][0].startswith("restate --from 2026-09-01: chargeback_policy")
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    try:
+        restated = con.execute(
+            "SELECT from_day, through_day, settings_changed FROM restatements"
+        ).fetchall()
+    finally:
+        con.close()
+    assert [(str(a), str(b), c.split("; ")[0]) for a, b, c in restated] == [
+        (
+            "2026-09-01",
+            "2026-10-01",
+            "chargeback_policy: proportional, even (from 2026-11-01) -> even",
+        )
+    ]
     changes = (tmp_path / "reports" / "2026-09" / "r2" / "changes.csv").read_text()
     assert "chargeback llm total_cost,108.000000000,95.000000000,-13.000000000" in changes
 
