@@ -14,9 +14,10 @@ warehouse was built with before there was a history cannot be known, so it is ta
 config of that first run. `flopledger_settings` keeps showing the current values (key, value).
 
 Only the settings the SQL applies are effective-dated: run_label_key where billing_hourly reads
-a billing row's labels, and the chargeback policy and key. The Kubernetes collector reads
-run_label_key from pods as they are watched (collectors/kubernetes/runs.py): pods read before a
-change keep the run ids they were given, and a restatement does not read them again.
+a billing row's labels, and the chargeback policy and key. The Kubernetes collector names a
+pod's run by its own label, `sources.kubernetes.labels.run` (collectors/kubernetes/runs.py;
+it should match run_label_key), as pods are read: pods read before a change keep the run ids
+they were given, and a restatement does not read them again.
 """
 
 from __future__ import annotations
