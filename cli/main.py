@@ -17,6 +17,7 @@ from flopledger.settings import ConfigError
 
 COMMANDS = (
     "run",
+    "restate",
     "sql",
     "simulate",
     "demo",

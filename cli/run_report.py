@@ -21,6 +21,8 @@ def render(outcome: RunOutcome) -> str:
     stale = outcome.marts_not_rebuilt
     if stale:
         lines += ["", stale]
+    if outcome.closed_months:  # history moved: said, never silent (docs/operations.md)
+        lines += ["", *outcome.closed_months]
     if outcome.succeeded or outcome.materialized:
         lines += headline_lines(warehouse, outcome.config.reporting_currency)
     lines += _check_lines(outcome.checks)

@@ -32,6 +32,8 @@ class RunOutcome:
     # marts they build keep the previous run's contents.
     blocked: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    # One line per closed month the run changed (reports/closed_months.py), what changed in it.
+    closed_months: list[str] = field(default_factory=list)
 
     @property
     def succeeded(self) -> bool:

@@ -7,11 +7,12 @@ import sys
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
+import pyarrow as pa
 
 from flopledger.ingest.outcome import CheckResult, RunOutcome
 from flopledger.ingest.registry import input_days, list_inputs
@@ -21,8 +22,9 @@ from flopledger.pipelines.instance import flopledger_instance
 from flopledger.pipelines.marts.snapshot import SNAPSHOT_ASSET
 from flopledger.pipelines.run_tags import CLI_TAG, FULL_TAG, WINDOW_ONLY_TAG
 from flopledger.pipelines.schedules import telemetry_marts
+from flopledger.reports import closed_months
 from flopledger.settings import Config
-from flopledger.warehouse import open_warehouse
+from flopledger.warehouse import Warehouse, open_warehouse
 
 # One concise line per step instead of Dagster's console log; the report comes at the end.
 QUIET: dict[str, Any] = {"loggers": {"progress": {}}}
@@ -151,16 +153,71 @@ def run_pipeline(
     end: date | None = None,
     full: bool = False,
     telemetry: bool = False,
+    now: datetime | None = None,
+    cause: str = closed_months.LATE_ROWS,
+    ingest: bool = True,
 ) -> RunOutcome:
     """Ingest the days found in the inputs (or [start, end]) in one run, then rebuild the marts:
     what the ingest changed (everything with `full`). With `telemetry`, the hourly tick's run:
-    the GPU and TPU samples only, then only the marts they feed (schedules.telemetry_marts)."""
+    the GPU and TPU samples only, then only the marts they feed (schedules.telemetry_marts). A
+    closed month (at `now`, the wall clock unless given) whose figures the run changed is said
+    in the outcome and recorded with `cause` (reports/closed_months.py). Without `ingest` only
+    the marts are built, over [start, end]: what `flopledger restate` runs."""
     _quiet_dagster()
     # One clear error before any step runs, rather than every step failing on the lock.
     warehouse = open_warehouse(config.warehouse)
     warehouse.ensure_schema()
+    clock = now or datetime.now(UTC).replace(tzinfo=None, microsecond=0)  # the run's edge
     with warehouse.held():  # the run works from start to end: one opening of the warehouse
-        return _run(config, config_path, start, end, full, telemetry)
+        before = _watched(warehouse)
+        report = _run(config, config_path, start, end, full, telemetry, ingest)
+        _closed_months(config, warehouse, report, before, clock, cause)
+        return report
+
+
+# closed_month_changes' columns (models/raw/closed_month_changes.sql), money exact.
+CHANGE_SCHEMA = pa.schema(
+    [
+        ("change_id", pa.string()),
+        ("month", pa.date32()),
+        ("figure", pa.string()),
+        ("before_value", pa.decimal128(38, 12)),
+        ("after_value", pa.decimal128(38, 12)),
+        ("cause", pa.string()),
+        ("recorded_at", pa.timestamp("us")),
+    ]
+)
+
+
+def _watched(warehouse: Warehouse) -> closed_months.Totals:
+    """The figures closed months are watched by, as the tables hold them now ({} before the
+    first build)."""
+    if not all(warehouse.has_table(t) for t in ("team_chargeback", "spend_daily")):
+        return {}
+    return closed_months.month_totals(lambda sql: warehouse.query(sql).to_pylist())
+
+
+def _closed_months(
+    config: Config,
+    warehouse: Warehouse,
+    report: RunOutcome,
+    before: closed_months.Totals,
+    now: datetime,
+    cause: str,
+) -> None:
+    """Say, and record, which closed months the run changed."""
+    changes = closed_months.closed_changes(
+        before, _watched(warehouse), now, config.month_report.settle_days
+    )
+    if not changes:
+        return
+    report.closed_months = closed_months.describe(changes)
+    rows = closed_months.change_rows(changes, cause, now)
+    warehouse.insert_new(
+        "closed_month_changes", pa.Table.from_pylist(rows, schema=CHANGE_SCHEMA), "change_id"
+    )
+    if report.snapshot:  # readers (the month close) see why along with what changed
+        report.snapshot = warehouse.publish_snapshot()
 
 
 def _marts_tags(defs: dg.Definitions, window: _Window | None, full: bool) -> dict[str, str]:
@@ -186,28 +243,34 @@ def _run(
     start: date | None,
     end: date | None,
     full: bool,
-    telemetry: bool,
+    telemetry: bool = False,
+    ingest: bool = True,
 ) -> RunOutcome:
     """run_pipeline's work, the warehouse held open."""
     report = RunOutcome(config=config)
     # The ingest run's id, chosen now: finding the days lists the inputs under it, and the
     # run reuses that listing (and what was downloaded) instead of listing again.
     run_id = str(uuid.uuid4())
-    _progress(
-        f"[0/2] inputs: listing them for the given window, {start} .. {end}"
-        if start and end
-        else "[0/2] inputs: listing them (gs:// objects fetched once) and finding their days"
-    )
-    t0 = time.monotonic()
-    window = _window(config, start, end, run_id)
-    _progress(f"      done in {time.monotonic() - t0:.1f} s")
+    if ingest:
+        _progress(
+            f"[0/2] inputs: listing them for the given window, {start} .. {end}"
+            if start and end
+            else "[0/2] inputs: listing them (gs:// objects fetched once) and finding their days"
+        )
+        t0 = time.monotonic()
+        window = _window(config, start, end, run_id)
+        _progress(f"      done in {time.monotonic() - t0:.1f} s")
+    else:
+        window = _Window(start, end) if start and end else None
     defs = build_definitions(
         str(Path(config_path).resolve()),
         window.start if window else None,
         window.end if window else None,
     )
     with flopledger_instance(config) as instance:  # the UI shows these runs too
-        if window is not None:
+        if not ingest:
+            _progress(f"[1/2] ingest: none (the marts only, {start} .. {end})")
+        elif window is not None:
             job = TELEMETRY_JOB if telemetry else INGEST_JOB
             _ingest(defs, instance, report, window, bool(start or end), run_id, job)
         else:

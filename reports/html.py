@@ -125,6 +125,7 @@ def render_page(
     changes: Rows,
     now: datetime,
     provisional_until: datetime | None = None,
+    why: list[str] | tuple[str, ...] = (),
 ) -> str:
     """The page; with `provisional_until` (when the month closes) a provisional page, no revision."""
     key = report.key
@@ -153,8 +154,9 @@ def render_page(
         )
     if revision > 1:
         parts.append(
-            f"<div class=revision id=revision><strong>Revision {revision}</strong>: late rows "
-            "changed this month after the last report. What changed:"
+            f"<div class=revision id=revision><strong>Revision {revision}</strong>: this month "
+            f"changed after the last report. Why: {escape('; '.join(why) or 'late rows')}. "
+            "What changed:"
             + _table(
                 changes,
                 [

@@ -45,6 +45,7 @@ SPLIT_PARTS = (
     "unused_reservation_cost",
     "shared_cost",
 )
+UNRECORDED = "late rows (no run recorded the cause)"
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # A figure's query with none of the pages' filters (empty lists: all).
 NO_FILTER: dict[str, Any] = {
@@ -112,6 +113,8 @@ class MonthReport:
     alerts: Rows
     rates: Rows = field(default_factory=list)  # cost per million tokens per experiment and model
     runs_by_rate: Rows = field(default_factory=list)  # top runs by cost per million tokens
+    # Why the month changed after it closed (closed_month_changes: cause, recorded_at).
+    causes: Rows = field(default_factory=list)
 
     @property
     def key(self) -> str:
@@ -251,6 +254,7 @@ def read_month(read: Read, month: date) -> MonthReport:
         ),
         rates=rates,
         runs_by_rate=_top_runs(read, days, "cost_per_million_tokens"),
+        causes=read(query_sql("closed_month_causes"), {"month": month}),
     )
 
 
@@ -281,6 +285,7 @@ class Written:
     folder: Path
     page: Path
     changes: Rows = field(default_factory=list)
+    why: list[str] = field(default_factory=list)  # a revision's causes (revision_reasons)
 
 
 def _text(value: Any) -> str:
@@ -345,11 +350,12 @@ def write_month(report: MonthReport, out: Path | str, now: datetime) -> Written:
         return Written("unchanged", last["revision"], folder, folder / last["page"])
     revision = len(revisions) + 1
     changes = changes_between(revisions[-1]["totals"], totals) if revisions else []
+    why = revision_reasons(report, revisions[-1]["written_at"]) if revisions else []
     folder = month_dir / f"r{revision}"
     folder.mkdir(parents=True, exist_ok=True)
     _write_sections(report, folder, changes)
     page = folder / f"month-{report.key}-r{revision}.html"
-    page.write_text(render_page(report, revision, changes, now))
+    page.write_text(render_page(report, revision, changes, now, why=why))
     revisions.append(
         {
             "revision": revision,
@@ -357,12 +363,21 @@ def write_month(report: MonthReport, out: Path | str, now: datetime) -> Written:
             "folder": folder.name,
             "page": page.name,
             "totals": totals,
+            **({"why": why} if why else {}),
         }
     )
     tmp = month_dir / (MANIFEST + ".tmp")
     tmp.write_text(json.dumps({"month": report.key, "revisions": revisions}, indent=1) + "\n")
     tmp.replace(month_dir / MANIFEST)
-    return Written("revised" if revision > 1 else "written", revision, folder, page, changes)
+    return Written("revised" if revision > 1 else "written", revision, folder, page, changes, why)
+
+
+def revision_reasons(report: MonthReport, since: str) -> list[str]:
+    """Why a revision is written: the causes runs recorded for the month since the last
+    revision (`since`, its written_at); none recorded: late rows, as before runs recorded them."""
+    after = datetime.fromisoformat(since)
+    found = [c["cause"] for c in report.causes if c["recorded_at"] >= after]
+    return found or [UNRECORDED]
 
 
 def write_provisional(
@@ -494,7 +509,8 @@ def report_alert(
     link = f"{link_base.rstrip('/')}/{relative}" if link_base else str(written.page)
     total = f"{report.invoice_total():,.2f} USD"
     if written.status == "revised":
-        title = f"Month close {report.key}: revision {written.revision} (late rows changed it)"
+        why = "; ".join(written.why) or "late rows changed it"
+        title = f"Month close {report.key}: revision {written.revision} ({why})"
         changed = "; ".join(
             f"{c['figure']} {_text(c['before']) or '-'} -> {_text(c['after']) or '-'}"
             for c in written.changes[:5]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
@@ -219,7 +219,11 @@ class Warehouse(ABC):
         """Whether the model's table exists (in its schema)."""
 
     # The bookkeeping (models/bookkeeping/): what changed, what was built. Every write above
-    # records its own changes; these read them.
+    # records its own changes; these read them, and record what is changed otherwise.
+
+    @abstractmethod
+    def record_changes(self, table: str, days: Iterable[date] | None) -> None:
+        """Record that `table`'s rows of `days` changed (None: the table as a whole)."""
 
     def bookkeeping_seq(self) -> int:
         """The newest change recorded (0: none)."""

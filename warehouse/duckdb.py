@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from datetime import date, timedelta
 from pathlib import Path
@@ -437,6 +437,15 @@ class DuckDBWarehouse(Warehouse):
             [model.schema, model.name],
         ).fetchone()
         return bool(found and found[0])
+
+    def record_changes(self, table: str, days: Iterable[date] | None) -> None:
+        with self._connect() as con:
+            if days is None:
+                _record(con, table, None)
+                return
+            listed = sorted(set(days))
+            if listed:
+                _record(con, table, "SELECT unnest(CAST($days AS DATE[])) AS day", {"days": listed})
 
     def mark_built(self, name: str, sql_hash: str, through_seq: int, scope: str, rows: int) -> None:
         self.execute(models.query_sql("bookkeeping_forget_build"), {"table_name": name})

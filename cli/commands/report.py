@@ -12,7 +12,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from flopledger.reports.month import (
+    MonthReport,
     ReportError,
+    Written,
     closes_at,
     parse_month,
     read_month,
@@ -102,19 +104,26 @@ def report_month(args: argparse.Namespace) -> int:
             f"to {written.folder}; not a revision"
         )
         print(f"  page: {written.page}")
-    elif written.status == "unchanged":
-        print(f"{report.key}: unchanged since revision {written.revision}: {written.page}")
     else:
-        print(
-            f"{report.key}: {'revision' if written.status == 'revised' else 'report'} "
-            f"{written.revision} written to {written.folder}"
-        )
-        for c in written.changes:
-            before = "-" if c["before"] is None else f"{c['before']:,.2f}"
-            after = "-" if c["after"] is None else f"{c['after']:,.2f}"
-            print(f"  changed: {c['figure']}: {before} -> {after} ({c['change']:+,.2f})")
-        print(f"  page: {written.page}")
+        print("\n".join(written_lines(report, written)))
     print(
         f"  invoice {report.invoice_total():,.2f} USD; chargeback {report.chargeback_total():,.2f} USD"
     )
     return 0
+
+
+def written_lines(report: MonthReport, written: Written) -> list[str]:
+    """What writing a closed month's report did: unchanged, or the report or revision written,
+    why (a revision) and what changed."""
+    if written.status == "unchanged":
+        return [f"{report.key}: unchanged since revision {written.revision}: {written.page}"]
+    lines = [
+        f"{report.key}: {'revision' if written.status == 'revised' else 'report'} "
+        f"{written.revision} written to {written.folder}"
+    ]
+    lines += [f"  why: {why}" for why in written.why]
+    for c in written.changes:
+        before = "-" if c["before"] is None else f"{c['before']:,.2f}"
+        after = "-" if c["after"] is None else f"{c['after']:,.2f}"
+        lines.append(f"  changed: {c['figure']}: {before} -> {after} ({c['change']:+,.2f})")
+    return [*lines, f"  page: {written.page}"]

@@ -1,5 +1,5 @@
 -- @table: One billing row's share of one UTC hour it covers, in integer nano-units of the reporting currency (USD). Rows spanning several hours are spread evenly by time; the parts of a row add up to the row exactly. Each row is classed as usage, a commitment fee (billing_line_items.is_commitment_fee: its SKU says so by the rules in collectors/sku_rules.csv; a commitment, not a resource) or unused reservation (its system label compute.googleapis.com/is_unused_reservation says so). FOCUS rows (focus_line_items: AWS, Azure, Oracle ...) join the same spread under their ProviderName: ResourceId is the resource, SubAccountId the project, the charge period the usage window (a daily row is spread evenly over its 24 hours, like any row spanning hours). A row of a commitment discount that is its Purchase or its Unused part is a commitment_fee (the provider has already amortised the commitment into its covered usage rows' EffectiveCost, so none of it is shared out again: what the Unused rows carry is unused commitment); an Unused capacity reservation is unused_reservation. FOCUS money is taken to the nano-dollar per row.
--- @grain day: hour
+-- @grain day (onward settings_history): hour
 -- @col row_id: The billing row (billing_line_items.row_id, or focus_line_items.line_item_id).
 -- @col provider: gcp for the Google export's rows, else the FOCUS ProviderName as written (AWS, Microsoft, Oracle ...).
 -- @col hour: UTC hour (start).
@@ -22,14 +22,20 @@
 -- @col usage_units_nanos: The row's usage in this hour x 1e9 in its resource kind's unit: accelerator-seconds for accelerators, core-seconds for cores, usage in pricing units (GiB-hours) for memory, else 0. For a commitment fee: the committed quantity.
 -- @col committed_credit_nanos: The committed-use credits (is_committed_credit, models/functions.sql) of the row in this hour, nano-USD (zero or negative): what the commitment saved against on-demand.
 WITH settings AS (
-    SELECT coalesce(max(CASE WHEN key = 'run_label_key' THEN value END), 'run_id') AS run_label_key
-    FROM flopledger_settings
+    -- The run label key in force from each first day to the next (settings_history: a config
+    -- change from the open month on); a day before any, or a key unset: run_id.
+    SELECT
+        coalesce(effective_from, DATE '0001-01-01') AS first_day,
+        lead(coalesce(effective_from, DATE '0001-01-01')) OVER (ORDER BY coalesce(effective_from, DATE '0001-01-01')) AS next_day,
+        value AS run_label_key
+    FROM settings_history
+    WHERE key = 'run_label_key'
 ),
 labelled AS (
     SELECT
         b.*,
         -- GKE cost allocation copies pod labels onto the node's rows as k8s-label/<key>.
-        coalesce(b.labels[s.run_label_key], b.labels['k8s-label/' || s.run_label_key]) AS run_label,
+        coalesce(b.labels[coalesce(s.run_label_key, 'run_id')], b.labels['k8s-label/' || coalesce(s.run_label_key, 'run_id')]) AS run_label,
         CASE
             WHEN b.is_commitment_fee THEN 'commitment_fee'
             WHEN lower(coalesce(b.system_labels['compute.googleapis.com/is_unused_reservation'], '')) = 'true' THEN 'unused_reservation'
@@ -57,7 +63,10 @@ labelled AS (
         CASE WHEN b.accelerator_type IS NOT NULL THEN to_nanos(coalesce(b.accelerator_seconds, 0)) ELSE 0 END AS row_paid,
         greatest(span_us(b.usage_start, b.usage_end), 1) AS total_us
     FROM billing_line_items AS b
-    CROSS JOIN settings AS s
+    -- The key in force on the row's first day (a row is labelled once, whatever window reads it).
+    LEFT JOIN settings AS s
+        ON CAST(b.usage_start AS DATE) >= s.first_day
+        AND (s.next_day IS NULL OR CAST(b.usage_start AS DATE) < s.next_day)
 ),
 gcp AS (
     SELECT

@@ -1,9 +1,9 @@
 -- @table: One team and calendar month (UTC) under the configured shared-cost policy: the cost of its runs (allocated, commitment fee shares included), its part of the month's unallocated accelerator idle, of its unused commitment and unused reservation (idle of their own kinds, spread like idle and shown apart), and of the shared cost (everything else of the bill no run was allocated: storage, network, tax, hosts without accelerators, ...), and the total it is charged. sum(total_cost) over all rows = sum(effective_cost) of spend_daily, to the nano-dollar. Integer nano-USD inside; a split's remainder goes deterministically (cumulative floor over teams in name order). USD. See docs/glossary.md.
--- @grain month: month
+-- @grain month (onward settings_history): month
 -- @check chargeback_sums_to_the_bill (error, blocking): Chargeback sums to the bill: sum(total_cost) = sum(spend_daily.effective_cost).
 -- @col month: First day of the UTC month (of the hour the cost was spread to).
 -- @col team: Run-owner team (the jobs' team; runs without a team: __unallocated__). Under the policy none, or when nothing can carry a spread, the month's unspread idle, unused commitment, unused reservation and shared cost stand on rows __idle__, __unused_commitment__, __unused_reservation__ and __shared__.
--- @col policy: The shared-cost policy the row was built with: none, proportional (to allocated cost), even, or fixed (the configured key).
+-- @col policy: The shared-cost policy the month was built with (the one in force at its end, settings_history): none, proportional (to allocated cost), even, or fixed (the key in force then).
 -- @col allocated_cost: Cost allocated to the team's runs in the month (resource shares by hour, plus rows labelled with a run and their commitment fee shares by their hour).
 -- @col share_of_allocated: The team's fraction of the month's allocated cost.
 -- @col idle_cost_shared: The team's part of the month's unallocated idle cost under the policy (USD).
@@ -16,14 +16,30 @@
 -- @col month_unused_commitment_cost: The month's whole unused commitment (commitment_hourly.unused_nanos), shown apart (the same on every row of the month).
 -- @col month_unused_reservation_cost: The month's whole unused reservation (billing rows marked unused reservation), shown apart (the same on every row of the month).
 -- @col month_shared_cost: The month's whole shared cost (effective cost - allocated - unallocated idle - unused commitment - unused reservation), shown apart (the same on every row of the month).
-WITH settings AS (
-    SELECT coalesce(max(CASE WHEN key = 'chargeback_policy' THEN value END), 'proportional') AS policy
-    FROM flopledger_settings
+WITH month_settings AS (
+    -- Each chargeback setting in force at the end of each month of the bill: the latest whose
+    -- first day (settings_history; null: since the start) is in the month or before it.
+    SELECT b.month, h.key, h.value
+    FROM (SELECT DISTINCT CAST(date_trunc('month', hour) AS DATE) AS month FROM billing_hourly) AS b
+    JOIN settings_history AS h
+        ON coalesce(h.effective_from, DATE '0001-01-01') < CAST(b.month + INTERVAL 1 MONTH AS DATE)
+    WHERE h.key = 'chargeback_policy' OR starts_with(h.key, 'chargeback_key:')
+    QUALIFY row_number() OVER (
+        PARTITION BY b.month, h.key ORDER BY coalesce(h.effective_from, DATE '0001-01-01') DESC
+    ) = 1
+),
+settings AS (
+    SELECT
+        b.month,
+        coalesce(max(CASE WHEN s.key = 'chargeback_policy' THEN s.value END), 'proportional') AS policy
+    FROM (SELECT DISTINCT CAST(date_trunc('month', hour) AS DATE) AS month FROM billing_hourly) AS b
+    LEFT JOIN month_settings AS s USING (month)
+    GROUP BY b.month
 ),
 fixed_key AS (
-    SELECT substr(key, length('chargeback_key:') + 1) AS team, CAST(value AS HUGEINT) AS weight
-    FROM flopledger_settings
-    WHERE starts_with(key, 'chargeback_key:')
+    SELECT month, substr(key, length('chargeback_key:') + 1) AS team, CAST(value AS HUGEINT) AS weight
+    FROM month_settings
+    WHERE starts_with(key, 'chargeback_key:') AND value IS NOT NULL
 ),
 run_month AS (
     SELECT
@@ -99,7 +115,9 @@ candidates AS (
     SELECT month, team, nanos AS allocated_nanos FROM team_month
     UNION ALL
     SELECT m.month, k.team, CAST(0 AS HUGEINT)
-    FROM months AS m, fixed_key AS k, settings AS s
+    FROM months AS m
+    JOIN settings AS s USING (month)
+    JOIN fixed_key AS k USING (month)
     WHERE s.policy = 'fixed'
 ),
 weighted AS (
@@ -114,8 +132,8 @@ weighted AS (
             ELSE 0
         END AS HUGEINT) AS weight
     FROM candidates AS c
-    CROSS JOIN settings AS s
-    LEFT JOIN fixed_key AS k ON k.team = c.team
+    JOIN settings AS s USING (month)
+    LEFT JOIN fixed_key AS k ON k.month = c.month AND k.team = c.team
     GROUP BY c.month, c.team, s.policy
 ),
 cumulative AS (
@@ -191,5 +209,5 @@ SELECT
     from_nanos(m.shared_nanos) AS month_shared_cost
 FROM all_rows AS r
 JOIN months AS m USING (month)
-CROSS JOIN settings AS s
+JOIN settings AS s USING (month)
 ORDER BY r.month, r.team

@@ -8,16 +8,18 @@ ingest builds the days the ingest changed. A backfill (or a run tagged REBUILD_T
 its partitions as well, and FULL_TAG rebuilds everything. Days rebuilt outside the run's own
 partitions (a late billing row for an older day) are recorded as materialisations of theirs."""
 
+from collections.abc import Iterator
 from datetime import date, timedelta
 
 import dagster as dg
 import pyarrow as pa
 
 from flopledger import models
+from flopledger.ingest import settings_history
 from flopledger.pipelines.marts.commitment_plan import commitment_plan
 from flopledger.pipelines.marts.snapshot import OTHER_MARTS, build_snapshot_asset
 from flopledger.pipelines.resources import Flopledger
-from flopledger.pipelines.run_tags import FULL_TAG, REBUILD_TAG
+from flopledger.pipelines.run_tags import FULL_TAG, REBUILD_TAG, run_now
 from flopledger.probes.specs import spec_rows
 from flopledger.warehouse import incremental
 
@@ -79,23 +81,50 @@ def _mart_asset(
     return build
 
 
-@dg.asset(
-    name="flopledger_settings",
-    group_name="marts",
-    kinds={"duckdb"},
-    description="The settings the marts are built with, from flopledger.yaml.",
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(
+            "flopledger_settings",
+            group_name="marts",
+            kinds={"duckdb"},
+            description="The settings the marts are built with now, from flopledger.yaml.",
+        ),
+        dg.AssetSpec(
+            settings_history.HISTORY,
+            group_name="marts",
+            kinds={"duckdb"},
+            description="Which value of each setting is in force from which day: a config "
+            "change from the open month on (ingest/settings_history.py).",
+        ),
+    ],
+    name="flopledger_settings_asset",
 )
-def flopledger_settings(flopledger: Flopledger) -> dg.MaterializeResult:
-    config = flopledger.config()
-    settings = {
-        "run_label_key": config.allocation.run_label_key,
-        "reporting_currency": config.reporting_currency,
-        "chargeback_policy": config.allocation.shared_cost_policy,
-        **{f"chargeback_key:{t}": str(w) for t, w in config.allocation.shared_cost_key.items()},
-    }
-    table = pa.table({"key": list(settings), "value": list(settings.values())})
-    flopledger.warehouse().replace_all("flopledger_settings", table)
-    return dg.MaterializeResult(metadata={k: dg.MetadataValue.text(v) for k, v in settings.items()})
+def flopledger_settings(
+    context: dg.AssetExecutionContext, flopledger: Flopledger
+) -> Iterator[dg.MaterializeResult]:
+    settings = settings_history.config_settings(flopledger.config())
+    changes = settings_history.record(
+        flopledger.warehouse(),
+        settings,
+        run_now(context, flopledger),
+        flopledger.config().month_report.settle_days,
+    )
+    for change in changes:
+        context.log.info(
+            f"settings: {change.describe()} from {change.effective_from or 'the start'}"
+        )
+    yield dg.MaterializeResult(
+        asset_key="flopledger_settings",
+        metadata={k: dg.MetadataValue.text(v) for k, v in settings.items()},
+    )
+    yield dg.MaterializeResult(
+        asset_key=settings_history.HISTORY,
+        metadata={
+            "settings_changed": dg.MetadataValue.text(
+                "\n".join(f"{c.describe()} from {c.effective_from or 'the start'}" for c in changes)
+            )
+        },
+    )
 
 
 def spec_table() -> pa.Table:

@@ -12,6 +12,7 @@ SNAPSHOT_ASSET = "warehouse_snapshot"
 # Written by the marts job besides the SQL marts (alerts/ and marts/assets.py).
 OTHER_MARTS = (
     "flopledger_settings",
+    "settings_history",
     "accelerator_specs",
     "commitment_plan",
     "budgets",

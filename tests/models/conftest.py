@@ -3,7 +3,7 @@
 A scenario writes the rows the collectors would have loaded (tests/models/rows.py), their SKU
 columns filled as a billing run fills those of rows loaded before the columns existed
 (ingest/gcp_billing/skus.py: the one copy of the SKU rules), then the marts are built the way
-pipelines/marts/assets.py builds them: `flopledger_settings` and `accelerator_specs` first, then
+pipelines/marts/assets.py builds them: `flopledger_settings` (and its `settings_history`) and `accelerator_specs` first, then
 every mart in dependency order, with one connection held open meanwhile (Books.held). Under a
 second a scenario. test_from_files.py goes through the real pipeline from export-shaped files
 instead.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ import pytest
 
 from flopledger import models
 from flopledger.ingest.gcp_billing.skus import classify_unclassified
+from flopledger.ingest.settings_history import record
 from flopledger.warehouse.duckdb import DuckDBWarehouse, connect
 from tests.models.rows import split_runs
 
@@ -32,6 +34,7 @@ def check_sql(name: str) -> str:
 
 
 SETTINGS = {"run_label_key": "run_id", "reporting_currency": "USD"}  # the config defaults
+SETTINGS_RECORDED_AT = datetime(2026, 10, 1)
 # Peak dense TFLOP/s as the spec table has it: H100 SXM bf16 989.4 (NVIDIA's datasheet
 # gives 1,978.9 with sparsity; dense is half). The MFU scenarios use this row only.
 SPECS = [
@@ -103,7 +106,7 @@ class Books:
         """What the marts group of assets does: settings and specs, then every mart in order."""
         chosen = settings or SETTINGS
         with self.held():
-            self._load("flopledger_settings", [{"key": k, "value": v} for k, v in chosen.items()])
+            record(self.warehouse, chosen, SETTINGS_RECORDED_AT, 5)  # the first: since the start
             self._load("accelerator_specs", SPECS)
             for mart in models.marts():
                 self.warehouse.build_mart(mart.name)

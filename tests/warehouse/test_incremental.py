@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 import pytest
 
 from flopledger import models
+from flopledger.ingest.settings_history import record
 from flopledger.pipelines.runner import run_pipeline
 from flopledger.settings import load_config
 from flopledger.simulator import simulate
@@ -28,7 +29,7 @@ from flopledger.warehouse import incremental
 from flopledger.warehouse.bigquery import PARTITIONS
 from flopledger.warehouse.checksums import table_checksums
 from flopledger.warehouse.duckdb import DuckDBWarehouse
-from tests.models.conftest import SETTINGS, SPECS, Books
+from tests.models.conftest import SETTINGS, SETTINGS_RECORDED_AT, SPECS, Books
 from tests.models.rows import gpu, run, split_runs
 
 D1, D2, D3 = date(2026, 10, 1), date(2026, 10, 2), date(2026, 10, 3)
@@ -81,7 +82,7 @@ class Scenario(Books):
     def settle(self) -> dict[str, incremental.Built]:
         """The marts run: settings and specs (unchanged rows change nothing), every model."""
         with self.held():
-            self._load("flopledger_settings", [{"key": k, "value": v} for k, v in SETTINGS.items()])
+            record(self.warehouse, SETTINGS, SETTINGS_RECORDED_AT, 5)  # unchanged: nothing moves
             self._load("accelerator_specs", SPECS)
             from flopledger.ingest.gcp_billing.skus import classify_unclassified
 
@@ -201,7 +202,7 @@ def load_day(
 def daily(fleet: DuckDBWarehouse, tmp_path: Path) -> Iterator[DuckDBWarehouse]:
     target = DuckDBWarehouse(tmp_path / "daily.duckdb")
     target.ensure_schema()
-    for table in ("flopledger_settings", "accelerator_specs", "managed_prices"):
+    for table in ("flopledger_settings", "settings_history", "accelerator_specs", "managed_prices"):
         target.replace_all(table, fleet.query(f"SELECT * FROM {table}"))
     yield target
 
