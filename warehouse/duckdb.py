@@ -8,8 +8,6 @@ connection runs in UTC.
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from datetime import date, timedelta
@@ -22,10 +20,12 @@ import duckdb
 from flopledger import models
 from flopledger.models.grain import HI, LO, RUNS, Grain, narrowed, whole_months
 from flopledger.models.sql_text import named_params, without_comments
+from flopledger.warehouse import duckdb_snapshot
 from flopledger.warehouse.base import (
     ColumnInfo,
     InPlace,
     Params,
+    Published,
     Reader,
     TableInfo,
     Warehouse,
@@ -456,21 +456,16 @@ class DuckDBWarehouse(Warehouse):
     def reader(self) -> Reader:
         return SnapshotReader(self.snapshot_path, self.path)
 
-    def publish_snapshot(self) -> str:
-        """Copy the checkpointed file aside while holding its write lock, then swap the copy
-        in atomically (rename).
+    def publish_snapshot(self) -> Published:
+        """Bring the published snapshot to what the live file holds now, writing what changed
+        since the file it is about to become was last published (or, where that could be wrong
+        or cost more, a whole copy): warehouse/duckdb_snapshot.py says how and when.
 
-        Holding the lock while copying means no other writer can slip in between the
-        checkpoint and the copy. Readers hold the old inode until they reopen, so a reader
-        never sees a half copy and never blocks the writer."""
-        tmp = self.snapshot_path.with_suffix(".tmp")
+        The live file's write lock is held throughout, so no writer slips in and two publishes
+        never interleave; the published name is swapped atomically, so a reader never sees half
+        a publish, and one that has the old file open keeps reading it."""
         with self._connect() as con:
-            con.execute("CHECKPOINT")
-            shutil.copyfile(self.path, tmp)
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.snapshot_path)
-        return str(self.snapshot_path)
+            return duckdb_snapshot.publish(con, self.path, self.snapshot_path)
 
     def in_place(self, endpoint: str | None, location: str | None) -> InPlace | None:
         """Never: a DuckDB file reads no BigQuery table where it lies (its rows are read out)."""
