@@ -37,7 +37,7 @@ import os
 import shutil
 from contextlib import suppress
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import duckdb
@@ -132,6 +132,8 @@ def _apply_changes(con: duckdb.DuckDBPyConnection, live: Path, target: Path) -> 
         plan = _plan(con, db, now)
         _write(con, db, plan, now)
         con.execute(f"CHECKPOINT {TARGET}")
+    except duckdb.Error as exc:  # the other file, unpublished, is copied whole instead
+        raise _Whole(f"applying the changes failed: {_first_line(exc)}") from exc
     finally:
         con.execute(f"USE {_q(db)}")
         con.execute(f"DETACH DATABASE IF EXISTS {TARGET}")
@@ -174,11 +176,22 @@ class _Plan:
             if t[0] != BOOKS
         ]
         lines += [f"{name(t)}: whole" for t in self.whole if t[0] != BOOKS]
-        lines += [
-            f"{name(t)}: " + ", ".join(d.isoformat() for d in days)
-            for t, (_, days) in self.by_day.items()
-        ]
+        lines += [f"{name(t)}: {days_text(days)}" for t, (_, days) in self.by_day.items()]
         return tuple(sorted(lines))
+
+
+def days_text(days: list[date]) -> str:
+    """Sorted days as text, each run of consecutive days as its first .. its last."""
+    runs: list[list[date]] = []
+    for day in days:
+        if runs and day - runs[-1][-1] == timedelta(days=1):
+            runs[-1].append(day)
+        else:
+            runs.append([day])
+    return ", ".join(
+        r[0].isoformat() if len(r) == 1 else f"{r[0].isoformat()} .. {r[-1].isoformat()}"
+        for r in runs
+    )
 
 
 def _plan(con: duckdb.DuckDBPyConnection, db: str, now: int) -> _Plan:
@@ -425,6 +438,8 @@ def _copy_whole(con: duckdb.DuckDBPyConnection, live: Path, target: Path) -> Non
         _stamp_copy(con, db, tmp, now)
     with open(tmp, "rb") as fh:
         os.fsync(fh.fileno())
+    with suppress(FileNotFoundError):  # a crashed publish's log, never to be replayed on the copy
+        target.with_name(target.name + ".wal").unlink()
     os.replace(tmp, target)
 
 

@@ -24,7 +24,7 @@ import pytest
 
 from flopledger.warehouse.checksums import table_checksums
 from flopledger.warehouse.duckdb import DuckDBWarehouse
-from flopledger.warehouse.duckdb_snapshot import slots
+from flopledger.warehouse.duckdb_snapshot import days_text, slots
 from tests.conftest import HANG_S
 
 D1, D2, D3, D4 = (date(2026, 10, d) for d in (1, 2, 3, 4))
@@ -207,3 +207,16 @@ def test_a_dropped_a_new_and_a_reshaped_table(wh: DuckDBWarehouse) -> None:
     assert [c.column for c in tables["managed_costs"].columns][-1] == "note"
     assert tables["managed_costs"].comment.startswith("One bucket of a provider's cost export")
     assert wh.read_query("SELECT n FROM extra").to_pylist() == [{"n": 7}]
+
+
+def test_days_written_read_as_runs_of_consecutive_days() -> None:
+    days = [date(2026, 10, 1), date(2026, 10, 2), date(2026, 10, 3), date(2026, 10, 5)]
+    assert days_text(days) == "2026-10-01 .. 2026-10-03, 2026-10-05"
+
+
+def test_a_new_macro_is_a_whole_copy(wh: DuckDBWarehouse) -> None:
+    wh.execute("CREATE MACRO plus_one(x) AS x + 1")  # as a changed models/functions.sql would
+    assert wh.publish_snapshot().summary() == (
+        "full copy (its macros or views differ from the live file's)"
+    )
+    assert wh.read_query("SELECT plus_one(1) AS n").to_pylist() == [{"n": 2}]
