@@ -19,6 +19,7 @@ import pyarrow as pa
 import duckdb
 from flopledger import models
 from flopledger.models.grain import HI, LO, RUNS, Grain, narrowed, whole_months
+from flopledger.models.lineage import tables_written
 from flopledger.models.sql_text import named_params, without_comments
 from flopledger.warehouse import duckdb_snapshot
 from flopledger.warehouse.base import (
@@ -33,6 +34,7 @@ from flopledger.warehouse.base import (
 )
 from flopledger.warehouse.duckdb_lock import as_locked
 from flopledger.warehouse.duckdb_reader import SnapshotReader
+from flopledger.warehouse.duckdb_snapshot import ANY_TABLE
 
 # insert_new's ordinal of each incoming row: which of two rows with one key is kept.
 INCOMING_ORDER = "__flopledger_incoming_order"
@@ -118,6 +120,15 @@ def _record_rows(con: duckdb.DuckDBPyConnection, table: str, rows: str, params: 
         _record(con, table, grain.days_sql(rows), params)
     else:
         _record(con, table, None)
+
+
+def _keeps_books(con: duckdb.DuckDBPyConnection) -> bool:
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+        "AND schema_name = ? AND table_name = 'changes'",
+        [models.BOOKKEEPING_SCHEMA],
+    ).fetchone()
+    return bool(found and found[0])
 
 
 def use_layers(con: duckdb.DuckDBPyConnection) -> None:
@@ -258,8 +269,16 @@ class DuckDBWarehouse(Warehouse):
             return con.sql(sql, params=params).to_arrow_table()
 
     def execute(self, sql: str, params: Params = None) -> None:
+        """Run one statement; then, where the warehouse keeps its bookkeeping, record the tables
+        the statement may have changed, each as a whole (models/lineage.py's tables_written;
+        ANY_TABLE when that cannot be told), so that a publish of changes takes them in
+        (warehouse/duckdb_snapshot.py): an alert's delivery state is written so."""
         with self._connect() as con:
             con.execute(sql, params)
+            if _keeps_books(con):
+                written = tables_written(sql)
+                for table in sorted(written) if written is not None else [ANY_TABLE]:
+                    con.execute(models.query_sql("bookkeeping_record_whole"), {"table_name": table})
 
     def replace_days(
         self, table: str, day_column: str, days: Sequence[date], data: pa.Table

@@ -25,8 +25,9 @@ live file records no changes, or is behind the file, or no longer holds the chan
 seq; the two differ in macros or views; the file has grown past twice the live file (deleted
 rows leave free blocks behind); or over half the rows would be written.
 
-A publish of changes sees only what the bookkeeping records: every write the pipeline makes does
-(warehouse/duckdb.py), a statement run through `Warehouse.execute` does not. A rewrite that
+A publish of changes sees only what the bookkeeping records: every write through the warehouse
+does (warehouse/duckdb.py; a statement run through `execute` records the tables it names, or
+ANY_TABLE), a write to the file behind its back does not. A rewrite that
 changes only a wall-clock column (WALL_CLOCK_COLUMNS) records nothing for a day-grained table, so
 the snapshot keeps those rows' earlier stamp until it is next copied whole.
 """
@@ -56,6 +57,9 @@ STAMP_DDL = (
 )
 
 Table = tuple[str, str]  # (schema, table)
+# bookkeeping.changes' name for a change to any table (a statement whose writes could not be
+# told, recorded by DuckDBWarehouse.execute): the next publish of each file copies it whole.
+ANY_TABLE = "*"
 
 
 class _Whole(Exception):
@@ -214,6 +218,8 @@ def _plan(con: duckdb.DuckDBPyConnection, db: str, now: int) -> _Plan:
         schemas=sorted({s for s, _ in want} - {s for s, _ in have} - {BOOKS}),
     )
     changed = _changes(con, db, since)
+    if ANY_TABLE in changed:
+        raise _Whole("a statement changed tables it does not name")
     for table in sorted(want):
         if table in plan.made:
             continue
