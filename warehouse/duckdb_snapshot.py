@@ -21,8 +21,8 @@ fresh file, stamped, renamed over the other file: a reader that has it open keep
 when applying the changes could be wrong or cost more: it is missing or records no seq; another
 process has it open (a reader on it since two publishes ago: DuckDB's lock refuses the write) or
 a reader of this process has (duckdb_reader.open_here: the lock does not keep those out); the
-live file records no changes, or is behind the file, or no longer holds the changes after its
-seq; the two differ in macros or views; the file has grown past twice the live file (deleted
+live file records no changes, is behind the file, was rebuilt since (other changes under the
+same numbers), or no longer holds the changes after its seq; the two differ in macros or views; the file has grown past twice the live file (deleted
 rows leave free blocks behind); or over half the rows would be written.
 
 A publish of changes sees only what the bookkeeping records: every write through the warehouse
@@ -50,10 +50,12 @@ from flopledger.warehouse.duckdb_reader import open_here
 SLOTS = ("a", "b")
 TARGET = "flopledger_publish"  # the other file's name while it is attached
 BOOKS = models.BOOKKEEPING_SCHEMA
-STAMP = "snapshot_of"  # bookkeeping.snapshot_of: one row, the live seq the file reflects
+# bookkeeping.snapshot_of: one row, the live seq the file reflects and the live file's mark at
+# that seq (`_mark`: a live file rebuilt since has other changes under the same numbers)
+STAMP = "snapshot_of"
 STAMP_DDL = (
     f"CREATE TABLE IF NOT EXISTS {TARGET}.{BOOKS}.{STAMP} "
-    "(seq BIGINT NOT NULL, published_at TIMESTAMP NOT NULL)"
+    "(seq BIGINT NOT NULL, live_mark VARCHAR NOT NULL, published_at TIMESTAMP NOT NULL)"
 )
 
 Table = tuple[str, str]  # (schema, table)
@@ -199,11 +201,14 @@ def days_text(days: list[date]) -> str:
 
 
 def _plan(con: duckdb.DuckDBPyConnection, db: str, now: int) -> _Plan:
-    since = _stamped_seq(con)
-    if since is None:
+    stamped = _stamped(con)
+    if stamped is None:
         raise _Whole("it records no published change")
+    since, mark = stamped
     if since > now:
         raise _Whole("it is ahead of the live file (restored or rebuilt since)")
+    if _mark(con, db, since) != mark:
+        raise _Whole("the live file was rebuilt since: other changes under its numbers")
     oldest = con.execute(f"SELECT min(seq) FROM {_q(db)}.{BOOKS}.changes").fetchone()
     if since < now and oldest and oldest[0] is not None and oldest[0] > since + 1:
         raise _Whole("the live file no longer holds every change since it")
@@ -233,7 +238,8 @@ def _plan(con: duckdb.DuckDBPyConnection, db: str, now: int) -> _Plan:
     return plan
 
 
-def _stamped_seq(con: duckdb.DuckDBPyConnection) -> int | None:
+def _stamped(con: duckdb.DuckDBPyConnection) -> tuple[int, str] | None:
+    """The other file's stamp: (the live seq it reflects, the live file's mark then)."""
     found = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
         "AND table_name = ?",
@@ -241,8 +247,17 @@ def _stamped_seq(con: duckdb.DuckDBPyConnection) -> int | None:
     ).fetchone()
     if not found or not found[0]:
         return None
-    seq = con.execute(f"SELECT max(seq) FROM {TARGET}.{BOOKS}.{STAMP}").fetchone()
-    return None if not seq or seq[0] is None else int(seq[0])
+    row = con.execute(f"SELECT seq, live_mark FROM {TARGET}.{BOOKS}.{STAMP}").fetchone()
+    return None if row is None else (int(row[0]), str(row[1]))
+
+
+def _mark(con: duckdb.DuckDBPyConnection, db: str, seq: int) -> str:
+    """What the live file's changes up to `seq` are: how many, and when the last was recorded
+    (to the microsecond, by the wall clock)."""
+    found = con.execute(
+        f"SELECT count(*), max(recorded_at) FROM {_q(db)}.{BOOKS}.changes WHERE seq <= ?", [seq]
+    ).fetchone()
+    return f"{found[0]} up to {found[1]}" if found else ""
 
 
 def _definitions(con: duckdb.DuckDBPyConnection, db: str) -> set[tuple[str, ...]]:
@@ -352,7 +367,7 @@ def _write(con: duckdb.DuckDBPyConnection, db: str, plan: _Plan, now: int) -> No
     con.execute("BEGIN")
     try:
         _write_tables(con, db, plan)
-        _write_stamp(con, now)
+        _write_stamp(con, db, now)
         con.execute("COMMIT")
     except duckdb.Error as exc:
         con.execute("ROLLBACK")
@@ -385,11 +400,14 @@ def _write_tables(con: duckdb.DuckDBPyConnection, db: str, plan: _Plan) -> None:
         _comment(con, db, table)
 
 
-def _write_stamp(con: duckdb.DuckDBPyConnection, now: int) -> None:
-    """The live seq the other file now reflects."""
+def _write_stamp(con: duckdb.DuckDBPyConnection, db: str, now: int) -> None:
+    """The live seq the other file now reflects, and live's mark at it."""
     con.execute(STAMP_DDL)
     con.execute(f"DELETE FROM {TARGET}.{BOOKS}.{STAMP}")
-    con.execute(f"INSERT INTO {TARGET}.{BOOKS}.{STAMP} VALUES (?, now()::TIMESTAMP)", [now])
+    con.execute(
+        f"INSERT INTO {TARGET}.{BOOKS}.{STAMP} VALUES (?, ?, now()::TIMESTAMP)",
+        [now, _mark(con, db, now)],
+    )
 
 
 def _make(con: duckdb.DuckDBPyConnection, db: str, table: Table) -> None:
@@ -453,7 +471,7 @@ def _stamp_copy(con: duckdb.DuckDBPyConnection, db: str, copy: Path, now: int) -
     con.execute(f"DETACH DATABASE IF EXISTS {TARGET}")
     con.execute(f"ATTACH {_literal(str(copy))} AS {TARGET}")
     try:
-        _write_stamp(con, now)
+        _write_stamp(con, db, now)
         con.execute(f"CHECKPOINT {TARGET}")
     finally:
         con.execute(f"USE {_q(db)}")

@@ -232,3 +232,17 @@ def test_a_statement_run_through_execute_is_taken_in(wh: DuckDBWarehouse) -> Non
     assert wh.publish_snapshot().summary() == (
         "full copy (a statement changed tables it does not name)"
     )
+
+
+def test_a_live_file_rebuilt_since_is_copied_whole(wh: DuckDBWarehouse) -> None:
+    wh.path.unlink()  # the warehouse built again from nothing: its changes numbered afresh
+    wh.ensure_schema()
+    wh.replace_days("managed_costs", "bucket_start", [D1], costs(("c1", D1, "5.00")))
+    wh.execute("CREATE TABLE ledger AS SELECT range AS n FROM range(100)")
+    wh.execute("CREATE TABLE more AS SELECT 1 AS n")  # so live's seq is past -a's
+    published = wh.publish_snapshot()
+    assert published.summary() == (
+        "full copy (the live file was rebuilt since: other changes under its numbers)"
+    )
+    assert same_as_live(wh)
+    assert total(wh.read_query(SUM)) == Decimal("5.00")
