@@ -4,6 +4,9 @@ One read-only connection per snapshot version is kept (opening the file costs ~2
 query at fleet scale); a superseded one is closed only when no query is still using it.
 Each is made in a private in-memory DuckDB (in UTC) that ATTACHes the file, so a newly
 swapped-in file is never confused with the old one DuckDB may still cache by path. Each query takes its own cursor, so threads (Streamlit's sessions) may share a reader.
+The published name links to one of two files that take turns (warehouse/duckdb_snapshot.py):
+a version is the file's inode with its modified and changed times, and the files this process
+has open are counted (`open_here`) so that a publish here never writes into one of them.
 
 Read-only for whatever SQL it is given (`flopledger sql` passes the user's): the snapshot is
 attached READ_ONLY, then external access is switched off (no ATTACH, COPY, file functions such

@@ -17,19 +17,20 @@ live's; the bookkeeping tables are copied whole (a row per table and day changed
 the fleet). Then the new seq, COMMIT, CHECKPOINT, DETACH, and the link is swapped.
 
 The other file is copied whole instead, the old way (the checkpointed live file copied to a
-fresh file, stamped, renamed over the other file: a reader that has it open keeps the old inode),
-when applying the changes could be wrong or cost more: it is missing or records no seq; another
-process has it open (a reader on it since two publishes ago: DuckDB's lock refuses the write) or
-a reader of this process has (duckdb_reader.open_here: the lock does not keep those out); the
-live file records no changes, is behind the file, was rebuilt since (other changes under the
-same numbers), or no longer holds the changes after its seq; the two differ in macros or views; the file has grown past twice the live file (deleted
-rows leave free blocks behind); or over half the rows would be written.
+fresh file, stamped, renamed over the other file: a reader that has it open keeps the old
+inode), where applying the changes could be wrong or cost more: the file is missing or records
+no seq; another process has it open (a reader on it since two publishes ago: DuckDB's lock
+refuses the write) or a reader of this process has (duckdb_reader.open_here: the lock does not
+keep those out); the live file records no changes, is behind the file, was rebuilt since (other
+changes under the same numbers) or no longer holds the changes after its seq; the two differ in
+macros or views; the file has grown past twice the live file (deleted rows leave free blocks
+behind); or over half the rows would be written. `Published` says which, and why.
 
 A publish of changes sees only what the bookkeeping records: every write through the warehouse
 does (warehouse/duckdb.py; a statement run through `execute` records the tables it names, or
-ANY_TABLE), a write to the file behind its back does not. A rewrite that
-changes only a wall-clock column (WALL_CLOCK_COLUMNS) records nothing for a day-grained table, so
-the snapshot keeps those rows' earlier stamp until it is next copied whole.
+ANY_TABLE), a write to the file behind its back does not. A rewrite that changes only a
+wall-clock column (WALL_CLOCK_COLUMNS) records nothing for a day-grained table, so the snapshot
+keeps those rows' earlier stamp until it is next copied whole.
 """
 
 from __future__ import annotations
