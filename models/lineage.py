@@ -32,3 +32,48 @@ def tables_read(sql: str) -> frozenset[str]:
         if table.name not in ctes:
             found.add(table.name)
     return frozenset(found)
+
+
+# Statements that write no table's rows (views, macros and comments the snapshot's publish
+# compares itself).
+_NO_ROWS = (
+    exp.Query,
+    exp.Set,
+    exp.Use,
+    exp.Transaction,
+    exp.Commit,
+    exp.Rollback,
+    exp.Pragma,
+    exp.Comment,
+)
+_WRITES = (exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.Create, exp.Drop, exp.Alter)
+
+
+@cache
+def tables_written(sql: str) -> frozenset[str] | None:
+    """The tables whose rows `sql` (DuckDB's dialect) may change, by name: the target of each
+    INSERT, UPDATE, DELETE, MERGE and CREATE, DROP or ALTER TABLE; none for a SELECT or a
+    setting. None when that cannot be told: SQLGlot does not read the statement, or it writes
+    something other than a plain table."""
+    try:
+        trees = sqlglot.parse(without_comments(sql), read="duckdb")
+    except sqlglot.errors.ParseError:
+        return None
+    found = set()
+    for tree in trees:
+        if tree is None or isinstance(tree, _NO_ROWS):
+            continue
+        if not isinstance(tree, _WRITES):
+            return None
+        if (
+            isinstance(tree, exp.Create | exp.Drop)
+            and str(tree.args.get("kind")).upper() != "TABLE"
+        ):
+            continue  # a view, macro, schema: no table's rows
+        target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+        if isinstance(tree, exp.Drop):  # SQLGlot keeps a dropped table among its expressions
+            target = tree.find(exp.Table)
+        if not isinstance(target, exp.Table) or not isinstance(target.this, exp.Identifier):
+            return None
+        found.add(target.name)
+    return frozenset(found)

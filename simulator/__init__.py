@@ -43,6 +43,8 @@ OWNED = (
     "flopledger.yaml",
     "warehouse.duckdb",
     "warehouse.snapshot.duckdb",
+    "warehouse.snapshot-a.duckdb",  # the two files the snapshot takes turns linking to
+    "warehouse.snapshot-b.duckdb",
     "budgets.yaml",
     "dagster_home",
     "input_cache",  # an earlier run's copies of remote inputs (ingest/inputs.py)

@@ -64,6 +64,26 @@ class WarehouseLocked(Exception):
 
 
 @dataclass(frozen=True)
+class Published:
+    """What a publish did: where readers now read, how (`changes`: the changes since the file
+    was last published applied to it; `full copy`, with its reason; `marker`: BigQuery's
+    marker table), and each table it wrote (`name: day, day`, `name: whole`, `name: dropped`,
+    `name: created`, `name: remade` when its columns changed)."""
+
+    path: str
+    how: str
+    reason: str = ""
+    applied: tuple[str, ...] = ()
+
+    def summary(self) -> str:
+        """One line for a person: how, why, and what was applied."""
+        why = f" ({self.reason})" if self.reason else ""
+        if self.applied:
+            return f"{self.how}{why}: " + "; ".join(self.applied)
+        return f"{self.how}{why}" + (": nothing changed" if self.how == "changes" else "")
+
+
+@dataclass(frozen=True)
 class ColumnInfo:
     table: str
     column: str
@@ -261,7 +281,7 @@ class Warehouse(ABC):
         """A long-lived read-only reader of the published snapshot (dashboards keep one)."""
 
     @abstractmethod
-    def publish_snapshot(self) -> str:
+    def publish_snapshot(self) -> Published:
         """Publish a consistent read-only copy for readers (dashboards, `flopledger sql`)."""
 
     @abstractmethod

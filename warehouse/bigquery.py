@@ -36,6 +36,7 @@ from flopledger.warehouse.base import (
     ColumnInfo,
     InPlace,
     Params,
+    Published,
     Reader,
     TableInfo,
     Warehouse,
@@ -485,13 +486,13 @@ class BigQueryWarehouse(Warehouse, InPlace):
 
         return BigQueryReader(self)
 
-    def publish_snapshot(self) -> str:
+    def publish_snapshot(self) -> Published:
         """Nothing to copy: BigQuery readers query the dataset itself, and every table is
         replaced by one atomic job, so a reader never sees half a table. The run is recorded
         (the marker table readers key their caches on, warehouse/bigquery_reader.py)."""
         from flopledger.warehouse.bigquery_reader import mark_published
 
-        return mark_published(self)
+        return Published(mark_published(self), "marker")
 
     def catalogue(self, intermediate: bool = False) -> list[TableInfo]:
         dataset = self.intermediate_dataset_id if intermediate else self.dataset_id

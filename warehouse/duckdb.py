@@ -8,8 +8,6 @@ connection runs in UTC.
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from datetime import date, timedelta
@@ -21,11 +19,14 @@ import pyarrow as pa
 import duckdb
 from flopledger import models
 from flopledger.models.grain import HI, LO, RUNS, Grain, narrowed, whole_months
+from flopledger.models.lineage import tables_written
 from flopledger.models.sql_text import named_params, without_comments
+from flopledger.warehouse import duckdb_snapshot
 from flopledger.warehouse.base import (
     ColumnInfo,
     InPlace,
     Params,
+    Published,
     Reader,
     TableInfo,
     Warehouse,
@@ -34,6 +35,7 @@ from flopledger.warehouse.base import (
 )
 from flopledger.warehouse.duckdb_lock import as_locked
 from flopledger.warehouse.duckdb_reader import SnapshotReader
+from flopledger.warehouse.duckdb_snapshot import ANY_TABLE
 
 # insert_new's ordinal of each incoming row: which of two rows with one key is kept.
 INCOMING_ORDER = "__flopledger_incoming_order"
@@ -119,6 +121,15 @@ def _record_rows(con: duckdb.DuckDBPyConnection, table: str, rows: str, params: 
         _record(con, table, grain.days_sql(rows), params)
     else:
         _record(con, table, None)
+
+
+def _keeps_books(con: duckdb.DuckDBPyConnection) -> bool:
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+        "AND schema_name = ? AND table_name = 'changes'",
+        [models.BOOKKEEPING_SCHEMA],
+    ).fetchone()
+    return bool(found and found[0])
 
 
 def use_layers(con: duckdb.DuckDBPyConnection) -> None:
@@ -269,8 +280,16 @@ class DuckDBWarehouse(Warehouse):
             return con.sql(sql, params=params).to_arrow_table()
 
     def execute(self, sql: str, params: Params = None) -> None:
+        """Run one statement; then, where the warehouse keeps its bookkeeping, record the tables
+        the statement may have changed, each as a whole (models/lineage.py's tables_written;
+        ANY_TABLE when that cannot be told), so that a publish of changes takes them in
+        (warehouse/duckdb_snapshot.py): an alert's delivery state is written so."""
         with self._connect() as con:
             con.execute(sql, params)
+            if _keeps_books(con):
+                written = tables_written(sql)
+                for table in sorted(written) if written is not None else [ANY_TABLE]:
+                    con.execute(models.query_sql("bookkeeping_record_whole"), {"table_name": table})
 
     def replace_days(
         self, table: str, day_column: str, days: Sequence[date], data: pa.Table
@@ -470,21 +489,16 @@ class DuckDBWarehouse(Warehouse):
     def reader(self) -> Reader:
         return SnapshotReader(self.snapshot_path, self.path)
 
-    def publish_snapshot(self) -> str:
-        """Copy the checkpointed file aside while holding its write lock, then swap the copy
-        in atomically (rename).
+    def publish_snapshot(self) -> Published:
+        """Bring the published snapshot to what the live file holds now, writing what changed
+        since the file it is about to become was last published (or, where that could be wrong
+        or cost more, a whole copy): warehouse/duckdb_snapshot.py says how and when.
 
-        Holding the lock while copying means no other writer can slip in between the
-        checkpoint and the copy. Readers hold the old inode until they reopen, so a reader
-        never sees a half copy and never blocks the writer."""
-        tmp = self.snapshot_path.with_suffix(".tmp")
+        The live file's write lock is held throughout, so no writer slips in and two publishes
+        never interleave; the published name is swapped atomically, so a reader never sees half
+        a publish, and one that has the old file open keeps reading it."""
         with self._connect() as con:
-            con.execute("CHECKPOINT")
-            shutil.copyfile(self.path, tmp)
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.snapshot_path)
-        return str(self.snapshot_path)
+            return duckdb_snapshot.publish(con, self.path, self.snapshot_path)
 
     def in_place(self, endpoint: str | None, location: str | None) -> InPlace | None:
         """Never: a DuckDB file reads no BigQuery table where it lies (its rows are read out)."""

@@ -4,6 +4,9 @@ One read-only connection per snapshot version is kept (opening the file costs ~2
 query at fleet scale); a superseded one is closed only when no query is still using it.
 Each is made in a private in-memory DuckDB (in UTC) that ATTACHes the file, so a newly
 swapped-in file is never confused with the old one DuckDB may still cache by path. Each query takes its own cursor, so threads (Streamlit's sessions) may share a reader.
+The published name links to one of two files that take turns (warehouse/duckdb_snapshot.py):
+a version is the file's inode with its modified and changed times, and the files this process
+has open are counted (`open_here`) so that a publish here never writes into one of them.
 
 Read-only for whatever SQL it is given (`flopledger sql` passes the user's): the snapshot is
 attached READ_ONLY, then external access is switched off (no ATTACH, COPY, file functions such
@@ -14,7 +17,9 @@ back on. Only the snapshot is ever read: before the first one is published a que
 
 from __future__ import annotations
 
+import os
 import threading
+from collections import Counter
 from pathlib import Path
 
 import pyarrow as pa
@@ -24,6 +29,27 @@ from flopledger.models import INTERMEDIATE_SCHEMA
 from flopledger.warehouse.base import NoWarehouse, Params, QueryError, Reader
 from flopledger.warehouse.duckdb_lock import as_locked
 
+# The files (device, inode) this process's readers have open: a publish in this process never
+# writes into one (DuckDB's file lock keeps out only other processes; the published name is a
+# hard link, so its check by path does not see them either: warehouse/duckdb_snapshot.py).
+_OPEN: Counter[tuple[int, int]] = Counter()
+_OPEN_LOCK = threading.Lock()
+
+
+def _file(path: str | Path) -> tuple[int, int]:
+    stat = os.stat(path)
+    return (stat.st_dev, stat.st_ino)
+
+
+def open_here(path: Path) -> bool:
+    """Whether a reader in this process has the file at `path` open."""
+    try:
+        key = _file(path)
+    except FileNotFoundError:
+        return False
+    with _OPEN_LOCK:
+        return _OPEN[key] > 0
+
 
 class _Attached:
     """One read-only connection to one snapshot version, and how many queries are using it."""
@@ -32,14 +58,37 @@ class _Attached:
         self.con = duckdb.connect(":memory:")
         self.con.execute("SET GLOBAL TimeZone = 'UTC'")  # GLOBAL: cursors share it
         try:
-            self.con.execute("ATTACH '" + path.replace("'", "''") + "' AS snapshot (READ_ONLY)")
+            self.file = self._attach(path)
             self.search_path = _search_path(self.con)
             for statement in LOCK_DOWN:
                 self.con.execute(statement)
-        except duckdb.Error:
+        except (duckdb.Error, OSError):
             self.con.close()
             raise
+        with _OPEN_LOCK:
+            _OPEN[self.file] += 1
         self.users = 0
+
+    def _attach(self, path: str) -> tuple[int, int]:
+        """ATTACH the file `path` names, and which file that was: the name is looked at before
+        and after, and attached again should a publish have swapped it in between."""
+        while True:
+            before = _file(path)
+            try:
+                self.con.execute("ATTACH '" + path.replace("'", "''") + "' AS snapshot (READ_ONLY)")
+            except duckdb.IOException as exc:
+                # the file being written was swapped out of the name just as it was opened
+                if as_locked(exc, path) is not None and _file(path) != before:
+                    continue
+                raise
+            if _file(path) == before:
+                return before
+            self.con.execute("DETACH snapshot")
+
+    def close(self) -> None:
+        self.con.close()
+        with _OPEN_LOCK:
+            _OPEN[self.file] -= 1
 
 
 def _search_path(con: duckdb.DuckDBPyConnection) -> str:
@@ -85,12 +134,15 @@ class SnapshotReader(Reader):
         except NoWarehouse:
             return ""
         stat = target.stat()
-        return f"{target}:{stat.st_ino}:{stat.st_mtime_ns}"
+        # A publish writes into one of two files in turn (warehouse/duckdb_snapshot.py), so the
+        # inode comes back every other publish: its change time (the link made to swap it in)
+        # and modified time tell the versions apart.
+        return f"{target}:{stat.st_ino}:{stat.st_mtime_ns}:{stat.st_ctime_ns}"
 
     def _acquire(self, version: str) -> _Attached:
         with self._lock:
             if version not in self._attached:
-                self._attached[version] = _Attached(version.rsplit(":", 2)[0])
+                self._attached[version] = _Attached(version.rsplit(":", 3)[0])
             self._current = version
             attached = self._attached[version]
             attached.users += 1
@@ -107,7 +159,7 @@ class SnapshotReader(Reader):
         for version in [
             v for v, a in self._attached.items() if v != self._current and a.users == 0
         ]:
-            self._attached.pop(version).con.close()
+            self._attached.pop(version).close()
 
     def query(self, sql: str, params: Params = None) -> pa.Table:
         version = self.version()
@@ -125,7 +177,7 @@ class SnapshotReader(Reader):
     def close(self) -> None:
         with self._lock:
             for attached in self._attached.values():
-                attached.con.close()
+                attached.close()
             self._attached.clear()
 
 

@@ -2,7 +2,8 @@
 
 The books' ERROR checks are blocking (declared in their models' headers, built by pipelines/checks.py): when one fails, this asset
 does not run and readers keep the last good snapshot. Scheduled runs and `flopledger run`
-publish the same way."""
+publish the same way. A DuckDB publish writes what changed since the file it swaps in was last
+published (warehouse/duckdb_snapshot.py); its metadata says what that was."""
 
 import dagster as dg
 
@@ -30,7 +31,13 @@ def build_snapshot_asset(marts: list[str]) -> dg.AssetsDefinition:
         description="The consistent read-only copy the dashboards and `flopledger sql` read.",
     )
     def warehouse_snapshot(flopledger: Flopledger) -> dg.MaterializeResult:
-        path = flopledger.warehouse().publish_snapshot()
-        return dg.MaterializeResult(metadata={"path": dg.MetadataValue.path(path)})
+        published = flopledger.warehouse().publish_snapshot()
+        return dg.MaterializeResult(
+            metadata={
+                "path": dg.MetadataValue.path(published.path),
+                # what the publish wrote: the changes (tables and days) or a whole copy, and why
+                "publish": dg.MetadataValue.text(published.summary()),
+            }
+        )
 
     return warehouse_snapshot

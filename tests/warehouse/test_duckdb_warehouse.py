@@ -27,6 +27,7 @@ def readings(*rows: tuple[str, datetime, int]) -> pa.Table:
 @pytest.fixture
 def wh(tmp_path: Path) -> DuckDBWarehouse:
     warehouse = DuckDBWarehouse(tmp_path / "w.duckdb")
+    warehouse.ensure_schema()  # the bookkeeping every write records its changes in
     warehouse.execute("CREATE TABLE readings (id VARCHAR, taken_at TIMESTAMP, value BIGINT)")
     return warehouse
 
