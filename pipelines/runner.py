@@ -217,7 +217,7 @@ def _closed_months(
         "closed_month_changes", pa.Table.from_pylist(rows, schema=CHANGE_SCHEMA), "change_id"
     )
     if report.snapshot:  # readers (the month close) see why along with what changed
-        report.snapshot = warehouse.publish_snapshot()
+        report.snapshot = warehouse.publish_snapshot().path
 
 
 def _marts_tags(defs: dg.Definitions, window: _Window | None, full: bool) -> dict[str, str]:
