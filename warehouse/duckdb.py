@@ -288,6 +288,8 @@ class DuckDBWarehouse(Warehouse):
             con.execute(sql, params)
             if _keeps_books(con):
                 written = tables_written(sql)
+                if written is not None:  # the bookkeeping's own writes are not changes
+                    written = written - {t.name for t in models.bookkeeping_tables()}
                 for table in sorted(written) if written is not None else [ANY_TABLE]:
                     con.execute(models.query_sql("bookkeeping_record_whole"), {"table_name": table})
 

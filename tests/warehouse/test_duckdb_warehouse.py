@@ -186,3 +186,13 @@ def test_ensure_schema_creates_the_raw_tables_with_comments_and_is_idempotent(tm
     assert tables["jobs"].comment.startswith("One run: one attempt of a job")
     run_id = next(c for c in tables["jobs"].columns if c.column == "run_id")
     assert run_id.data_type == "VARCHAR" and run_id.comment.startswith("Unique id of the run")
+
+
+def test_a_build_record_is_not_itself_a_change(wh):
+    wh.ensure_schema()
+    wh.execute("INSERT INTO readings VALUES ('a', NULL, 1)")  # recorded: readings, whole
+    assert wh.pending_changes(["readings"], 0) == {None}
+    seq = wh.bookkeeping_seq()
+    wh.mark_built("spend_daily", "hash", seq, "whole", 3)  # the bookkeeping's own write
+    assert wh.bookkeeping_seq() == seq
+    assert wh.last_build("spend_daily") == ("hash", seq)
