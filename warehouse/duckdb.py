@@ -72,6 +72,7 @@ def _checksum(con: duckdb.DuckDBPyConnection, table: str) -> tuple[int, int]:
 # Columns a write stamps from the wall clock: a row rewritten with only these new is unchanged.
 WALL_CLOCK_COLUMNS = frozenset(
     {"ingested_at", "loaded_at", "raised_at", "notified_at", "quarantined_at", "built_at"}
+    | {"recorded_at"}  # settings_history, restatements, closed_month_changes: the run's clock
 )
 
 

@@ -41,6 +41,7 @@ WHERE_AND_WHEN = {"source", "source_file", "file", "quarantine_id"} | {
     "ingested_at",
     "loaded_at",
     "raised_at",
+    "recorded_at",  # settings_history: when each run recorded the settings
 }
 
 
