@@ -146,6 +146,11 @@ def _ingest(
     _progress(f"      done in {time.monotonic() - t0:.1f} s")
 
 
+def wall_clock() -> datetime:
+    """The CLI run's clock (UTC, naive): which months are closed when it finishes."""
+    return datetime.now(UTC).replace(tzinfo=None, microsecond=0)
+
+
 def run_pipeline(
     config: Config,
     config_path: str | Path,
@@ -167,7 +172,7 @@ def run_pipeline(
     # One clear error before any step runs, rather than every step failing on the lock.
     warehouse = open_warehouse(config.warehouse)
     warehouse.ensure_schema()
-    clock = now or datetime.now(UTC).replace(tzinfo=None, microsecond=0)  # the run's edge
+    clock = now or wall_clock()  # the run's edge
     with warehouse.held():  # the run works from start to end: one opening of the warehouse
         before = _watched(warehouse)
         report = _run(config, config_path, start, end, full, telemetry, ingest)

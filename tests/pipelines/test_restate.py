@@ -14,12 +14,17 @@ from __future__ import annotations
 import io
 import json
 from contextlib import redirect_stdout
+from datetime import datetime
 from decimal import Decimal as D
 from pathlib import Path
 
 import duckdb
+import pytest
 
+from flopledger.cli.commands import report
 from flopledger.cli.main import main
+from flopledger.pipelines import runner
+from flopledger.pipelines.resources import Flopledger
 from tests.conftest import billing_row, new_project_dir, run_record, write_ndjson
 
 OLD = "allocation: {shared_cost_policy: proportional, run_label_key: run_id}\n"
@@ -57,6 +62,18 @@ def _project(root: Path, allocation: str) -> Path:
     write_ndjson(root / "billing" / "months.ndjson", sep[0] + oct_[0])
     write_ndjson(root / "jobs" / "runs.jsonl", sep[1] + oct_[1])
     return config
+
+
+# The tests' clock, every clock the commands read: today is 2026-12-02, so October is closed
+# (it closed 2026-11-06) and November, closing 2026-12-06, is the oldest month not closed.
+NOW = datetime(2026, 12, 2, 12, 0)
+
+
+@pytest.fixture(autouse=True)
+def _fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Flopledger, "now", lambda self: NOW)
+    monkeypatch.setattr(runner, "wall_clock", lambda: NOW)
+    monkeypatch.setattr(report, "wall_clock", lambda: NOW)
 
 
 def _cli(*argv: str) -> tuple[int, str]:
