@@ -33,6 +33,7 @@ REPO = Path(__file__).resolve().parent.parent
 DOC = REPO / "docs" / "benchmarks.md"
 PNG = REPO / "docs" / "img" / "benchmarks.png"
 NOTES = REPO / "benchmarks" / "results" / "fleet_month_notes.md"
+HISTORY_NOTES = REPO / "benchmarks" / "results" / "history_notes.md"  # by hand, after the tables
 CHROMIUM = Path("/usr/bin/chromium")
 
 # goal key -> (what, limit, "max": at most the limit / "min": at least the limit, unit)
@@ -276,6 +277,8 @@ def history_section(histories: list[dict]) -> list[str]:
     ]
     for result in histories:
         lines += summary_lines(result, heading="###") + [""]
+    if histories and HISTORY_NOTES.exists():
+        lines += HISTORY_NOTES.read_text().rstrip().splitlines() + [""]
     return lines
 
 
