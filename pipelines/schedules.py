@@ -13,6 +13,7 @@ import dagster as dg
 
 from flopledger import models
 from flopledger.collectors.timeparse import naive_utc
+from flopledger.models.lineage import tables_read
 from flopledger.pipelines.asset_jobs import INGEST_JOB, MARTS_JOB, TELEMETRY_ASSETS, TELEMETRY_JOB
 from flopledger.pipelines.marts.snapshot import SNAPSHOT_ASSET
 from flopledger.pipelines.run_tags import CLI_TAG, NOW_TAG
@@ -98,13 +99,23 @@ def _partitions_of(run: dg.DagsterRun) -> dict[str, str]:
     return dict(zip(RANGE_TAGS, (first, last), strict=True)) if first and last else {}
 
 
+MODEL_NAMES = frozenset(m.name for m in models.marts())
+
+
 def telemetry_marts() -> list[dg.AssetKey]:
     """What a telemetry run changes: the models that read the GPU or TPU samples, directly or
-    through another model, and the snapshot; the rest of the marts have nothing new to build."""
+    through another model, and the snapshot; with every model those read in turn, so that a
+    telemetry run on a warehouse no whole run has built yet (the two schedules' first ticks,
+    in either order) finds its inputs built. On a built warehouse those plan nothing: nothing
+    they read changed (warehouse/incremental.py). The rest of the marts have nothing to build."""
     fed = set(TELEMETRY_ASSETS)
     for model in models.marts():  # in build order: what a model reads comes before it
         if fed & set(model.depends_on):
             fed.add(model.name)
+    for model in reversed(models.marts()):  # what they and their checks read, read first
+        if model.name in fed:
+            checked = (tables_read(models.CHECKS.file(c.name).text) for c in model.checks)
+            fed |= {t for t in set(model.depends_on).union(*checked) if t in MODEL_NAMES}
     return [dg.AssetKey(n) for n in sorted(fed - set(TELEMETRY_ASSETS))] + [
         dg.AssetKey(SNAPSHOT_ASSET)
     ]

@@ -117,10 +117,12 @@ def test_ticks_follow_only_successful_ingest_and_telemetry_runs(marts_after_inge
                 {NOW: "2026-10-06T05:07:00", "dagster/sensor_name": "marts_after_ingest"},
             )
         ]
-        # After telemetry: only the models the samples feed (and the snapshot), not budgets.
+        # After telemetry: the models the samples feed, what they and their checks read (built
+        # already, they rebuild nothing), and the snapshot; not budgets, alerts, monthly spend.
         selected = {k.to_user_string() for k in requests[0].asset_selection or []}
         assert {"resource_hour_busy", "idle_capacity", "warehouse_snapshot"} <= selected
-        assert not selected & {"spend_daily", "billing_hourly", "budget_status", "alerts"}
+        assert {"billing_hourly", "spend_daily"} <= selected  # read by them / their checks
+        assert not selected & {"spend_monthly", "budget_status", "alerts", "egress_daily"}
         assert tick(cursor)[0] == []  # past it: not asked for again
 
 

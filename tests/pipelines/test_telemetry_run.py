@@ -51,9 +51,19 @@ def test_a_telemetry_run_loads_the_samples_and_builds_only_what_they_feed(
     assert "gpu_samples" in built
     assert not built & {"billing_line_items", "jobs_ingest", "focus_line_items"}
     # Marts: those reading the samples (the busy hours and what follows from them: idle
-    # capacity, chargeback), never those reading only billing or jobs; the snapshot again.
+    # capacity, chargeback) and what they read (billing_hourly, run_held_hours: nothing they
+    # read changed, so they rebuild nothing), never the rest (monthly spend, egress); the
+    # snapshot again.
     assert {"resource_hour_busy", "idle_capacity", "team_chargeback", "warehouse_snapshot"} <= built
-    assert not built & {"spend_daily", "spend_monthly", "billing_hourly", "run_held_hours"}
+    assert {"billing_hourly", "run_held_hours"} <= built
+    assert not built & {"spend_monthly", "spend_invoice_daily", "egress_daily"}
+    scopes = dict(
+        duckdb.connect(str(db), read_only=True)
+        .execute("SELECT table_name, scope FROM bookkeeping.builds")
+        .fetchall()
+    )
+    assert scopes["billing_hourly"] == scopes["run_held_hours"] == "nothing"
+    assert scopes["resource_hour_busy"] == "1 day(s) 2026-10-02 .. 2026-10-02"
     # Day 2's 8 GPUs x 1,440 minutes are in; day 2's billing is not (no ingest ran).
     assert (
         _count(db, f"SELECT count(*) FROM gpu_samples WHERE CAST(minute AS DATE) = '{D2}'")
@@ -64,3 +74,16 @@ def test_a_telemetry_run_loads_the_samples_and_builds_only_what_they_feed(
         _count(db, "SELECT max(seq) FROM bookkeeping.changes WHERE table_name = 'spend_daily'")
         == spend_seq
     )
+
+
+def test_a_telemetry_run_first_builds_what_its_marts_read(tmp_path: Path) -> None:
+    # The hourly tick before any daily run (the daemon's first ticks, in either order): the
+    # models the telemetry marts read are built too, so the run succeeds and they exist.
+    fleet = simulate(tmp_path, gpus=8, tpu_chips=0, days=1, start=D1, seed=5, telemetry=True)
+    config = load_config(fleet.config_path)
+    report = run_pipeline(config, fleet.config_path, D1, D1, telemetry=True)
+    assert report.succeeded, report.failures
+    db = Path(config.warehouse.path)
+    built = "SELECT count(*) FROM duckdb_tables() WHERE table_name IN ({})"
+    names = "'resource_hour_pool', 'resource_hour_utilisation', 'billing_hourly'"
+    assert _count(db, built.format(names)) == 3
