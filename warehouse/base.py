@@ -263,9 +263,20 @@ class Warehouse(ABC):
         ).to_pylist()
         return (rows[0]["sql_hash"], int(rows[0]["through_seq"])) if rows else None
 
-    @abstractmethod
     def mark_built(self, name: str, sql_hash: str, through_seq: int, scope: str, rows: int) -> None:
-        """Record a model's build (replacing its previous record)."""
+        """Record a model's build (replacing its previous record): forget, then insert, the
+        same two named queries on either warehouse."""
+        self.execute(models.query_sql("bookkeeping_forget_build"), {"table_name": name})
+        self.execute(
+            models.query_sql("bookkeeping_mark_built"),
+            {
+                "table_name": name,
+                "sql_hash": sql_hash,
+                "through_seq": through_seq,
+                "scope": scope,
+                "rows_written": rows,
+            },
+        )
 
     def runs_touching(self, days: Sequence[date]) -> list[tuple[str, date, date]]:
         """The runs whose time covers one of `days`: (run_id, first day, last day)."""

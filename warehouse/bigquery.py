@@ -459,19 +459,6 @@ class BigQueryWarehouse(Warehouse, InPlace):
                 models.query_sql("bookkeeping_record_days"), {"table_name": table, "days": listed}
             )
 
-    def mark_built(self, name: str, sql_hash: str, through_seq: int, scope: str, rows: int) -> None:
-        self.execute(models.query_sql("bookkeeping_forget_build"), {"table_name": name})
-        self.execute(
-            models.query_sql("bookkeeping_mark_built"),
-            {
-                "table_name": name,
-                "sql_hash": sql_hash,
-                "through_seq": through_seq,
-                "scope": scope,
-                "rows_written": rows,
-            },
-        )
-
     def read_query(self, sql: str, params: Params = None) -> pa.Table:
         """Through the reader (read-only, published runs only), as DuckDB's: BigQuery has no
         snapshot to read, the dataset's tables are each replaced atomically."""

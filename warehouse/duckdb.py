@@ -469,19 +469,6 @@ class DuckDBWarehouse(Warehouse):
             if listed:
                 _record(con, table, "SELECT unnest(CAST($days AS DATE[])) AS day", {"days": listed})
 
-    def mark_built(self, name: str, sql_hash: str, through_seq: int, scope: str, rows: int) -> None:
-        self.execute(models.query_sql("bookkeeping_forget_build"), {"table_name": name})
-        self.execute(
-            models.query_sql("bookkeeping_mark_built"),
-            {
-                "table_name": name,
-                "sql_hash": sql_hash,
-                "through_seq": through_seq,
-                "scope": scope,
-                "rows_written": rows,
-            },
-        )
-
     def read_query(self, sql: str, params: Params = None) -> pa.Table:
         reader = self.reader()
         try:
