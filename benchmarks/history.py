@@ -11,17 +11,21 @@ For each history of N days, each stage a process of its own whose seconds and pe
 (fleet_month.py's run_stage: the largest VmHWM of its process tree, and the largest sum of its
 processes' resident memory, sampled) are its own:
 
-1. `flopledger simulate --days N+1` (day N+1 is the increment's day). The simulator writes the
-   fleet's flopledger.yaml with `history_start:` its first day (2026-10-01, given as --start), so
-   Dagster's partitions start where the history does;
+1. `flopledger simulate --days N+2 --start <yesterday - N - 1>`: day N+2 is yesterday, so
+   every day lies before the runs' clock as a real history's does (a day past today and
+   `limits:` would be quarantined, not built). The simulator writes the fleet's flopledger.yaml
+   with `history_start:` its first day, so Dagster's partitions start where the history does;
 2. the full build: `flopledger run --full --to <day N>` (without `--full`, recorded as
    `"full_flag": false`, where this checkout's `flopledger run --help` lists no such flag);
-3. the hourly telemetry run, before the day's increment: `flopledger run --telemetry --from
-   <day N+1> --to <day N+1>` (the telemetry_hourly schedule's run: the GPU and TPU samples, then
-   only the marts they feed), with the whole of day N+1's samples at once, more than one tick;
+3. day N+1's run, `flopledger run --from <day N+1> --to <day N+1>`: the first after the full
+   build, which also brings the snapshot's other file up to the full build (the file the full
+   build published is one of two; warehouse/duckdb_snapshot.py), once; recorded, not judged;
+4. the hourly telemetry run, before day N+2's increment: `flopledger run --telemetry --from
+   <day N+2> --to <day N+2>` (the telemetry_hourly schedule's run: the GPU and TPU samples, then
+   only the marts they feed), with the whole of the day's samples at once, more than one tick;
    recorded as skipped where `flopledger run --help` offers no such option;
-4. one daily increment: `flopledger run --from <day N+1> --to <day N+1>`, on the warehouse the
-   full build and the telemetry run left (its samples then load as unchanged).
+5. the daily increment measured: `flopledger run --from <day N+2> --to <day N+2>`, the steady
+   daily run (its samples then load as unchanged).
 
 What the default fleet writes (measured at 31 days: 528 MB in 23 s, 309 MiB peak): ~17 MB a
 simulated day, three quarters of it TPU Monitoring pages and a fifth NVML spool files, so 31 days
@@ -58,7 +62,6 @@ from fleet_month import (  # noqa: E402
     FLOPLEDGER,
     REPO,
     RESULTS,
-    START,
     _commit,
     _run_summary,
     _say,
@@ -99,9 +102,16 @@ def _bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def _day(n: int) -> date:
+def first_day(days: int, today: date) -> date:
+    """The first day of a history of `days` days whose two increments, days N+1 and N+2, end
+    yesterday: every simulated day then lies before the run's clock, as a real history does
+    (a day after today + `limits:` would be quarantined, not built)."""
+    return today - timedelta(days=days + 2)
+
+
+def _day(start: date, n: int) -> date:
     """The n-th simulated day, 1 being the first (history_start)."""
-    return START + timedelta(days=n - 1)
+    return start + timedelta(days=n - 1)
 
 
 def _stage(name: str, args: list[str], log: Path, fleet: Path | None = None) -> dict:
@@ -121,17 +131,22 @@ def _stage(name: str, args: list[str], log: Path, fleet: Path | None = None) -> 
 def measure(
     days: int, fleet: Path, logs: Path, size: dict, full_flag: bool, hourly: str | None
 ) -> dict:
-    """Simulate `days` + 1 days into `fleet`, build the history whole, then add its next day."""
+    """Simulate `days` + 2 days into `fleet`, build the history whole, then add its next two
+    days, one run each: the second is the steady daily run measured (the first also catches
+    the snapshot's other file up with the full build, once)."""
+    start = first_day(days, date.today())
     entry: dict = {
         "days": days,
-        "days_simulated": days + 1,
-        "full_to": str(_day(days)),
-        "increment_day": str(_day(days + 1)),
+        "days_simulated": days + 2,
+        "history_start": str(start),
+        "full_to": str(_day(start, days)),
+        "first_increment_day": str(_day(start, days + 1)),
+        "increment_day": str(_day(start, days + 2)),
     }
-    sim = [*FLOPLEDGER, "simulate", "--out", str(fleet), "--days", str(days + 1)]
+    sim = [*FLOPLEDGER, "simulate", "--out", str(fleet), "--days", str(days + 2)]
     sim += ["--gpus", str(size["gpus"]), "--tpu-chips", str(size["tpu_chips"])]
-    sim += ["--start", str(START)] + ([] if size["telemetry"] else ["--no-telemetry"])
-    stage = _stage(f"simulate {days + 1} d", sim, logs / f"{days}d-simulate.log")
+    sim += ["--start", str(start)] + ([] if size["telemetry"] else ["--no-telemetry"])
+    stage = _stage(f"simulate {days + 2} d", sim, logs / f"{days}d-simulate.log")
     entry["simulate"] = stage
     if "failed" in stage:
         return entry
@@ -147,8 +162,15 @@ def measure(
     if "failed" in entry["full"]:
         return entry
     entry["full"]["warehouse_bytes"] = _bytes(fleet / "warehouse.duckdb")
+    first = entry["first_increment_day"]
+    once = [*FLOPLEDGER, "run", "--config", config, "--from", first, "--to", first]
+    entry["first_increment"] = _stage(
+        f"first increment {days} d", once, logs / f"{days}d-first-increment.log", fleet
+    )
+    if "failed" in entry["first_increment"]:
+        return entry
     day = entry["increment_day"]
-    if hourly:  # the next day's samples arrive first, as the hourly ticks load them
+    if hourly:  # the day's samples arrive first, as the hourly ticks load them
         tick = [*FLOPLEDGER, "run", "--config", config, hourly, "--from", day, "--to", day]
         entry["hourly"] = _stage(f"hourly {days} d", tick, logs / f"{days}d-hourly.log", fleet)
     else:
@@ -281,8 +303,10 @@ def summary_lines(result: dict, heading: str = "#") -> list[str]:
         "",
         f"Commit {result.get('commit', '?')}; {result.get('machine', '')}; "
         f"{result.get('started', '')} to {result.get('finished', '(unfinished)')}. "
-        f"The full build is {full} to day N; the increment `flopledger run --from <N+1> --to "
-        f"<N+1>` on the warehouse it left.",
+        f"Each history's day N+2 is yesterday; the full build is {full} to day N, "
+        f"then `flopledger run --from <day> --to <day>` for day N+1 and for day N+2 on the "
+        f"warehouse it left; the increment measured is day N+2's, the steady daily run (day "
+        f"N+1's also catches the snapshot's other file up with the full build, once).",
         "",
         "| history | runs | inputs MiB | full s | full peak MiB | increment s "
         "| increment peak MiB | increment / full | steps full / increment "
@@ -297,8 +321,15 @@ def summary_lines(result: dict, heading: str = "#") -> list[str]:
     if hourly:
         lines += ["", f"Hourly telemetry run not measured: {hourly}."]
     if ticks:
-        lines += ["", "Hourly telemetry run (`flopledger run --telemetry`, day N+1's samples, "]
+        lines += ["", "Hourly telemetry run (`flopledger run --telemetry`, day N+2's samples, "]
         lines[-1] += "before the increment): " + ", ".join(ticks) + "."
+    firsts = [
+        f"{h['days']} days {h['first_increment']['s']:,.1f} s"
+        for h in result["histories"]
+        if "s" in h.get("first_increment", {})
+    ]
+    if firsts:
+        lines += ["", "Day N+1's run, the first after the full build: " + ", ".join(firsts) + "."]
     if slowest:
         lines += ["", f"Slowest steps of the increment at {done[-1]['days']} days: "]
         lines[-1] += ", ".join(slowest) + "."
