@@ -18,6 +18,9 @@ FULL_TAG = "flopledger/full"
 REBUILD_TAG = "flopledger/rebuild"
 # A run `flopledger run` made (it builds the marts itself: no sensor follows it up).
 CLI_TAG = "flopledger/cli"
+# Why a closed month the run changes moved (closed_month_changes.cause; `flopledger restate`
+# sets its own): without it, late rows (pipelines/marts/closed_months.py).
+CAUSE_TAG = "flopledger/closed_month_cause"
 
 
 def run_now(context: dg.AssetExecutionContext, flopledger: Flopledger) -> datetime:

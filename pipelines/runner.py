@@ -12,19 +12,19 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
-import pyarrow as pa
 
 from flopledger.ingest.outcome import CheckResult, RunOutcome
 from flopledger.ingest.registry import input_days, list_inputs
 from flopledger.pipelines.asset_jobs import INGEST_JOB, MARTS_JOB, TELEMETRY_JOB
 from flopledger.pipelines.definitions import build_definitions
 from flopledger.pipelines.instance import flopledger_instance
+from flopledger.pipelines.marts import closed_months as closed_months_asset
 from flopledger.pipelines.marts.snapshot import SNAPSHOT_ASSET
-from flopledger.pipelines.run_tags import CLI_TAG, FULL_TAG, WINDOW_ONLY_TAG
+from flopledger.pipelines.run_tags import CAUSE_TAG, CLI_TAG, FULL_TAG, NOW_TAG, WINDOW_ONLY_TAG
 from flopledger.pipelines.schedules import telemetry_marts
 from flopledger.reports import closed_months
 from flopledger.settings import Config
-from flopledger.warehouse import Warehouse, open_warehouse
+from flopledger.warehouse import open_warehouse
 
 # One concise line per step instead of Dagster's console log; the report comes at the end.
 QUIET: dict[str, Any] = {"loggers": {"progress": {}}}
@@ -174,65 +174,24 @@ def run_pipeline(
     warehouse.ensure_schema()
     clock = now or wall_clock()  # the run's edge
     with warehouse.held():  # the run works from start to end: one opening of the warehouse
-        before = _watched(warehouse)
-        report = _run(config, config_path, start, end, full, telemetry, ingest)
-        _closed_months(config, warehouse, report, before, clock, cause)
-        return report
+        marts_tags = {NOW_TAG: clock.isoformat(), CAUSE_TAG: cause}
+        report = _run(config, config_path, start, end, full, telemetry, ingest, marts_tags)
+    # The marts job watched the closed months itself (pipelines/marts/closed_months.py).
+    said = report.materialized.get(closed_months_asset.CHANGES, {}).get("closed_months")
+    report.closed_months = str(said).splitlines() if said else []
+    return report
 
 
-# closed_month_changes' columns (models/raw/closed_month_changes.sql), money exact.
-CHANGE_SCHEMA = pa.schema(
-    [
-        ("change_id", pa.string()),
-        ("month", pa.date32()),
-        ("figure", pa.string()),
-        ("before_value", pa.decimal128(38, 12)),
-        ("after_value", pa.decimal128(38, 12)),
-        ("cause", pa.string()),
-        ("recorded_at", pa.timestamp("us")),
-    ]
-)
-
-
-def _watched(warehouse: Warehouse) -> closed_months.Totals:
-    """The figures closed months are watched by, as the tables hold them now ({} before the
-    first build)."""
-    if not all(warehouse.has_table(t) for t in ("team_chargeback", "spend_daily")):
-        return {}
-    return closed_months.month_totals(lambda sql: warehouse.query(sql).to_pylist())
-
-
-def _closed_months(
-    config: Config,
-    warehouse: Warehouse,
-    report: RunOutcome,
-    before: closed_months.Totals,
-    now: datetime,
-    cause: str,
-) -> None:
-    """Say, and record, which closed months the run changed."""
-    changes = closed_months.closed_changes(
-        before, _watched(warehouse), now, config.month_report.settle_days
-    )
-    if not changes:
-        return
-    report.closed_months = closed_months.describe(changes)
-    rows = closed_months.change_rows(changes, cause, now)
-    warehouse.insert_new(
-        "closed_month_changes", pa.Table.from_pylist(rows, schema=CHANGE_SCHEMA), "change_id"
-    )
-    if report.snapshot:  # readers (the month close) see why along with what changed
-        report.snapshot = warehouse.publish_snapshot().path
-
-
-def _marts_tags(defs: dg.Definitions, window: _Window | None, full: bool) -> dict[str, str]:
-    """The marts run's partitions: the ingest's window (else the newest day), and its flags."""
+def _marts_tags(
+    defs: dg.Definitions, window: _Window | None, full: bool, extra: dict[str, str]
+) -> dict[str, str]:
+    """The marts run's partitions: the ingest's window (else the newest day), and its tags."""
     if window is not None:
         first, last = window.start.isoformat(), window.end.isoformat()
     else:
         keys = defs.resolve_job_def(MARTS_JOB).partitions_def
         last = first = keys.get_last_partition_key() if keys is not None else None  # type: ignore[assignment]
-    tags = {CLI_TAG: "true", **({FULL_TAG: "true"} if full else {})}
+    tags = {CLI_TAG: "true", **extra, **({FULL_TAG: "true"} if full else {})}
     if first is None or last is None:
         return tags
     return {
@@ -250,6 +209,7 @@ def _run(
     full: bool,
     telemetry: bool = False,
     ingest: bool = True,
+    marts_tags: dict[str, str] | None = None,
 ) -> RunOutcome:
     """run_pipeline's work, the warehouse held open."""
     report = RunOutcome(config=config)
@@ -286,7 +246,7 @@ def _run(
             instance=instance,
             run_config=QUIET,
             raise_on_error=False,
-            tags=_marts_tags(defs, window, full),
+            tags=_marts_tags(defs, window, full, marts_tags or {}),
             asset_selection=telemetry_marts() if telemetry else None,
         )
         collect_events(report, result)

@@ -1,21 +1,19 @@
 """Which closed months a run changed, so that history never moves unseen.
 
 A month is closed once its report is due (`closes_at`: `month_report.settle_days` after its
-end). A run reads the figures each month is watched by (closed_month_totals.sql: every team's
-chargeback and the month's effective cost) before it builds and after; any that differ in a
-closed month are said in the run's report and stored in `closed_month_changes` with the cause
-(a late billing row, or `flopledger restate`), which the month close's next revision gives as
-its reason (reports/month.py)."""
+end). Every marts run compares the figures each month it rebuilt is watched by (every team's
+chargeback and the month's effective cost) with those the last run stored
+(pipelines/marts/closed_months.py); any that differ in a closed month are said in the run's
+report and stored in `closed_month_changes` with the cause (a late billing row, or `flopledger
+restate`), which the month close's next revision gives as its reason (reports/month.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from flopledger.models import query_sql
 from flopledger.reports.month import closes_at
 
 Rows = list[dict[str, Any]]
@@ -29,11 +27,6 @@ class MonthChange:
     figure: str
     before: Decimal | None
     after: Decimal | None
-
-
-def month_totals(read: Callable[[str], Rows]) -> Totals:
-    """Every month's watched figures, by (month, figure)."""
-    return {(r["month"], r["figure"]): r["value"] for r in read(query_sql("closed_month_totals"))}
 
 
 def closed_changes(

@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from flopledger import models
 from flopledger.ingest import settings_history
+from flopledger.pipelines.marts.closed_months import closed_month_changes
 from flopledger.pipelines.marts.commitment_plan import commitment_plan
 from flopledger.pipelines.marts.snapshot import OTHER_MARTS, build_snapshot_asset
 from flopledger.pipelines.resources import Flopledger
@@ -160,6 +161,7 @@ def build_assets(
         flopledger_settings,
         accelerator_specs,
         commitment_plan,
+        closed_month_changes,
         *(_mart_asset(m, known, partitions) for m in models.marts()),
         build_snapshot_asset([m.name for m in models.marts()]),
     ]

@@ -19,6 +19,7 @@ OTHER_MARTS = (
     "budgets",
     "budget_status",
     "alerts",
+    "closed_month_changes",
 )
 
 

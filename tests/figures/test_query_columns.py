@@ -34,7 +34,7 @@ NOT_FIGURES = {
     "second_value": "the value of the second dimension",
     "dimension": "a filter's dimension (options)",
     "value": "a filter option or label value",
-    "figure": "the name of a figure a closed month is watched by (closed_month_totals)",
+    "figure": "the name of a figure a closed month is watched by (month_figures_seen)",
     "accelerator": "an accelerator type, '(cpu)' for probes without one",
     "cheapest_provider": "the provider a comparison is priced at",
     "model": "a model's name",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import json
 from contextlib import redirect_stdout
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal as D
 from pathlib import Path
 
@@ -170,20 +170,60 @@ def test_a_settings_change_leaves_closed_months_until_restated(tmp_path: Path, m
     assert "chargeback llm total_cost,108.000000000,95.000000000,-13.000000000" in changes
 
 
-def test_a_late_row_for_a_closed_month_is_said(tmp_path: Path):
+def test_a_late_row_for_a_closed_month_is_said_by_the_scheduled_runs(tmp_path: Path):
+    """The late row arrives through the jobs dagster-daemon launches (billing_daily's ingest of
+    the export day, then marts_after_ingest's marts run, no `flopledger run` around them): the
+    marts run itself records the change, and the month close's revision gives its cause."""
+    from flopledger.pipelines.asset_jobs import INGEST_JOB, MARTS_JOB
+    from flopledger.pipelines.definitions import build_definitions
+    from flopledger.pipelines.run_tags import NOW_TAG
+
     config = _ran_and_reported(tmp_path)
     late = billing_row(hour="2026-09-15 05", cost=6, sku=BUCKET, resource="ckpt",
                        usage_seconds=None, export_time="2026-11-20 04:00:00 UTC",
                        invoice={"month": "202609", "publisher_type": "GOOGLE"})  # fmt: skip
     write_ndjson(tmp_path / "billing" / "late.ndjson", [late])
-    code, out = _cli("run", "--config", str(config))
-    assert code == 0, out
+    defs = build_definitions(str(config), start=date(2026, 9, 1), end=date(2026, 11, 21))
+    day = {"dagster/asset_partition_range_start": "2026-11-20"}
+    day["dagster/asset_partition_range_end"] = "2026-11-20"
+    ingest = defs.resolve_job_def(INGEST_JOB).execute_in_process(partition_key="2026-11-20")
+    assert ingest.success
+    marts = defs.resolve_job_def(MARTS_JOB).execute_in_process(
+        tags={NOW_TAG: NOW.isoformat(), **day}
+    )
+    assert marts.success
+    said = marts.asset_materializations_for_node("closed_month_changes")[0].metadata
     # Shared 42 + 6 = 48: llm 80 + floor(48 x 80 / 120) = 80 + 32 = 112; vision 40 + 16 = 56.
-    assert (
+    assert said["closed_months"].value == (
         "closed month 2026-09 changed: chargeback llm total_cost 108.00 -> 112.00; "
         "chargeback vision total_cost 54.00 -> 56.00; effective_cost 162.00 -> 168.00"
-    ) in out
+    )
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    try:
+        recorded = con.execute(
+            "SELECT month, figure, before_value, after_value, cause FROM closed_month_changes "
+            "ORDER BY figure"
+        ).fetchall()
+    finally:
+        con.close()
+    cause = "run: rows arrived for a closed month (late billing rows or a restated day)"
+    assert [(str(m), f, b, a, c) for m, f, b, a, c in recorded] == [
+        ("2026-09-01", "chargeback llm total_cost", D(108), D(112), cause),
+        ("2026-09-01", "chargeback vision total_cost", D(54), D(56), cause),
+        ("2026-09-01", "effective_cost", D(162), D(168), cause),
+    ]
+    # October, closed too, did not move: nothing recorded for it.
     code, out = _cli("report", "month", "--config", str(config), "--month", "2026-09")
     assert code == 0, out
     assert "2026-09: revision 2 written" in out
     assert "why: run: rows arrived for a closed month" in out
+
+    # The next marts run has nothing new to compare: it records nothing twice.
+    again = defs.resolve_job_def(MARTS_JOB).execute_in_process(
+        tags={NOW_TAG: NOW.isoformat(), **day}
+    )
+    assert again.success
+    assert (
+        again.asset_materializations_for_node("closed_month_changes")[0].metadata["changed"].value
+        == 0
+    )
