@@ -7,7 +7,7 @@ import sys
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -146,11 +146,6 @@ def _ingest(
     _progress(f"      done in {time.monotonic() - t0:.1f} s")
 
 
-def wall_clock() -> datetime:
-    """The CLI run's clock (UTC, naive): which months are closed when it finishes."""
-    return datetime.now(UTC).replace(tzinfo=None, microsecond=0)
-
-
 def run_pipeline(
     config: Config,
     config_path: str | Path,
@@ -165,16 +160,18 @@ def run_pipeline(
     """Ingest the days found in the inputs (or [start, end]) in one run, then rebuild the marts:
     what the ingest changed (everything with `full`). With `telemetry`, the hourly tick's run:
     the GPU and TPU samples only, then only the marts they feed (schedules.telemetry_marts). A
-    closed month (at `now`, the wall clock unless given) whose figures the run changed is said
-    in the outcome and recorded with `cause` (reports/closed_months.py). Without `ingest` only
+    closed month (at `now`, the resource's clock unless given) whose figures the run changed is
+    said in the outcome and recorded with `cause` by the marts job (pipelines/marts/
+    closed_months.py). Without `ingest` only
     the marts are built, over [start, end]: what `flopledger restate` runs."""
     _quiet_dagster()
     # One clear error before any step runs, rather than every step failing on the lock.
     warehouse = open_warehouse(config.warehouse)
     warehouse.ensure_schema()
-    clock = now or wall_clock()  # the run's edge
+    # The marts' clock (which months are closed; else the resource's), and the cause they
+    # record a closed month's change with (pipelines/marts/closed_months.py).
+    marts_tags = {CAUSE_TAG: cause, **({NOW_TAG: now.isoformat()} if now else {})}
     with warehouse.held():  # the run works from start to end: one opening of the warehouse
-        marts_tags = {NOW_TAG: clock.isoformat(), CAUSE_TAG: cause}
         report = _run(config, config_path, start, end, full, telemetry, ingest, marts_tags)
     # The marts job watched the closed months itself (pipelines/marts/closed_months.py).
     said = report.materialized.get(closed_months_asset.CHANGES, {}).get("closed_months")

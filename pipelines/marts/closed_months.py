@@ -10,7 +10,6 @@ reason; the run's report and the asset's metadata say it. A month seen the first
 nothing. The cause is the CAUSE_TAG the run carries (`flopledger restate` sets its own), else
 a late row: what any scheduled run that changes a closed month has met."""
 
-
 from datetime import date, datetime
 
 import dagster as dg

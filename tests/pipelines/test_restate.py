@@ -23,7 +23,6 @@ import pytest
 
 from flopledger.cli.commands import report
 from flopledger.cli.main import main
-from flopledger.pipelines import runner
 from flopledger.pipelines.resources import Flopledger
 from tests.conftest import billing_row, new_project_dir, run_record, write_ndjson
 
@@ -72,7 +71,6 @@ NOW = datetime(2026, 12, 2, 12, 0)
 @pytest.fixture(autouse=True)
 def _fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Flopledger, "now", lambda self: NOW)
-    monkeypatch.setattr(runner, "wall_clock", lambda: NOW)
     monkeypatch.setattr(report, "wall_clock", lambda: NOW)
 
 

@@ -36,8 +36,10 @@ D1, D2, D3 = date(2026, 10, 1), date(2026, 10, 2), date(2026, 10, 3)
 
 
 def build_marts(warehouse: DuckDBWarehouse, full: bool = False) -> dict[str, incremental.Built]:
-    """Every model, in order, for what changed (everything with `full`)."""
-    return {m.name: incremental.build(warehouse, m.name, full=full) for m in models.marts()}
+    """Every model, in order, for what changed (everything with `full`), the file held open
+    meanwhile as a run holds it (each call's connection joins it rather than opening it)."""
+    with warehouse.held():
+        return {m.name: incremental.build(warehouse, m.name, full=full) for m in models.marts()}
 
 
 def full_rebuild_differs(warehouse: DuckDBWarehouse, scratch: Path) -> dict[str, object]:
@@ -185,6 +187,13 @@ def load_day(
 ) -> pa.Table | None:
     """`day`'s rows of every partitioned raw table copied as the sources load them; with
     `late_from`, the day's billing rows from that hour on are held back and returned."""
+    with target.held():
+        return _load_day(source, target, day, late_from)
+
+
+def _load_day(
+    source: DuckDBWarehouse, target: DuckDBWarehouse, day: date, late_from: int | None
+) -> pa.Table | None:
     held = None
     for table in PARTITIONS:
         rows = _day_rows(source, table, day)
