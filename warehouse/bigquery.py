@@ -174,6 +174,22 @@ class BigQueryWarehouse(Warehouse, InPlace):
                 PARTITIONS.get(table.name),
                 CLUSTERS.get(table.name, ()),
             )
+        for table in models.bookkeeping_tables():
+            self._move_to_bookkeeping(table.name)
+
+    def _move_to_bookkeeping(self, table: str) -> None:
+        """A dataset made before `settings_history` and `restatements` were the bookkeeping's
+        holds them itself: their rows move to the bookkeeping dataset once (one script), and
+        the old table goes."""
+        old = f"{self.project}.{self.dataset}.{identifier(table)}"
+        if not bq.table_exists(self.client, old):
+            return
+        self._run(
+            "BEGIN TRANSACTION;\n"
+            f"INSERT INTO {self._quoted(table)} SELECT * FROM `{old}`;\n"
+            "COMMIT TRANSACTION;"
+        )
+        bq.drop_table(self.client, old)
 
     def query(self, sql: str, params: Params = None) -> pa.Table:
         return self._run(to_bigquery(sql, self.dataset_id), params)

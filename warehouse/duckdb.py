@@ -134,14 +134,38 @@ def _keeps_books(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def use_layers(con: duckdb.DuckDBPyConnection) -> None:
-    """Unqualified names find the intermediate tables too (models name them so), once the
-    warehouse has that schema."""
+    """Unqualified names find the intermediate tables and the bookkeeping's too (models name
+    them so: `settings_history`), once the warehouse has those schemas."""
+    layers = (models.INTERMEDIATE_SCHEMA, models.BOOKKEEPING_SCHEMA)
+    found = {
+        row[0]
+        for row in con.execute(
+            "SELECT schema_name FROM duckdb_schemas() "
+            "WHERE database_name = current_database() AND list_contains(?, schema_name)",
+            [list(layers)],
+        ).fetchall()
+    }
+    if found:
+        path = ",".join(["main", *(s for s in layers if s in found)])
+        con.execute(f"SET search_path = '{path}'")
+
+
+def _moved_to_bookkeeping(con: duckdb.DuckDBPyConnection, table: str) -> None:
+    """A warehouse made before `settings_history` and `restatements` were the bookkeeping's
+    holds them in main: their rows move to the bookkeeping schema once, in one transaction
+    (the settings history is what keeps closed months from moving: never left behind)."""
     found = con.execute(
-        "SELECT count(*) FROM duckdb_schemas() WHERE schema_name = ?",
-        [models.INTERMEDIATE_SCHEMA],
-    ).fetchall()
-    if found[0][0]:
-        con.execute(f"SET search_path = 'main,{models.INTERMEDIATE_SCHEMA}'")
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+        "AND schema_name = 'main' AND table_name = ?",
+        [table],
+    ).fetchone()
+    if not found or not found[0]:
+        return
+    name = identifier(table)
+    con.execute("BEGIN")
+    con.execute(f"INSERT INTO {models.BOOKKEEPING_SCHEMA}.{name} BY NAME SELECT * FROM main.{name}")
+    con.execute(f"DROP TABLE main.{name}")
+    con.execute("COMMIT")
 
 
 def _days_between(lo: date, hi: date) -> list[date]:
@@ -196,6 +220,7 @@ class DuckDBWarehouse(Warehouse):
                 self._comment(con, table)
             self._ensure_bookkeeping(con)
             for table in models.bookkeeping_tables():
+                _moved_to_bookkeeping(con, table.name)
                 self._comment(con, table)
 
     def _ensure_bookkeeping(self, con: duckdb.DuckDBPyConnection) -> None:

@@ -153,7 +153,7 @@ def test_a_settings_change_leaves_closed_months_until_restated(tmp_path: Path, m
     con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
     try:
         restated = con.execute(
-            "SELECT from_day, through_day, settings_changed FROM restatements"
+            "SELECT from_day, through_day, settings_changed FROM bookkeeping.restatements"
         ).fetchall()
     finally:
         con.close()
