@@ -268,11 +268,13 @@ def history_section(histories: list[dict]) -> list[str]:
         "## The daily run as history grows",
         "",
         "From `benchmarks/history.py` (issue 35): for each history of N days, the same fleet",
-        "simulated over N+1 days, built whole (`flopledger run --full --to <N>`), then its next",
-        "day added (`flopledger run --from <N+1> --to <N+1>`), each a process whose seconds and",
-        "peak memory are its own. The increment's phases are `flopledger run`'s own (listing the",
-        "inputs, the ingest run, the marts run); the rest is the process starting (imports, the",
-        "definitions) and printing its report.",
+        "simulated over N+2 days ending yesterday, built whole (`flopledger run --full --to <N>`),",
+        "then day N+1 added (`flopledger run --from <N+1> --to <N+1>`, the first run after a full",
+        "build, which also brings the snapshot's other file up to it), the hourly telemetry run",
+        "of day N+2, and day N+2 added: the increment measured, the steady daily run. Each is a",
+        "process whose seconds and peak memory are its own. The increment's phases are",
+        "`flopledger run`'s own (listing the inputs, the ingest run, the marts run); the rest is",
+        "the process starting (imports, the definitions) and printing its report.",
         "",
     ]
     for result in histories:
