@@ -161,9 +161,9 @@ def run_pipeline(
     what the ingest changed (everything with `full`). With `telemetry`, the hourly tick's run:
     the GPU and TPU samples only, then only the marts they feed (schedules.telemetry_marts). A
     closed month (at `now`, the resource's clock unless given) whose figures the run changed is
-    said in the outcome and recorded with `cause` by the marts job (pipelines/marts/
-    closed_months.py). Without `ingest` only
-    the marts are built, over [start, end]: what `flopledger restate` runs."""
+    said in the outcome and recorded with `cause` by the marts job itself
+    (pipelines/marts/closed_months.py). Without `ingest` only the marts are built, over
+    [start, end]: what `flopledger restate` runs."""
     _quiet_dagster()
     # One clear error before any step runs, rather than every step failing on the lock.
     warehouse = open_warehouse(config.warehouse)

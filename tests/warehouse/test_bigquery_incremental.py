@@ -9,7 +9,7 @@ of all the rows (compared as the parity test compares).
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ import pytest
 from google.cloud import bigquery
 
 from flopledger import models
+from flopledger.pipelines.marts.closed_months import watch
 from flopledger.pipelines.runner import run_pipeline
 from flopledger.settings import load_config
 from flopledger.simulator import simulate
@@ -126,3 +127,16 @@ def test_a_second_day_is_built_by_its_window_and_equals_a_full_build(
         if len(a) != len(b) or wrong:
             differ[mart.name] = (len(a), len(b), wrong[:2])
     assert differ == {}
+
+    # The closed-month watch (the marts job's closed_month_changes asset) on BigQuery: its
+    # first look stores every month's figures and moves nothing (a month seen the first
+    # time); they are the marts' own (March's effective cost is spend_daily's sum).
+    assert watch(bq, datetime(2026, 12, 2), 5, "test") == []
+    stored = bq.query(
+        "SELECT month, figure, value FROM bookkeeping.month_figures ORDER BY figure"
+    ).to_pylist()
+    effective = duck.query("SELECT sum(effective_cost) AS s FROM spend_daily")["s"][0].as_py()
+    assert {"month": DAY1.replace(day=1), "figure": "effective_cost", "value": effective} in stored
+    teams = duck.query("SELECT count(*) AS n FROM team_chargeback")["n"][0].as_py()
+    assert len(stored) == teams + 1
+    assert watch(bq, datetime(2026, 12, 2), 5, "test") == []  # nothing changed since
