@@ -309,12 +309,14 @@ def _changes(con: duckdb.DuckDBPyConnection, db: str, since: int) -> dict[str, s
 
 def _day_column(table: str) -> str | None:
     """The column a table's rows are placed on days by (a day or month grain on one column),
-    or None: a table replaced whole when it changes."""
+    or None: a table replaced whole when it changes. A span's (`usage_start .. usage_end`) is
+    its start: a changed row's days are recorded from its start's day on (models/grain.py's
+    days_sql), so the rows whose start falls on a changed day hold every row that changed."""
     try:
         grain = models.model(table).grain
     except KeyError:
         return None
-    if grain is None or grain.kind not in ("day", "month") or grain.end is not None:
+    if grain is None or grain.kind not in ("day", "month"):
         return None
     return grain.start if grain.start.isidentifier() else None
 

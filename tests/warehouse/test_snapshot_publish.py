@@ -29,6 +29,7 @@ from tests.conftest import HANG_S
 
 D1, D2, D3, D4 = (date(2026, 10, d) for d in (1, 2, 3, 4))
 SUM = "SELECT sum(amount) AS s FROM managed_costs"
+NOW = datetime(2026, 10, 5)
 
 
 def costs(*rows: tuple[str, date, str]) -> pa.Table:
@@ -246,3 +247,27 @@ def test_a_live_file_rebuilt_since_is_copied_whole(wh: DuckDBWarehouse) -> None:
     )
     assert same_as_live(wh)
     assert total(wh.read_query(SUM)) == Decimal("5.00")
+
+
+def test_a_changed_day_of_a_table_of_spans_is_that_days_rows(
+    wh: DuckDBWarehouse, tmp_path: Path
+) -> None:
+    """billing_line_items' rows cover spans (`-- @grain day: usage_start .. usage_end`): a late
+    row for one day is that day's rows in the next publish, not the table whole."""
+    from flopledger.collectors.gcp_billing.read import read_billing_files
+    from tests.conftest import billing_row, write_ndjson
+
+    def load(name: str, rows: list[dict]) -> None:
+        table, _ = read_billing_files([write_ndjson(tmp_path / name, rows)], ingested_at=NOW)
+        wh.insert_new("billing_line_items", table, "row_id")
+
+    load("a.ndjson", [billing_row(hour=f"2026-10-0{d} 10", cost=d) for d in (1, 2, 3)])
+    wh.publish_snapshot()
+    wh.publish_snapshot()  # both files hold the three days
+    load("late.ndjson", [billing_row(hour="2026-10-02 11", cost=5)])
+    published = wh.publish_snapshot()
+    assert published.how == "changes"
+    assert published.applied == ("billing_line_items: 2026-10-02",)
+    assert same_as_live(wh)
+    cost = "SELECT sum(cost) AS s FROM billing_line_items"
+    assert total(wh.read_query(cost)) == Decimal("11")  # 1 + 2 + 3 + 5
