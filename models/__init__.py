@@ -51,6 +51,9 @@ SCHEMAS = {
 INTERMEDIATE_SCHEMA = SCHEMAS["intermediate"]
 # The warehouse's own records (what changed, what was built): apart from what people read.
 BOOKKEEPING_SCHEMA = SCHEMAS["bookkeeping"]
+# Bookkeeping tables an older warehouse kept in main (or the dataset people read): their rows
+# move to the bookkeeping schema on its next ensure_schema; the rest never lived anywhere else.
+MOVED_TO_BOOKKEEPING = ("settings_history", "restatements")
 
 
 @dataclass(frozen=True)

@@ -174,8 +174,8 @@ class BigQueryWarehouse(Warehouse, InPlace):
                 PARTITIONS.get(table.name),
                 CLUSTERS.get(table.name, ()),
             )
-        for table in models.bookkeeping_tables():
-            self._move_to_bookkeeping(table.name)
+        for name in models.MOVED_TO_BOOKKEEPING:
+            self._move_to_bookkeeping(name)
 
     def _move_to_bookkeeping(self, table: str) -> None:
         """A dataset made before `settings_history` and `restatements` were the bookkeeping's

@@ -219,8 +219,9 @@ class DuckDBWarehouse(Warehouse):
                 self._add_new_columns(con, table)
                 self._comment(con, table)
             self._ensure_bookkeeping(con)
+            for name in models.MOVED_TO_BOOKKEEPING:
+                _moved_to_bookkeeping(con, name)
             for table in models.bookkeeping_tables():
-                _moved_to_bookkeeping(con, table.name)
                 self._comment(con, table)
 
     def _ensure_bookkeeping(self, con: duckdb.DuckDBPyConnection) -> None:
