@@ -87,7 +87,7 @@ def collect_events(report: RunOutcome, result: dg.ExecuteInProcessResult) -> Non
             if error is not None and error.cls_name == BLOCKING_CHECK_FAILED:
                 # The check's own result says what failed; the snapshot is withheld, and the
                 # steps downstream do not run (their marts keep the previous run's rows).
-                report.blocked.append(event.step_key or "a step")
+                report.blocked += _failed_blocking(error.message) or [event.step_key or "a step"]
                 continue
             report.failures.append(f"{event.step_key}: {_root_cause(error)}")
         elif event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
@@ -106,6 +106,16 @@ def collect_events(report: RunOutcome, result: dg.ExecuteInProcessResult) -> Non
         # Steps downstream of a failed blocking check are abandoned (Dagster logs, no event).
         planned = [n.name for n in result.job_def.nodes_in_topological_order]
         report.skipped += [name for name in planned if name not in started]
+
+
+def _failed_blocking(message: str) -> list[str]:
+    """The checks a DagsterAssetCheckFailedError names ("N blocking asset checks failed with
+    ERROR severity:" then one "asset: check,check" line per asset), as "check on asset"."""
+    found = []
+    for line in message.strip().splitlines()[1:]:
+        asset, _, names = line.partition(": ")
+        found += [f"{name} on {asset}" for name in names.split(",") if name and asset]
+    return found
 
 
 def _root_cause(error: Any) -> str:
@@ -244,7 +254,7 @@ def _run(
             run_config=QUIET,
             raise_on_error=False,
             tags=_marts_tags(defs, window, full, marts_tags or {}),
-            asset_selection=telemetry_marts() if telemetry else None,
+            asset_selection=telemetry_marts(instance) if telemetry else None,
         )
         collect_events(report, result)
         _progress(f"      done in {time.monotonic() - t0:.1f} s")

@@ -102,23 +102,40 @@ def _partitions_of(run: dg.DagsterRun) -> dict[str, str]:
 MODEL_NAMES = frozenset(m.name for m in models.marts())
 
 
-def telemetry_marts() -> list[dg.AssetKey]:
-    """What a telemetry run changes: the models that read the GPU or TPU samples, directly or
-    through another model, and the snapshot; with every model those read in turn, so that a
-    telemetry run on a warehouse no whole run has built yet (the two schedules' first ticks,
-    in either order) finds its inputs built. On a built warehouse those plan nothing: nothing
-    they read changed (warehouse/incremental.py). The rest of the marts have nothing to build."""
+def telemetry_fed() -> set[str]:
+    """The models that read the GPU or TPU samples, directly or through another model."""
     fed = set(TELEMETRY_ASSETS)
     for model in models.marts():  # in build order: what a model reads comes before it
         if fed & set(model.depends_on):
             fed.add(model.name)
+    return fed - set(TELEMETRY_ASSETS)
+
+
+def telemetry_marts(instance: dg.DagsterInstance | None = None) -> list[dg.AssetKey]:
+    """What a telemetry run changes: the models that read the GPU or TPU samples, directly or
+    through another model (telemetry_fed), and the snapshot.
+
+    The models those and their checks read, which read no sample and so have nothing to build
+    after a telemetry run, are asked for only where `instance` has never materialised them (or
+    no instance is given): a telemetry run on a warehouse no whole run has built yet (the two
+    schedules' first ticks, in either order) then finds its inputs built. On a built
+    warehouse they are left out; each would be a Dagster step (and its checks' steps) that
+    plans nothing, the larger part of an hourly run's steps."""
+    fed = telemetry_fed()
+    read: set[str] = set()
     for model in reversed(models.marts()):  # what they and their checks read, read first
-        if model.name in fed:
+        if model.name in fed or model.name in read:
             checked = (tables_read(models.CHECKS.file(c.name).text) for c in model.checks)
-            fed |= {t for t in set(model.depends_on).union(*checked) if t in MODEL_NAMES}
-    return [dg.AssetKey(n) for n in sorted(fed - set(TELEMETRY_ASSETS))] + [
-        dg.AssetKey(SNAPSHOT_ASSET)
-    ]
+            read |= {t for t in set(model.depends_on).union(*checked) if t in MODEL_NAMES}
+    read -= fed
+    if instance is not None and read:
+        records = instance.get_asset_records([dg.AssetKey(n) for n in sorted(read)])
+        read -= {
+            r.asset_entry.asset_key.to_user_string()
+            for r in records
+            if r.asset_entry.last_materialization_record is not None
+        }
+    return [dg.AssetKey(n) for n in sorted(fed | read)] + [dg.AssetKey(SNAPSHOT_ASSET)]
 
 
 def build_sensors(jobs: dict[str, Any]) -> list[dg.SensorDefinition]:
@@ -143,7 +160,9 @@ def build_sensors(jobs: dict[str, Any]) -> list[dg.SensorDefinition]:
         return dg.RunRequest(
             run_key=f"marts-after-{run.run_id}",
             tags={**({NOW_TAG: now} if now else {}), **_partitions_of(run)},
-            asset_selection=telemetry_marts() if run.job_name == TELEMETRY_JOB else None,
+            asset_selection=(
+                telemetry_marts(context.instance) if run.job_name == TELEMETRY_JOB else None
+            ),
         )
 
     return [marts_after_ingest]

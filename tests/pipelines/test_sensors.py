@@ -126,6 +126,30 @@ def test_ticks_follow_only_successful_ingest_and_telemetry_runs(marts_after_inge
         assert tick(cursor)[0] == []  # past it: not asked for again
 
 
+def test_after_a_whole_build_a_telemetry_tick_asks_only_for_what_the_samples_feed(
+    marts_after_ingest,
+):
+    """Once the instance has materialised the models the fed marts read (a day's run built
+    them), a telemetry run's marts run leaves them out: nothing they read changed, and each
+    would be a step that builds nothing. Those never materialised are still asked for."""
+    with dg.DagsterInstance.ephemeral() as instance:
+        for name in ("billing_hourly", "run_held_hours"):  # built by an earlier run
+            instance.report_runless_asset_event(dg.AssetMaterialization(name))
+
+        def tick(cursor: str | None) -> tuple[list[dg.RunRequest], str | None]:
+            context = dg.build_sensor_context(instance=instance, cursor=cursor)
+            result = marts_after_ingest.evaluate_tick(context)
+            return result.run_requests or [], result.cursor
+
+        cursor = tick(None)[1]
+        finished(instance, "telemetry", "telemetry-2", {NOW: "2026-10-06T07:07:00"})
+        requests, _ = tick(cursor)
+        selected = {k.to_user_string() for k in requests[0].asset_selection or []}
+        assert {"resource_hour_busy", "idle_capacity", "warehouse_snapshot"} <= selected
+        assert not selected & {"billing_hourly", "run_held_hours"}  # materialised: left out
+        assert "spend_daily" in selected  # read by a fed mart's check, never materialised here
+
+
 BUDGETS = """
 channels:
   ops: {kind: json, url_env: FLOPLEDGER_TEST_OPS}
