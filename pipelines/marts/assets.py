@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from flopledger import models
 from flopledger.ingest import settings_history
+from flopledger.pipelines import checks
 from flopledger.pipelines.marts.closed_months import closed_month_changes
 from flopledger.pipelines.marts.commitment_plan import commitment_plan
 from flopledger.pipelines.marts.snapshot import OTHER_MARTS, build_snapshot_asset
@@ -55,6 +56,7 @@ def _mart_asset(
         description=mart.table_comment,
         partitions_def=partitions if daily else None,
         backfill_policy=dg.BackfillPolicy.single_run() if daily else None,
+        check_specs=[checks.spec_of(mart.name, spec) for spec in mart.checks],
     )
     def build(context: dg.AssetExecutionContext, flopledger: Flopledger) -> dg.MaterializeResult:
         own = _partition_days(context)
@@ -76,7 +78,10 @@ def _mart_asset(
             metadata={
                 "rows_written": dg.MetadataValue.int(built.rows),
                 "rebuilt": dg.MetadataValue.text(built.scope.describe()),
-            }
+            },
+            # Its declared checks, on what it just built: a failed blocking one fails this
+            # step, so nothing downstream runs on books in doubt.
+            check_results=[checks.evaluate(mart.name, s, flopledger) for s in mart.checks],
         )
 
     return build

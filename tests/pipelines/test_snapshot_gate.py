@@ -82,7 +82,8 @@ def test_a_failed_blocking_check_mid_graph_says_the_marts_were_not_rebuilt(
     assert run(args) == 1
     out = capsys.readouterr().out
     assert (
-        "marts not rebuilt: run_held_hours_held_within_placements (a blocking check) failed;" in out
+        "marts not rebuilt: held_within_placements on run_held_hours (a blocking check) failed;"
+        in out
     )
     assert "figures below are from the previous run" in out
     assert " step(s) not run (" in out
