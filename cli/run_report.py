@@ -7,7 +7,7 @@ from typing import Any
 from flopledger.cli.alert_lines import alert_lines
 from flopledger.cli.headline import headline_lines
 from flopledger.ingest.outcome import CheckResult, RunOutcome
-from flopledger.warehouse import open_warehouse
+from flopledger.warehouse import Warehouse, open_warehouse
 
 
 def print_report(outcome: RunOutcome) -> None:
@@ -17,6 +17,11 @@ def print_report(outcome: RunOutcome) -> None:
 def render(outcome: RunOutcome) -> str:
     """The report `flopledger run` prints, from the outcome and the warehouse it wrote."""
     warehouse = open_warehouse(outcome.config.warehouse)
+    with warehouse.held():  # its two dozen queries on one opening of the file
+        return _render(outcome, warehouse)
+
+
+def _render(outcome: RunOutcome, warehouse: Warehouse) -> str:
     lines = _source_lines(outcome.materialized) + _input_warning_lines(outcome.materialized)
     stale = outcome.marts_not_rebuilt
     if stale:
