@@ -74,6 +74,8 @@ def _metadata_value(value: Any) -> Any:
 def collect_events(report: RunOutcome, result: dg.ExecuteInProcessResult) -> None:
     """Fold one in-process run's materialisations, failures and check results into the report."""
     blocked_before = len(report.blocked)
+    blocking_failed: list[str] = []  # the steps a failed blocking check stopped
+    failed: list[str] = []  # the failed blocking checks, as "check on asset"
     started = {
         e.step_key for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_START
     }
@@ -85,9 +87,9 @@ def collect_events(report: RunOutcome, result: dg.ExecuteInProcessResult) -> Non
         elif event.event_type == dg.DagsterEventType.STEP_FAILURE:
             error = event.step_failure_data.error
             if error is not None and error.cls_name == BLOCKING_CHECK_FAILED:
-                # The check's own result says what failed; the snapshot is withheld, and the
-                # steps downstream do not run (their marts keep the previous run's rows).
-                report.blocked += _failed_blocking(error.message) or [event.step_key or "a step"]
+                # The check's own result says what failed (below); the snapshot is withheld,
+                # and the steps downstream do not run (their marts keep the previous run's rows).
+                blocking_failed.append(event.step_key or "a step")
                 continue
             report.failures.append(f"{event.step_key}: {_root_cause(error)}")
         elif event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
@@ -101,21 +103,15 @@ def collect_events(report: RunOutcome, result: dg.ExecuteInProcessResult) -> Non
                     description=data.description or "",
                 )
             )
+            if data.blocking and not data.passed and data.severity == dg.AssetCheckSeverity.ERROR:
+                failed.append(f"{data.check_name} on {data.asset_key.to_user_string()}")
 
+    if blocking_failed:
+        report.blocked += failed or blocking_failed
     if len(report.blocked) > blocked_before:
         # Steps downstream of a failed blocking check are abandoned (Dagster logs, no event).
         planned = [n.name for n in result.job_def.nodes_in_topological_order]
         report.skipped += [name for name in planned if name not in started]
-
-
-def _failed_blocking(message: str) -> list[str]:
-    """The checks a DagsterAssetCheckFailedError names ("N blocking asset checks failed with
-    ERROR severity:" then one "asset: check,check" line per asset), as "check on asset"."""
-    found = []
-    for line in message.strip().splitlines()[1:]:
-        asset, _, names = line.partition(": ")
-        found += [f"{name} on {asset}" for name in names.split(",") if name and asset]
-    return found
 
 
 def _root_cause(error: Any) -> str:

@@ -7,6 +7,7 @@ CLI_TAG) build their own marts, so the sensor leaves them alone.
 """
 
 from datetime import datetime, timedelta
+from functools import cache
 from typing import Any
 
 import dagster as dg
@@ -111,6 +112,19 @@ def telemetry_fed() -> set[str]:
     return fed - set(TELEMETRY_ASSETS)
 
 
+@cache
+def _read_by_fed() -> frozenset[str]:
+    """The models the telemetry-fed models and their checks read, in turn, that read no sample
+    themselves (each check's SQL parsed once a process)."""
+    fed = telemetry_fed()
+    read: set[str] = set()
+    for model in reversed(models.marts()):  # what they and their checks read, read first
+        if model.name in fed or model.name in read:
+            checked = (tables_read(models.CHECKS.file(c.name).text) for c in model.checks)
+            read |= {t for t in set(model.depends_on).union(*checked) if t in MODEL_NAMES}
+    return frozenset(read - fed)
+
+
 def telemetry_marts(instance: dg.DagsterInstance | None = None) -> list[dg.AssetKey]:
     """What a telemetry run changes: the models that read the GPU or TPU samples, directly or
     through another model (telemetry_fed), and the snapshot.
@@ -119,15 +133,10 @@ def telemetry_marts(instance: dg.DagsterInstance | None = None) -> list[dg.Asset
     after a telemetry run, are asked for only where `instance` has never materialised them (or
     no instance is given): a telemetry run on a warehouse no whole run has built yet (the two
     schedules' first ticks, in either order) then finds its inputs built. On a built
-    warehouse they are left out; each would be a Dagster step (and its checks' steps) that
-    plans nothing, the larger part of an hourly run's steps."""
+    warehouse they are left out; each would be a Dagster step that plans nothing, the larger
+    part of an hourly run's steps."""
     fed = telemetry_fed()
-    read: set[str] = set()
-    for model in reversed(models.marts()):  # what they and their checks read, read first
-        if model.name in fed or model.name in read:
-            checked = (tables_read(models.CHECKS.file(c.name).text) for c in model.checks)
-            read |= {t for t in set(model.depends_on).union(*checked) if t in MODEL_NAMES}
-    read -= fed
+    read = set(_read_by_fed())
     if instance is not None and read:
         records = instance.get_asset_records([dg.AssetKey(n) for n in sorted(read)])
         read -= {
