@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 
 import duckdb
-from benchmarks.page_timing import load_page
 
 from flopledger import models
 from flopledger.dashboards import data
+from flopledger.dashboards.page_timing import load_page
 from flopledger.warehouse.duckdb import DuckDBWarehouse
 
 RESULTS = Path(__file__).resolve().parent / "results" / "dashboard_queries.md"

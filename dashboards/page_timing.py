@@ -1,4 +1,5 @@
-"""Timing a page load for benchmarks/dashboard_queries.py.
+"""Timing a page load, for benchmarks/dashboard_queries.py (here, as the one room that imports
+streamlit).
 
 `load_page` runs the app in Streamlit's AppTest with the query cache cleared and adds up the
 time spent in the data layer's reads.
