@@ -69,6 +69,13 @@ class InputObject:
     size: int
     generation: str | None = None  # remote objects only
     day: date | None = None  # the UTC day its name says, if it says one
+    modified_ns: int | None = None  # local files only: when it was last written
+
+    @property
+    def fingerprint(self) -> str:
+        """What changes when the file or object is rewritten: its size, and its generation
+        (remote) or modification time (local)."""
+        return f"{self.size}:{self.generation if self.remote else self.modified_ns}"
 
     @property
     def remote(self) -> bool:
@@ -169,9 +176,10 @@ def _list_local(pattern: str) -> list[InputObject]:
     else:
         files = [Path(p) for p in glob.glob(pattern, recursive=True) if Path(p).is_file()]
         base = _base(pattern)
+    stats = [(p, p.stat()) for p in files]
     return [
-        InputObject(str(p), p.stat().st_size, None, day_of(str(p).removeprefix(base)))
-        for p in files
+        InputObject(str(p), st.st_size, None, day_of(str(p).removeprefix(base)), st.st_mtime_ns)
+        for p, st in stats
     ]
 
 
@@ -495,7 +503,11 @@ def _listing_from_json(text: str) -> Listing:
     data = json.loads(text)
     objects = [
         InputObject(
-            o["uri"], o["size"], o["generation"], date.fromisoformat(o["day"]) if o["day"] else None
+            o["uri"],
+            o["size"],
+            o["generation"],
+            date.fromisoformat(o["day"]) if o["day"] else None,
+            o.get("modified_ns"),
         )
         for o in data["objects"]
     ]

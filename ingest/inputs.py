@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flopledger.collectors.gcs import reader_client
-from flopledger.collectors.inputs import InputCache, InputObject, for_days, window_days
+from flopledger.collectors.inputs import InputCache, InputObject, Listing, for_days, window_days
 from flopledger.settings import Config
 
 if TYPE_CHECKING:
@@ -97,13 +97,28 @@ def _inputs(
     days: list[date] | None,
     slack: int | None,
 ) -> SourceInputs:
-    cache = input_cache(config)
     window = window_days(days, slack) if days and slack is not None else None
-    listing = cache.listing(patterns, run_key, window)
+    listing = input_cache(config).listing(patterns, run_key, window)
     objects = listing.objects
     if days and slack is not None:
         objects = for_days(objects, days, slack)
-    fetched = cache.fetch(objects)
+    return fetch_inputs(config, key, listing, objects)
+
+
+def pattern_listing(config: Config, patterns: list[str], run_key: str | None) -> Listing:
+    """What `patterns` match (listed once per run under `run_key`), fetching nothing: for a
+    source that picks which of them to read (ingest/file_marks.py)."""
+    if not patterns:
+        return Listing()
+    return input_cache(config).listing(patterns, run_key)
+
+
+def fetch_inputs(
+    config: Config, key: str, listing: Listing, objects: list[InputObject]
+) -> SourceInputs:
+    """Local paths of `objects` (some of `listing`'s), remote ones fetched; the listing's
+    warnings and the fetch's, named by `key`."""
+    fetched = input_cache(config).fetch(objects)
     warnings = [f"{key}: {w}" for w in [*listing.warnings, *fetched.warnings]]
     return SourceInputs(
         fetched.paths, len(listing.objects), fetched.downloaded, fetched.reused, warnings

@@ -1,8 +1,8 @@
 """Managed inference inputs into their raw tables: requests by the UTC day they started, usage
 and cost buckets by the UTC day they start, the price book whole (it is small and dated)."""
 
+from dataclasses import dataclass
 from datetime import date
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +17,19 @@ from flopledger.collectors.inference.provider_export import (
     MANAGED_USAGE_SCHEMA,
     read_provider_export,
 )
+from flopledger.collectors.inputs import InputObject, Listing
 from flopledger.collectors.quarantine import Quarantined
-from flopledger.ingest.inputs import pattern_inputs, source_inputs
+from flopledger.ingest import file_marks
+from flopledger.ingest.inputs import (
+    SourceInputs,
+    fetch_inputs,
+    input_cache,
+    pattern_inputs,
+    pattern_listing,
+)
 from flopledger.ingest.loading import replace_days, store_quarantine
 from flopledger.ingest.run import IngestRun
 from flopledger.ingest.source import Loaded, Metadata, Source, Table
-from flopledger.models import query_sql
 from flopledger.settings import Config
 
 TABLES = (
@@ -34,36 +41,81 @@ TABLES = (
     Table("managed_costs", "Providers' cost buckets (OpenAI organisation costs format)."),
     Table("managed_prices", "The dated price book of managed inference."),
 )
-PROVIDER_EXPORTS = "sources.managed_inference.provider_exports"
+SOURCE = "managed_inference"
+SOURCE_KEY = "sources.managed_inference"
+PROVIDER_EXPORTS = f"{SOURCE_KEY}.provider_exports"
 
 
-def read_all(config: Config, run_key: str | None = None) -> dict[str, Any]:
-    """Every managed inference input the config names (local or gs://, listed once per run
-    under `run_key`), read: tables, quarantine rows, and what it took to get the files."""
+@dataclass(frozen=True)
+class _Files:
+    """One set of a source's paths: the gateway's logs (no provider) or one provider's pages."""
+
+    key: str  # names it in warnings
+    provider: str | None
+    listing: Listing
+
+
+def _listed(config: Config, run_key: str | None) -> list[_Files]:
+    """Every file the config names (local or gs://, listed once per run), nothing fetched."""
     source = config.sources.managed_inference
     assert source is not None
-    inputs = source_inputs(config, "managed_inference", run_key)
-    requests, bad = read_gateway_logs(inputs.paths)
-    usage, costs = [MANAGED_USAGE_SCHEMA.empty_table()], [MANAGED_COSTS_SCHEMA.empty_table()]
+    found = [_Files(SOURCE_KEY, None, pattern_listing(config, list(source.paths), run_key))]
     for export in source.provider_exports:
-        key = f"sources.managed_inference.provider_exports[{export.provider}]"
-        files = pattern_inputs(config, key, [*export.usage, *export.costs], run_key)
-        inputs.add(files)
-        read = read_provider_export(export.provider, files.paths)
-        usage.append(read.usage)
-        costs.append(read.costs)
-        bad += read.quarantined
-    book = source.price_book
-    found = pattern_inputs(
-        config, "sources.managed_inference.price_book", [book] if book else [], run_key
+        key = f"{PROVIDER_EXPORTS}[{export.provider}]"
+        patterns = [*export.usage, *export.costs]
+        found.append(_Files(key, export.provider, pattern_listing(config, patterns, run_key)))
+    return found
+
+
+def _tables(files: _Files, paths: list[Path]) -> tuple[dict[str, pa.Table], list[Quarantined]]:
+    if files.provider is None:
+        requests, bad = read_gateway_logs(paths)
+        return {"managed_requests": requests}, bad
+    read = read_provider_export(files.provider, paths)
+    return {"managed_usage": read.usage, "managed_costs": read.costs}, read.quarantined
+
+
+def _days_held(config: Config, files: _Files, obj: InputObject) -> frozenset[date]:
+    """The UTC days the rows of one file fall on (read alone: rows another file also holds
+    count too)."""
+    tables, _ = _tables(files, input_cache(config).fetch([obj]).paths)
+    return frozenset(
+        d
+        for name, table in tables.items()
+        for d in pc.cast(table[DAY_OF[name]], pa.date32()).to_pylist()
+        if d is not None
     )
+
+
+def read_files(
+    config: Config, listed: list[_Files], uris: set[str], run_key: str | None = None
+) -> dict[str, Any]:
+    """The files of `listed` named in `uris` (in the listing's order: a request id read twice is
+    the first file's), and the price book whole: tables, quarantine rows, and what it took."""
+    source = config.sources.managed_inference
+    assert source is not None
+    inputs = SourceInputs()
+    tables: dict[str, list[pa.Table]] = {
+        "managed_requests": [],
+        "managed_usage": [MANAGED_USAGE_SCHEMA.empty_table()],
+        "managed_costs": [MANAGED_COSTS_SCHEMA.empty_table()],
+    }
+    bad: list[Quarantined] = []
+    for files in listed:
+        chosen = [o for o in files.listing.objects if o.uri in uris]
+        fetched = fetch_inputs(config, files.key, files.listing, chosen)
+        inputs.add(fetched)
+        read, refused = _tables(files, fetched.paths)
+        for name, table in read.items():
+            tables[name].append(table)
+        bad += refused
+    book = source.price_book
+    found = pattern_inputs(config, f"{SOURCE_KEY}.price_book", [book] if book else [], run_key)
     inputs.add(found)
     prices, refused = read_price_book(None if book is None else (found.paths or [Path(book)])[0])
     return {
         "inputs": inputs,
-        "managed_requests": requests,
-        "managed_usage": pa.concat_tables(usage),
-        "managed_costs": pa.concat_tables(costs),
+        **{name: pa.concat_tables(parts) for name, parts in tables.items()},
         "managed_prices": prices,
         "quarantined": bad + refused,
     }
@@ -74,58 +126,49 @@ DAY_OF = {
     "managed_usage": "bucket_start",
     "managed_costs": "bucket_start",
 }
-SUMMED = {
-    "managed_requests": ("spend",),
-    "managed_usage": ("input_tokens", "output_tokens", "num_model_requests"),
-    "managed_costs": ("amount",),
-}
 
 
-def _fingerprints(name: str, table: pa.Table) -> dict[date, tuple[int, Decimal]]:
-    """Per UTC day: rows and the sum `managed_loaded_days` takes (nulls as 0)."""
-    days = pc.cast(table[DAY_OF[name]], pa.date32()).to_pylist()
-    sums = [table[c].to_pylist() for c in SUMMED[name]]
-    found: dict[date, tuple[int, Decimal]] = {}
-    for i, day in enumerate(days):
-        n, total = found.get(day, (0, Decimal(0)))
-        found[day] = (n + 1, total + sum((Decimal(col[i] or 0) for col in sums), Decimal(0)))
-    return found
-
-
-def days_to_replace(
-    warehouse: Any, read: dict[str, Any], window: list[date]
-) -> dict[str, list[date]]:
-    """Per table: the window's days, and every other day the inputs hold differently from what
-    is loaded (a late gateway file, a revised cost page), however old: late rows are never lost
-    for falling outside the scheduled window. Days the inputs no longer hold are left alone."""
-    loaded: dict[str, dict[date, tuple[int, Decimal]]] = {name: {} for name in DAY_OF}
-    for row in warehouse.query(query_sql("managed_loaded_days")).to_pylist():
-        loaded[row["table_name"]][row["day"]] = (row["n"], row["amount"])
-    chosen = {}
-    for name in DAY_OF:
-        held = _fingerprints(name, read[name])
-        late = {day for day, print_ in held.items() if loaded[name].get(day) != print_}
-        chosen[name] = sorted(set(window) | late)
-    return chosen
-
-
-def load(warehouse: Any, read: dict[str, Any], window: list[date]) -> dict[str, pa.Table]:
-    """Replace the days of each dated table that `days_to_replace` picks, and the whole price book."""
-    quarantined: list[Quarantined] = read["quarantined"]
-    days = days_to_replace(warehouse, read, window)
+def load(
+    warehouse: Any, config: Config, window: list[date], run_key: str | None = None
+) -> tuple[dict[str, pa.Table], dict[str, Any]]:
+    """Read the files that changed since they were last read (ingest/file_marks.py) and those
+    holding a day they hold or held, or a day of `window`; replace those days of each dated
+    table from what they hold now, and the whole price book. Late rows are never lost for
+    falling outside the scheduled window, however old their day; a day the inputs no longer
+    hold is left as it was. Returns the rows loaded per table, and what was read."""
+    listed = _listed(config, run_key)
+    objects = [o for files in listed for o in files.listing.objects]
+    marks = file_marks.seen(warehouse, SOURCE)
+    fresh = {
+        o.uri: file_marks.Mark(o.fingerprint, _days_held(config, files, o))
+        for files in listed
+        for o in file_marks.changed(files.listing.objects, marks)
+    }
+    days = set(window).union(*(m.days for m in fresh.values()))
+    days = days.union(*(marks[uri].days for uri in fresh if uri in marks))
+    again = {o.uri for o in file_marks.holding(objects, marks, days)}
+    read = read_files(config, listed, set(fresh) | again, run_key)
+    read["unchanged"] = len(objects) - len(fresh) - len(again)
     loaded = {
-        name: replace_days(warehouse, name, DAY_OF[name], read[name], days[name]) for name in DAY_OF
+        name: replace_days(warehouse, name, DAY_OF[name], read[name], sorted(days))
+        for name in DAY_OF
     }
     loaded["managed_prices"] = read["managed_prices"]
     warehouse.replace_all("managed_prices", read["managed_prices"])
-    store_quarantine(warehouse, quarantined)
-    return loaded
+    store_quarantine(warehouse, read["quarantined"])
+    listed_uris = {o.uri for o in objects}
+    if fresh or set(marks) - listed_uris:
+        kept = {uri: m for uri, m in marks.items() if uri in listed_uris}
+        file_marks.store(warehouse, SOURCE, kept | fresh)
+    return loaded, read
 
 
 class ManagedInference(Source):
     name = "managed_inference"
     tables = TABLES
-    day_slack = None  # gateway logs and provider exports are read whole
+    # Gateway logs and provider exports may hold any day: the files that changed are read,
+    # and those holding their days or the window's (ingest/file_marks.py).
+    day_slack = None
 
     def find_days(self, run: IngestRun) -> set[date]:
         """The days of the gateway's requests and of the providers' usage and cost buckets."""
@@ -143,8 +186,7 @@ class ManagedInference(Source):
     def load(self, run: IngestRun) -> Loaded:
         if run.config.sources.managed_inference is None:
             return self.not_configured()
-        read = read_all(run.config, run.run_key)
-        loaded = load(run.warehouse, read, run.days)
+        loaded, read = load(run.warehouse, run.config, run.days, run.run_key)
         bad = len(read["quarantined"])
         run.info(
             "managed inference: "
@@ -156,6 +198,6 @@ class ManagedInference(Source):
             counts: Metadata = {"rows_loaded": table.num_rows}
             if name == "managed_requests":  # the files, once: they feed all four tables
                 counts |= {"rows_read": read[name].num_rows + bad, "rows_quarantined": bad}
-                counts |= read["inputs"].metadata(run)
+                counts |= read["inputs"].metadata(run) | {"files_unchanged": read["unchanged"]}
             result[name] = counts
         return result

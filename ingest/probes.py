@@ -42,8 +42,10 @@ class Probes(Source):
             "One row per probe measurement (node, device, dtype, shape) from the probe CLI's JSONL.",
         ),
     )
-    # A probe file named for a day holds that day's results (an undated one is read every run).
-    day_slack = 0
+    # A probe file named for a day holds that day's results, and those of a sweep that ran on
+    # past midnight (the CLI names its file for the day it started); an undated file is read
+    # every run, whole.
+    day_slack = 1
 
     def find_days(self, run: IngestRun) -> set[date]:
         """Probe files are small and carry no day in their name: the days of their measurements."""

@@ -10,6 +10,7 @@ import argparse
 import socket
 import sys
 from collections.abc import Callable
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,8 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--out",
-        default="probe_results.jsonl",
-        help="JSONL file to append to ('-' for stdout; default: %(default)s)",
+        default=None,
+        help="JSONL file to append to ('-' for stdout; default: probe_results-YYYY-MM-DD.jsonl, "
+        "the UTC day the sweep starts, so that a day's pipeline run reads that day's file)",
     )
     parser.add_argument(
         "--node", default=None, help="node name in the results (default: this host's name)"
@@ -88,6 +90,11 @@ def _config(args: argparse.Namespace, backend: str) -> SweepConfig:
     )
 
 
+def default_out(day: date) -> str:
+    """The file a sweep started on `day` (UTC) appends to when --out is not given."""
+    return f"probe_results-{day.isoformat()}.jsonl"
+
+
 def _writer(out: str) -> Callable[[ProbeResult], None]:
     """Each result written as soon as it is measured: a sweep cut short keeps what it measured."""
 
@@ -110,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"probe: {exc}", file=sys.stderr)
         return 2
+    if args.out is None:
+        args.out = default_out(datetime.now(UTC).date())
     write = _writer(args.out)
 
     def progress(index: int, total: int, result: ProbeResult) -> None:

@@ -136,11 +136,14 @@ def _write_probes(out: Path, fleet: Fleet, start: date, days: int, seed: int) ->
     """A daily bf16 probe sweep on every GPU VM and TPU node (one node's ceiling drops mid-way)."""
     nodes = [(vm.name, vm.machine.accelerator_type) for vm in fleet.vms]
     nodes += [(s.name, s.tpu.accelerator_type) for s in fleet.slices]
-    if nodes:
-        day_list = [start + timedelta(days=i) for i in range(days)]
-        write_probe_jsonl(
-            out / "probes" / "probe_results.jsonl", simulated_probe_rows(nodes, day_list, seed)
-        )
+    # A file a day, named for the day as the probe CLI names its own (probes/cli.py): a day's
+    # run reads that day's file, not the year's.
+    day_list = [start + timedelta(days=i) for i in range(days)]
+    by_day: dict[str, list[dict]] = {}
+    for row in simulated_probe_rows(nodes, day_list, seed) if nodes else []:
+        by_day.setdefault(row["measured_at"][:10], []).append(row)
+    for day, rows in sorted(by_day.items()):
+        write_probe_jsonl(out / "probes" / f"probe_results-{day}.jsonl", rows)
 
 
 def simulate(

@@ -324,8 +324,13 @@ class DuckDBWarehouse(Warehouse):
         self, table: str, day_column: str, days: Sequence[date], data: pa.Table
     ) -> int:
         table, day_column = identifier(table), identifier(day_column)
-        where = f"WHERE CAST({day_column} AS DATE) IN (SELECT unnest(?))"
-        return self._replace(table, where, [list(days)], data)
+        day = f"CAST({day_column} AS DATE)"
+        # The range first: DuckDB skips the row groups outside it by their min and max (an IN
+        # list alone is tested on every row, so a day's replace would read all history).
+        where = f"WHERE {day} >= ? AND {day} <= ? AND {day} IN (SELECT unnest(?))"
+        listed = sorted(set(days))
+        bounds = [listed[0], listed[-1]] if listed else [None, None]
+        return self._replace(table, where, [*bounds, listed], data)
 
     def replace_all(self, table: str, data: pa.Table) -> int:
         return self._replace(identifier(table), "", None, data)

@@ -1,34 +1,27 @@
-"""The managed inference source's loading rule: the window's days, plus every day the inputs
-hold differently from what is loaded (late rows are never lost to the schedule's window);
-a rerun changes nothing; a day the inputs no longer hold is left as it was."""
+"""The managed inference source's loading rule: the window's days, plus every day a new or
+rewritten file holds (late rows are never lost to the schedule's window), each rebuilt from
+every file that holds it; files unchanged and holding no such day are not read; a rerun
+changes nothing; a day the inputs no longer hold is left as it was."""
 
 from __future__ import annotations
 
 import json
-from datetime import date
+import os
+from datetime import date, datetime
+from decimal import Decimal
 from pathlib import Path
 
-from flopledger.collectors.inference.gateway import read_gateway_logs
-from flopledger.collectors.inference.price_book import MANAGED_PRICES_SCHEMA
-from flopledger.collectors.inference.provider_export import (
-    MANAGED_COSTS_SCHEMA,
-    MANAGED_USAGE_SCHEMA,
-)
-from flopledger.ingest.managed_inference import days_to_replace, load
+import pytest
+
+from flopledger.ingest.managed_inference import ManagedInference
+from flopledger.ingest.run import IngestRun
+from flopledger.settings import load_config
+from flopledger.warehouse import Warehouse
 from flopledger.warehouse.duckdb import DuckDBWarehouse
+from tests.conftest import write_config
 from tests.models.test_managed_inference import _request
 
 D1, D2, D3 = date(2026, 10, 1), date(2026, 10, 2), date(2026, 10, 3)
-
-
-def _read(*paths: Path) -> dict:
-    requests, bad = read_gateway_logs(list(paths))
-    empty = {
-        "managed_usage": MANAGED_USAGE_SCHEMA.empty_table(),
-        "managed_costs": MANAGED_COSTS_SCHEMA.empty_table(),
-        "managed_prices": MANAGED_PRICES_SCHEMA.empty_table(),
-    }
-    return {"managed_requests": requests, **empty, "quarantined": bad}
 
 
 def _write(path: Path, *records: dict) -> Path:
@@ -36,32 +29,77 @@ def _write(path: Path, *records: dict) -> Path:
     return path
 
 
-def _loaded(w: DuckDBWarehouse) -> list[tuple[str, str]]:
+def _loaded(w: Warehouse) -> list[tuple[str, str, Decimal]]:
     rows = w.query(
-        "SELECT request_id, CAST(started_at AS DATE) AS d FROM managed_requests ORDER BY 1"
+        "SELECT request_id, CAST(started_at AS DATE) AS d, spend FROM managed_requests ORDER BY 1"
     )
-    return [(r["request_id"], str(r["d"])) for r in rows.to_pylist()]
+    return [(r["request_id"], str(r["d"]), r["spend"]) for r in rows.to_pylist()]
 
 
-def test_late_rows_rerun_and_vanished_days(tmp_path: Path) -> None:
-    w = DuckDBWarehouse(tmp_path / "w.duckdb")
-    w.ensure_schema()
-    day1 = _write(tmp_path / "a.ndjson", _request("a", "together_ai", 10, 5, 0.1))  # 2026-10-01
-    day2 = _write(tmp_path / "b.ndjson", {**_request("b", "together_ai", 10, 5, 0.1),
-                  "startTime": "2026-10-02T09:00:00Z", "endTime": "2026-10-02T09:00:01Z"})  # fmt: skip
-    # A run for 2 October only: 1 October is not loaded yet, so it is taken too.
-    load(w, _read(day1, day2), [D2])
-    assert _loaded(w) == [("a", "2026-10-01"), ("b", "2026-10-02")]
-    # Rerun: only the window's day is replaced; nothing changes.
-    assert days_to_replace(w, _read(day1, day2), [D3])["managed_requests"] == [D3]
-    # A late file for 1 October arrives; the run is for 3 October: 1 October is rebuilt.
-    late = _write(
-        tmp_path / "c.ndjson",
-        _request("c", "together_ai", 1, 1, 0.2, start="23:00:00", end="23:00:01"),
+def _run(root: Path, w: Warehouse, window: list[date]) -> dict:
+    config = load_config(root / "flopledger.yaml")
+    run = IngestRun(config, w, now=datetime(2026, 10, 10), days=window)
+    return ManagedInference().load(run)["managed_requests"]
+
+
+def _warehouse(kind: str, tmp_path: Path, name: str, request: pytest.FixtureRequest) -> Warehouse:
+    if kind == "duckdb":
+        warehouse: Warehouse = DuckDBWarehouse(tmp_path / f"{name}.duckdb")
+    else:  # the real client against bqemulator: the marks' queries in BigQuery's dialect
+        from flopledger.warehouse.bigquery import BigQueryWarehouse
+        from tests.bigquery_emulator import PROJECT
+
+        emulator = request.getfixturevalue("bigquery_emulator")
+        warehouse = BigQueryWarehouse(PROJECT, f"marks_{name}", endpoint=emulator.endpoint)
+    warehouse.ensure_schema()
+    return warehouse
+
+
+@pytest.mark.parametrize("kind", ["duckdb", "bigquery"])
+def test_changed_files_and_the_days_they_hold_are_read_nothing_else(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    write_config(
+        tmp_path,
+        "warehouse: {kind: duckdb, path: w.duckdb}\n"
+        'sources:\n  managed_inference: {paths: ["gateway/*.ndjson"]}\n',
     )
-    assert days_to_replace(w, _read(day1, day2, late), [D3])["managed_requests"] == [D1, D3]
-    load(w, _read(day1, day2, late), [D3])
-    assert _loaded(w) == [("a", "2026-10-01"), ("b", "2026-10-02"), ("c", "2026-10-01")]
+    gateway = tmp_path / "gateway"
+    gateway.mkdir()
+    w = _warehouse(kind, tmp_path, "w", request)
+    _write(gateway / "a.ndjson", _request("a", "together_ai", 10, 5, 0.1))  # 2026-10-01
+    _write(gateway / "b.ndjson", {**_request("b", "together_ai", 10, 5, 0.1),
+           "startTime": "2026-10-02T09:00:00Z", "endTime": "2026-10-02T09:00:01Z"})  # fmt: skip
+    # A run for 2 October only, on a new warehouse: both files are new, so 1 October is taken too.
+    first = _run(tmp_path, w, [D2])
+    assert (first["files"], first["files_unchanged"]) == (2, 0)
+    tenth = Decimal("0.100000000")
+    assert _loaded(w) == [("a", "2026-10-01", tenth), ("b", "2026-10-02", tenth)]
+    # Rerun for 3 October: nothing changed and no file holds the 3rd: no file is read.
+    again = _run(tmp_path, w, [D3])
+    assert (again["files"], again["files_unchanged"]) == (0, 2)
+    # A late file for 1 October arrives: it is read, and a.ndjson (which holds the 1st) with it,
+    # so that the 1st is rebuilt from every file holding it; b.ndjson is not read.
+    _write(gateway / "c.ndjson", _request("c", "together_ai", 1, 1, 0.2, start="23:00:00", end="23:00:01"))  # fmt: skip
+    late = _run(tmp_path, w, [D3])
+    assert (late["files"], late["files_unchanged"]) == (2, 1)
+    fifth = Decimal("0.200000000")
+    assert _loaded(w) == [
+        ("a", "2026-10-01", tenth),
+        ("b", "2026-10-02", tenth),
+        ("c", "2026-10-01", fifth),
+    ]
+    # a.ndjson is rewritten (a revised spend, same size and a later time): the 1st is rebuilt.
+    revised = gateway / "a.ndjson"
+    _write(revised, _request("a", "together_ai", 10, 5, 0.3))
+    os.utime(revised, ns=(revised.stat().st_atime_ns, revised.stat().st_mtime_ns + 10**9))
+    assert _run(tmp_path, w, [D3])["files"] == 2  # a.ndjson and c.ndjson
+    assert _loaded(w)[0] == ("a", "2026-10-01", Decimal("0.300000000"))
     # 2 October's file is archived away: its day stays as it was, even inside the window.
-    load(w, _read(day1, late), [D2])
-    assert _loaded(w) == [("a", "2026-10-01"), ("b", "2026-10-02"), ("c", "2026-10-01")]
+    (gateway / "b.ndjson").unlink()
+    assert _run(tmp_path, w, [D2])["files"] == 0
+    assert [r[0] for r in _loaded(w)] == ["a", "b", "c"]
+    # What a warehouse reading every file once holds, for the days the files still hold.
+    whole = _warehouse(kind, tmp_path, "whole", request)
+    _run(tmp_path, whole, [D1])
+    assert _loaded(whole) == [r for r in _loaded(w) if r[0] != "b"]

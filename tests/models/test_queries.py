@@ -151,6 +151,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     write_ndjson(root / "jobs" / "runs.jsonl", _runs())
     for folder in ("nvml", "cloud_monitoring", "probes", "managed", "focus"):
         (root / folder).mkdir()
+    # A gateway log with no request yet: a file its source has not read before, so the run
+    # records what it held (ingest/file_marks.py).
+    (root / "managed" / "gateway.ndjson").write_text("")
     (root / "budgets.yaml").write_text(BUDGETS)
     (root / "flopledger.yaml").write_text(CONFIG)
     config = load_config(root / "flopledger.yaml")

@@ -79,3 +79,27 @@ def test_simulated_probes_through_the_pipeline(project_dir):
     config_path = project_dir / "flopledger.yaml"
     assert run_pipeline(load_config(config_path), config_path).succeeded
     assert books.one("SELECT count(*) FROM probe_results") == 168 - 14
+
+
+def test_a_days_run_reads_that_days_probe_files_and_the_day_befores(project_dir):
+    # The probe CLI names its file for the UTC day its sweep starts (probes/cli.py default_out).
+    # A sweep that ran past midnight leaves 10-03's first minutes in 10-02's file; 10-01's file
+    # holds nothing of 10-03. A run of 10-03 reads 10-02's and 10-03's files, not 10-01's:
+    # 10-01's line is broken and would be quarantined if it were read.
+    probes = project_dir / "probes"
+    rows = simulated_probe_rows(NODES[:1], [DAYS[1], DAYS[2]], seed=3)
+    on = {day: [r for r in rows if r["measured_at"].startswith(str(day))] for day in DAYS[1:3]}
+    late = dict(on[DAYS[1]][0], result_id="late-one", measured_at="2026-10-03T00:05:00Z")
+    write_probe_jsonl(probes / "probe_results-2026-10-02.jsonl", [*on[DAYS[1]], late])
+    write_probe_jsonl(probes / "probe_results-2026-10-03.jsonl", on[DAYS[2]])
+    (probes / "probe_results-2026-10-01.jsonl").write_text("not json\n")
+    config = load_config(project_dir / "flopledger.yaml")
+    warehouse = open_warehouse(config.warehouse)
+    warehouse.ensure_schema()
+    run = IngestRun(config, warehouse, now=datetime(2026, 10, 10), days=[DAYS[2]])
+    loaded = Probes().load(run)["probe_results"]
+    assert loaded["files"] == 2
+    # 14 shapes of 10-03's sweep plus the late line; 10-02's 14 were read but are outside.
+    assert (loaded["rows_loaded"], loaded["rows_outside_window"]) == (15, 14)
+    assert loaded["rows_quarantined"] == 0
+    assert warehouse.query("SELECT count(*) AS n FROM probe_results")["n"][0].as_py() == 15
