@@ -28,11 +28,15 @@ def _render(outcome: RunOutcome, warehouse: Warehouse) -> str:
         lines += ["", stale]
     if outcome.closed_months:  # history moved: said, never silent (docs/operations.md)
         lines += ["", *outcome.closed_months]
-    if outcome.succeeded or outcome.materialized:
+    if outcome.marts_left:  # nothing the figures come from was rebuilt: none are printed
+        lines += ["", outcome.marts_left]
+    elif outcome.succeeded or outcome.materialized:
         lines += headline_lines(warehouse, outcome.config.reporting_currency)
     lines += _check_lines(outcome.checks)
     lines += (
-        alert_lines(warehouse) if outcome.succeeded or outcome.materialized else []
+        alert_lines(warehouse)
+        if (outcome.succeeded or outcome.materialized) and not outcome.marts_left
+        else []
     )  # budgets: open alerts
     if outcome.failures:
         lines += ["", "FAILED:"] + [f"  {f}" for f in outcome.failures]
@@ -40,6 +44,8 @@ def _render(outcome: RunOutcome, warehouse: Warehouse) -> str:
     lines.append(f"warehouse: {warehouse.where()}")
     if outcome.snapshot:
         lines.append(f"snapshot for readers: {outcome.snapshot}")
+    elif outcome.marts_left:
+        lines.append("snapshot not published: readers keep the last marts run's")
     else:
         lines.append("snapshot NOT published: readers keep the last good one")
     return "\n".join(lines)

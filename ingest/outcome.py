@@ -34,6 +34,8 @@ class RunOutcome:
     skipped: list[str] = field(default_factory=list)
     # One line per closed month the run changed (reports/closed_months.py), what changed in it.
     closed_months: list[str] = field(default_factory=list)
+    # Why the run built no marts at all (a telemetry tick between marts ticks), or None.
+    marts_left: str | None = None
 
     @property
     def succeeded(self) -> bool:

@@ -3,7 +3,11 @@ kept by hand."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from functools import cache
+from pathlib import Path
 
 import sqlglot
 from sqlglot import exp
@@ -15,11 +19,44 @@ class LineageError(ValueError):
     """A statement SQLGlot cannot read as DuckDB SQL."""
 
 
+def _cache_folder() -> Path:
+    """Where the tables each statement reads are kept across processes."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    # By SQLGlot's version and this file's text: either may read a statement differently.
+    code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+    return Path(base) / "flopledger" / f"lineage-{sqlglot.__version__}-{code}"
+
+
+_CACHE_FOLDER = cache(_cache_folder)
+
+
 @cache
 def tables_read(sql: str) -> frozenset[str]:
     """The tables `sql` (DuckDB's dialect) reads by plain name: every table reference that is
     not one of its own CTEs, not a table function and not qualified with a schema of DuckDB's
-    own (information_schema, pg_catalog)."""
+    own (information_schema, pg_catalog).
+
+    Kept across processes by the text's digest (a folder under $XDG_CACHE_HOME, by SQLGlot's
+    version): parsing the models' SQL is most of what starting a run's Dagster definitions
+    costs (~1.3 s a process), and a changed file has another digest. An unreadable or
+    unwritable cache is parsed past, never an error."""
+    kept = _CACHE_FOLDER() / f"{hashlib.sha256(sql.encode()).hexdigest()}.json"
+    try:
+        return frozenset(json.loads(kept.read_text()))
+    except (OSError, ValueError):
+        pass
+    found = _parse_tables_read(sql)
+    try:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        partial = kept.with_name(f".{kept.name}.{os.getpid()}")
+        partial.write_text(json.dumps(sorted(found)))
+        partial.replace(kept)
+    except OSError:
+        pass
+    return found
+
+
+def _parse_tables_read(sql: str) -> frozenset[str]:
     try:
         tree = sqlglot.parse_one(without_comments(sql), read="duckdb")
     except sqlglot.errors.ParseError as exc:

@@ -71,7 +71,12 @@ def build_definitions(
         schedules=schedules.build_schedules(
             partitions, config.schedules if config is not None else SchedulesConfig()
         ),
-        sensors=schedules.build_sensors({job.name: job for job in jobs}),
+        sensors=schedules.build_sensors(
+            {job.name: job for job in jobs},
+            (
+                config.schedules if config is not None else SchedulesConfig()
+            ).telemetry_marts_every_hours,
+        ),
         resources={"flopledger": Flopledger(config_path=config_path)},
         loggers={"progress": progress_logger},
     )

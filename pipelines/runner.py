@@ -162,6 +162,7 @@ def run_pipeline(
     now: datetime | None = None,
     cause: str = closed_months.LATE_ROWS,
     ingest: bool = True,
+    marts: bool = True,
 ) -> RunOutcome:
     """Ingest the days found in the inputs (or [start, end]) in one run, then rebuild the marts:
     what the ingest changed (everything with `full`). With `telemetry`, the hourly tick's run:
@@ -169,7 +170,9 @@ def run_pipeline(
     closed month (at `now`, the resource's clock unless given) whose figures the run changed is
     said in the outcome and recorded with `cause` by the marts job itself
     (pipelines/marts/closed_months.py). Without `ingest` only the marts are built, over
-    [start, end]: what `flopledger restate` runs."""
+    [start, end]: what `flopledger restate` runs. Without `marts` (a telemetry run) only the
+    samples are loaded: what the telemetry_hourly ticks between marts ticks run
+    (schedules.marts_tick)."""
     _quiet_dagster()
     # One clear error before any step runs, rather than every step failing on the lock.
     warehouse = open_warehouse(config.warehouse)
@@ -178,7 +181,7 @@ def run_pipeline(
     # record a closed month's change with (pipelines/marts/closed_months.py).
     marts_tags = {CAUSE_TAG: cause, **({NOW_TAG: now.isoformat()} if now else {})}
     with warehouse.held():  # the run works from start to end: one opening of the warehouse
-        report = _run(config, config_path, start, end, full, telemetry, ingest, marts_tags)
+        report = _run(config, config_path, start, end, full, telemetry, ingest, marts_tags, marts)
     # The marts job watched the closed months itself (pipelines/marts/closed_months.py).
     said = report.materialized.get(closed_months_asset.CHANGES, {}).get("closed_months")
     report.closed_months = str(said).splitlines() if said else []
@@ -213,6 +216,7 @@ def _run(
     telemetry: bool = False,
     ingest: bool = True,
     marts_tags: dict[str, str] | None = None,
+    marts: bool = True,
 ) -> RunOutcome:
     """run_pipeline's work, the warehouse held open."""
     report = RunOutcome(config=config)
@@ -243,6 +247,15 @@ def _run(
             _ingest(defs, instance, report, window, bool(start or end), run_id, job)
         else:
             _progress("flopledger: no input rows found; rebuilding the marts only")
+        if not marts:
+            every = config.schedules.telemetry_marts_every_hours
+            report.marts_left = (
+                "marts not rebuilt: the samples only (--samples-only), as the telemetry ticks "
+                f"between marts ticks run; the marts they feed are rebuilt after the ticks of "
+                f"every {every} hours (schedules.telemetry_marts_every_hours) and by the daily run"
+            )
+            _progress("[2/2] marts: none (--samples-only)")
+            return report
         _progress("[2/2] marts and checks")
         t0 = time.monotonic()
         result = defs.resolve_job_def(MARTS_JOB).execute_in_process(

@@ -29,6 +29,11 @@ def _now(context: dg.ScheduleEvaluationContext) -> datetime:
     return naive_utc(context.scheduled_execution_time)
 
 
+def _tag_time(text: str) -> datetime:
+    """A run's `flopledger/now` tag as naive UTC."""
+    return naive_utc(datetime.fromisoformat(text))
+
+
 def _range_tags(first: str, last: str, now: datetime) -> dict[str, str]:
     return {
         "dagster/asset_partition_range_start": first,
@@ -147,10 +152,21 @@ def telemetry_marts(instance: dg.DagsterInstance | None = None) -> list[dg.Asset
     return [dg.AssetKey(n) for n in sorted(fed | read)] + [dg.AssetKey(SNAPSHOT_ASSET)]
 
 
-def build_sensors(jobs: dict[str, Any]) -> list[dg.SensorDefinition]:
-    """`marts_after_ingest`: each successful scheduled ingest or telemetry run is followed by
-    one marts run (keyed by the triggering run, so never twice) on the same partitions; after
-    a telemetry run, only the marts telemetry feeds."""
+def marts_tick(now: datetime, every_hours: int) -> bool:
+    """Whether the telemetry tick at `now` is followed by the marts the samples feed: the ticks
+    of the UTC hours `every_hours` divides (`schedules.telemetry_marts_every_hours`)."""
+    return now.hour % every_hours == 0
+
+
+def build_sensors(
+    jobs: dict[str, Any], telemetry_marts_every_hours: int = 1
+) -> list[dg.SensorDefinition]:
+    """`marts_after_ingest`: each successful scheduled ingest run is followed by one marts run
+    (keyed by the triggering run, so never twice) on the same partitions; a telemetry run, by
+    only the marts telemetry feeds, and only at a marts tick (`marts_tick`): the ticks between
+    load the samples, and the next marts run takes in every change since its last (each mart
+    builds what changed, warehouse/incremental.py)."""
+    every = telemetry_marts_every_hours
 
     @dg.run_status_sensor(
         name="marts_after_ingest",
@@ -166,6 +182,11 @@ def build_sensors(jobs: dict[str, Any]) -> list[dg.SensorDefinition]:
                 f"run {run.run_id} came from flopledger run, which builds its marts"
             )
         now = run.tags.get(NOW_TAG)
+        if run.job_name == TELEMETRY_JOB and now and not marts_tick(_tag_time(now), every):
+            return dg.SkipReason(
+                f"telemetry run {run.run_id} at {now}: the marts it feeds are rebuilt after "
+                f"the ticks of every {every} hours (schedules.telemetry_marts_every_hours)"
+            )
         return dg.RunRequest(
             run_key=f"marts-after-{run.run_id}",
             tags={**({NOW_TAG: now} if now else {}), **_partitions_of(run)},

@@ -162,12 +162,19 @@ class SourcesConfig(_Strict):
     kubernetes: KubernetesConfig | None = None
 
 
+TELEMETRY_MARTS_EVERY_HOURS = 6
+
+
 class SchedulesConfig(_Strict):
     """When Dagster's daemon runs the jobs (cron, UTC): billing with its late-row window, and
     the hourly telemetry; the marts follow each (pipelines/schedules.py)."""
 
     billing: str = "0 5 * * *"
     telemetry: str = "15 * * * *"
+    # The marts the samples feed are rebuilt after the telemetry ticks of the UTC hours this
+    # divides (0, 6, 12 and 18 by default; 1: after every tick); the ticks between load the
+    # samples only, and the next marts tick (or the daily run) takes them in.
+    telemetry_marts_every_hours: int = Field(default=TELEMETRY_MARTS_EVERY_HOURS, ge=1, le=24)
     month_report: str = "0 7 * * *"  # daily: writes a closed month's report, or its revision
 
 

@@ -51,6 +51,7 @@ from flopledger.warehouse.duckdb_reader import open_here
 SLOTS = ("a", "b")
 TARGET = "flopledger_publish"  # the other file's name while it is attached
 BOOKS = models.BOOKKEEPING_SCHEMA
+CHANGES = "changes"  # the bookkeeping's change log (models/bookkeeping/changes.sql)
 # bookkeeping.snapshot_of: one row, the live seq the file reflects and the live file's mark at
 # that seq (`_mark`: a live file rebuilt since has other changes under the same numbers)
 STAMP = "snapshot_of"
@@ -168,6 +169,10 @@ class _Plan:
     new: list[Table] = field(default_factory=list)  # those of them new in live
     whole: list[Table] = field(default_factory=list)
     by_day: dict[Table, tuple[str, list[date]]] = field(default_factory=dict)  # column, days
+    # The change log, appended to: its rows after the other file's seq (those up to it are the
+    # same in both, as the mark says), never the whole log of history.
+    appended: list[Table] = field(default_factory=list)
+    since: int = 0
     commented: list[Table] = field(default_factory=list)
     schemas: list[str] = field(default_factory=list)
 
@@ -222,6 +227,7 @@ def _plan(con: duckdb.DuckDBPyConnection, db: str, now: int) -> _Plan:
         made=sorted(t for t in want if t not in have or have[t][0] != want[t][0]),
         new=sorted(set(want) - set(have)),
         schemas=sorted({s for s, _ in want} - {s for s, _ in have} - {BOOKS}),
+        since=since,
     )
     changed = _changes(con, db, since)
     if ANY_TABLE in changed:
@@ -229,7 +235,9 @@ def _plan(con: duckdb.DuckDBPyConnection, db: str, now: int) -> _Plan:
     for table in sorted(want):
         if table in plan.made:
             continue
-        if table[0] == BOOKS:
+        if table == (BOOKS, CHANGES):
+            plan.appended.append(table)
+        elif table[0] == BOOKS:
             plan.whole.append(table)
         elif table[1] in changed:
             _place(plan, table, changed[table[1]])
@@ -398,6 +406,10 @@ def _write_tables(con: duckdb.DuckDBPyConnection, db: str, plan: _Plan) -> None:
         there, here = _both(db, table)
         con.execute(f"DELETE FROM {there}")
         con.execute(f"INSERT INTO {there} SELECT * FROM {here}")
+    for table in plan.appended:
+        there, here = _both(db, table)
+        con.execute(f"DELETE FROM {there} WHERE seq > ?", [plan.since])
+        con.execute(f"INSERT INTO {there} SELECT * FROM {here} WHERE seq > ?", [plan.since])
     for table, (column, days) in plan.by_day.items():
         there, here = _both(db, table)
         keep = _by_day_filter(column)

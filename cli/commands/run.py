@@ -29,6 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the hourly telemetry tick by hand: load only the GPU and TPU samples, then "
         "rebuild only the marts they feed (the telemetry_hourly schedule's run)",
     )
+    parser.add_argument(
+        "--samples-only",
+        action="store_true",
+        help="with --telemetry: load the samples and build no marts (the telemetry_hourly ticks "
+        "between its marts ticks, schedules.telemetry_marts_every_hours)",
+    )
     parser.add_argument("--strict", action="store_true", help="exit 1 when an ERROR check fails")
     parser.add_argument(
         "--dry-run",
@@ -44,11 +50,19 @@ def run(args: argparse.Namespace) -> int:
 
     if args.start and args.end and args.start > args.end:
         raise ConfigError(f"--from {args.start} is after --to {args.end}")
+    if args.samples_only and not args.telemetry:
+        raise ConfigError("--samples-only is a telemetry run's: give --telemetry too")
     config = load_config(args.config)
     if args.dry_run:
         return _dry_run(config, args.start)
     report = run_pipeline(
-        config, args.config, args.start, args.end, full=args.full, telemetry=args.telemetry
+        config,
+        args.config,
+        args.start,
+        args.end,
+        full=args.full,
+        telemetry=args.telemetry,
+        marts=not args.samples_only,
     )
     print_report(report)
     if not report.succeeded or report.marts_not_rebuilt:

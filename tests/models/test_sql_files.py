@@ -4,6 +4,7 @@ come from its SQL; every check a model declares has its SQL, and every check SQL
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -188,3 +189,24 @@ def test_dashboards_and_reports_read_no_intermediate_table() -> None:
         for sql in readers
         if tables_read(sql) & intermediate
     ] == []
+
+
+def test_what_a_statement_reads_is_kept_across_processes_and_a_bad_copy_is_parsed_past(
+    tmp_path, monkeypatch
+):
+    from flopledger.models import lineage
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    lineage._CACHE_FOLDER.cache_clear()
+    lineage.tables_read.cache_clear()
+    try:
+        sql = "WITH j AS (SELECT * FROM jobs) SELECT * FROM j JOIN billing_hourly USING (day)"
+        assert lineage.tables_read(sql) == {"jobs", "billing_hourly"}
+        (kept,) = tmp_path.glob("flopledger/lineage-*/*.json")
+        assert sorted(json.loads(kept.read_text())) == ["billing_hourly", "jobs"]
+        kept.write_text("{not json")  # a torn or foreign file: parsed again, not trusted
+        lineage.tables_read.cache_clear()
+        assert lineage.tables_read(sql) == {"jobs", "billing_hourly"}
+    finally:
+        lineage._CACHE_FOLDER.cache_clear()
+        lineage.tables_read.cache_clear()

@@ -88,9 +88,11 @@ def _day_with_room() -> date:
 
 
 def _once_at(tick: datetime) -> str:
-    """Both schedules at that one minute (a cron of every minute would tick again and again)."""
+    """Both schedules at that one minute (a cron of every minute would tick again and again);
+    the marts after every telemetry tick, whichever hour the wall clock puts it in."""
     cron = f"{tick.minute} {tick.hour} * * *"
-    return f'schedules: {{billing: "{cron}", telemetry: "{cron}"}}\n'
+    every = "telemetry_marts_every_hours: 1"
+    return f'schedules: {{billing: "{cron}", telemetry: "{cron}", {every}}}\n'
 
 
 def _started_before(instance: dg.DagsterInstance, tick: datetime, cron: str) -> None:

@@ -109,12 +109,12 @@ def test_ticks_follow_only_successful_ingest_and_telemetry_runs(marts_after_inge
         assert requests == []
         finished(instance, "marts", "marts-1", {NOW: "2026-10-06T06:30:00"})
         finished(instance, "ingest", "failed-1", {}, status=dg.DagsterRunStatus.FAILURE)
-        finished(instance, "telemetry", "telemetry-1", {NOW: "2026-10-06T05:07:00"})
+        finished(instance, "telemetry", "telemetry-1", {NOW: "2026-10-06T06:07:00"})
         requests, cursor = tick(cursor)
         assert [(r.run_key, r.tags) for r in requests] == [  # the job: the sensor's, marts
             (
                 "marts-after-telemetry-1",
-                {NOW: "2026-10-06T05:07:00", "dagster/sensor_name": "marts_after_ingest"},
+                {NOW: "2026-10-06T06:07:00", "dagster/sensor_name": "marts_after_ingest"},
             )
         ]
         # After telemetry: the models the samples feed, what they and their checks read (built
@@ -142,12 +142,57 @@ def test_after_a_whole_build_a_telemetry_tick_asks_only_for_what_the_samples_fee
             return result.run_requests or [], result.cursor
 
         cursor = tick(None)[1]
-        finished(instance, "telemetry", "telemetry-2", {NOW: "2026-10-06T07:07:00"})
+        finished(instance, "telemetry", "telemetry-2", {NOW: "2026-10-06T12:07:00"})
         requests, _ = tick(cursor)
         selected = {k.to_user_string() for k in requests[0].asset_selection or []}
         assert {"resource_hour_busy", "idle_capacity", "warehouse_snapshot"} <= selected
         assert not selected & {"billing_hourly", "run_held_hours"}  # materialised: left out
         assert "spend_daily" in selected  # read by a fed mart's check, never materialised here
+
+
+def test_telemetry_ticks_between_marts_ticks_load_the_samples_only(marts_after_ingest):
+    """By default the marts the samples feed follow the telemetry ticks of 00, 06, 12 and 18 UTC
+    (schedules.telemetry_marts_every_hours: 6); a tick of another hour is followed by none (the
+    next marts tick, or the daily run, takes in its samples). A telemetry run without a clock
+    (launched by hand in the UI) is followed as before."""
+    with dg.DagsterInstance.ephemeral() as instance:
+
+        def after(run_id: str, tags: dict[str, str]) -> dg.RunRequest | dg.SkipReason:
+            run, event = finished(instance, "telemetry", run_id, tags)
+            context = dg.build_run_status_sensor_context(
+                sensor_name="marts_after_ingest",
+                dagster_event=event,
+                dagster_instance=instance,
+                dagster_run=run,
+            )
+            return marts_after_ingest(context)
+
+        between = after("t-0515", {NOW: "2026-10-06T05:15:00"})
+        assert isinstance(between, dg.SkipReason)
+        assert between.skip_message == (
+            "telemetry run t-0515 at 2026-10-06T05:15:00: the marts it feeds are rebuilt after "
+            "the ticks of every 6 hours (schedules.telemetry_marts_every_hours)"
+        )
+        assert isinstance(after("t-1815", {NOW: "2026-10-06T18:15:00"}), dg.RunRequest)
+        assert isinstance(after("t-0015", {NOW: "2026-10-07T00:15:00+00:00"}), dg.RunRequest)
+        assert isinstance(after("t-hand", {}), dg.RunRequest)
+
+
+def test_every_hour_is_a_marts_tick_when_the_config_says_1(tmp_path):
+    config = write_config(
+        tmp_path,
+        "warehouse: {kind: duckdb, path: w.duckdb}\nschedules: {telemetry_marts_every_hours: 1}\n",
+    )
+    sensor = build_definitions(str(config)).get_sensor_def("marts_after_ingest")
+    with dg.DagsterInstance.ephemeral() as instance:
+        run, event = finished(instance, "telemetry", RUN_ID, {NOW: "2026-10-06T05:15:00"})
+        context = dg.build_run_status_sensor_context(
+            sensor_name="marts_after_ingest",
+            dagster_event=event,
+            dagster_instance=instance,
+            dagster_run=run,
+        )
+        assert isinstance(sensor(context), dg.RunRequest)
 
 
 BUDGETS = """

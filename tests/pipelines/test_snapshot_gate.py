@@ -78,6 +78,7 @@ def test_a_failed_blocking_check_mid_graph_says_the_marts_were_not_rebuilt(
         dry_run=False,
         full=False,
         telemetry=False,
+        samples_only=False,
     )
     assert run(args) == 1
     out = capsys.readouterr().out

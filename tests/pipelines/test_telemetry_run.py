@@ -86,3 +86,33 @@ def test_a_telemetry_run_first_builds_what_its_marts_read(tmp_path: Path) -> Non
     built = "SELECT count(*) FROM duckdb_tables() WHERE table_name IN ({})"
     names = "'resource_hour_pool', 'resource_hour_utilisation', 'billing_hourly'"
     assert _count(db, built.format(names)) == 3
+
+
+def test_a_samples_only_tick_loads_the_samples_and_builds_no_mart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The telemetry ticks between marts ticks (schedules.telemetry_marts_every_hours): day 2's
+    # samples are loaded, no mart is built, the snapshot is not published again, and the
+    # report prints no figures (none was rebuilt). The next marts run takes the samples in.
+    fleet = simulate(tmp_path, gpus=8, tpu_chips=0, days=2, start=D1, seed=5, telemetry=True)
+    config = load_config(fleet.config_path)
+    db = Path(config.warehouse.path)
+    assert run_pipeline(config, fleet.config_path, D1, D1).succeeded  # day 1 only
+    builds = "SELECT count(*) FROM bookkeeping.builds WHERE scope LIKE '%2026-10-02%'"
+    capsys.readouterr()
+    code = main(["run", "--config", str(fleet.config_path), "--telemetry", "--samples-only",
+                 "--from", str(D2), "--to", str(D2)])  # fmt: skip
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "[2/2] marts: none (--samples-only)" in captured.err
+    assert "marts not rebuilt: the samples only (--samples-only)" in captured.out
+    assert "snapshot not published: readers keep the last marts run's" in captured.out
+    day2 = f"SELECT count(*) FROM gpu_samples WHERE CAST(minute AS DATE) = '{D2}'"
+    assert _count(db, day2) == 8 * 1440
+    assert _count(db, builds) == 0  # no mart built for day 2
+    # The marts tick after: day 2's busy hours are built from the samples loaded before.
+    report = run_pipeline(config, fleet.config_path, D2, D2, telemetry=True)
+    assert report.succeeded, report.failures
+    busy = "SELECT count(*) FROM intermediate.resource_hour_busy WHERE CAST(hour AS DATE) = '2026-10-02'"
+    assert _count(db, busy) > 0
+    assert main(["run", "--config", str(fleet.config_path), "--samples-only"]) == 2

@@ -271,3 +271,27 @@ def test_a_changed_day_of_a_table_of_spans_is_that_days_rows(
     assert same_as_live(wh)
     cost = "SELECT sum(cost) AS s FROM billing_line_items"
     assert total(wh.read_query(cost)) == Decimal("11")  # 1 + 2 + 3 + 5
+
+
+def test_the_change_log_is_appended_to_and_stays_the_live_files(wh: DuckDBWarehouse) -> None:
+    # bookkeeping.changes grows with every write of history: a publish adds the rows after the
+    # other file's seq instead of copying the log whole, and both files' logs stay the same.
+    log = "SELECT seq, table_name, day, recorded_at FROM {}bookkeeping.changes ORDER BY ALL"
+
+    def logs() -> tuple[list, list]:
+        con = duckdb.connect(str(wh.snapshot_path), read_only=True)
+        try:
+            published = con.execute(log.format("")).fetchall()
+        finally:
+            con.close()
+        return published, wh.query(log.format("")).to_pylist()
+
+    change_day_two(wh)
+    wh.publish_snapshot()
+    wh.replace_days("managed_costs", "bucket_start", [D3], costs(("c3", D3, "30.00")))
+    assert wh.publish_snapshot().applied == ("managed_costs: 2026-10-02 .. 2026-10-03",)
+    published, live = logs()
+    assert [tuple(r.values()) for r in live] == published
+    # The two writes since the fixture's publishes: day 2 then day 3, under two new seqs.
+    assert [(r[1], r[2]) for r in published[-2:]] == [("managed_costs", D2), ("managed_costs", D3)]
+    assert published[-1][0] == published[-2][0] + 1
