@@ -33,14 +33,23 @@ COMMANDS = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _chosen(argv: list[str]) -> tuple[str, ...]:
+    """The command modules to import: the one `argv` names (its first word: the top-level
+    options take no value), else all (for `--help`, or an unknown command's list of choices).
+    So a run does not import the simulator's modules, nor the probes'."""
+    words = [w for w in argv if not w.startswith("-")]
+    return (words[0],) if words and words[0] in COMMANDS else COMMANDS
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser for `argv`'s command (every command's without `argv`, or when it names none)."""
     parser = argparse.ArgumentParser(
         prog="flopledger",
         description="What your accelerators cost, what sat idle, and what they deliver.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log more")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in _chosen(argv) if argv is not None else COMMANDS:
         try:
             module = importlib.import_module(f"flopledger.cli.commands.{name}")
         except ModuleNotFoundError as exc:
@@ -66,7 +75,7 @@ def _one_line_errors() -> tuple[type[Exception], ...]:
 def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", message=".*is currently in beta.*")
     warnings.filterwarnings("ignore", message=".*is currently in preview.*")
-    args = build_parser().parse_args(argv)
+    args = build_parser(sys.argv[1:] if argv is None else argv).parse_args(argv)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",

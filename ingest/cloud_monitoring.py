@@ -4,7 +4,7 @@ UTC day of the minutes."""
 from collections import Counter
 from datetime import date, datetime, time, timedelta
 
-from flopledger.collectors.cloud_monitoring import PagesByDay, collect_tpu_samples
+from flopledger.collectors.cloud_monitoring import PagesByDay
 from flopledger.collectors.cloud_monitoring.pages import page_days
 from flopledger.collectors.limits import Limits
 from flopledger.ingest.loading import load_minutes
@@ -18,6 +18,9 @@ def _from_api(source: CloudMonitoringConfig, project_id: str, days: list) -> tup
     """The API's series for the window's minutes (the source has no saved pages)."""
     start = datetime.combine(days[0], time())
     end = datetime.combine(days[-1] + timedelta(days=1), time())
+    # the gRPC client loads here, not with every run (most read saved pages)
+    from flopledger.collectors.cloud_monitoring.collect import collect_tpu_samples
+
     return collect_tpu_samples(
         project_id,
         start,

@@ -6,6 +6,7 @@ import logging
 import sys
 import time
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -15,7 +16,7 @@ import dagster as dg
 
 from flopledger.ingest.outcome import CheckResult, RunOutcome
 from flopledger.ingest.registry import input_days, list_inputs
-from flopledger.pipelines.asset_jobs import INGEST_JOB, MARTS_JOB, TELEMETRY_JOB
+from flopledger.pipelines.asset_jobs import INGEST_JOB, MARTS_JOB, TELEMETRY_ASSETS, TELEMETRY_JOB
 from flopledger.pipelines.definitions import build_definitions
 from flopledger.pipelines.instance import flopledger_instance
 from flopledger.pipelines.marts import closed_months as closed_months_asset
@@ -46,13 +47,19 @@ class _Window:
 
 
 def _window(
-    config: Config, start: date | None, end: date | None, run_id: str | None = None
+    config: Config,
+    start: date | None,
+    end: date | None,
+    run_id: str | None = None,
+    tables: Collection[str] | None = None,
 ) -> _Window | None:
+    """The run's days: as given, else those its sources' inputs hold (`tables`: the sources
+    writing them, else all)."""
     if start and end:  # given whole: listed for the steps, no day to find
         if run_id:
-            list_inputs(config, run_id)
+            list_inputs(config, run_id, tables)
         return _Window(start, end)
-    found = sorted(input_days(config, run_id))
+    found = sorted(input_days(config, run_id, tables))
     if start or end:
         found = [d for d in found if (start is None or d >= start) and (end is None or d <= end)]
         lo, hi = start or (found[0] if found else None), end or (found[-1] if found else None)
@@ -230,7 +237,7 @@ def _run(
             else "[0/2] inputs: listing them (gs:// objects fetched once) and finding their days"
         )
         t0 = time.monotonic()
-        window = _window(config, start, end, run_id)
+        window = _window(config, start, end, run_id, TELEMETRY_ASSETS if telemetry else None)
         _progress(f"      done in {time.monotonic() - t0:.1f} s")
     else:
         window = _Window(start, end) if start and end else None

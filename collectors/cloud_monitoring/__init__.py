@@ -3,22 +3,21 @@
 Reads `tpu.googleapis.com/accelerator/*` (resource types `tpu_worker` and
 `tpu.googleapis.com/GceTpuWorker`) and GKE `kubernetes.io/node/accelerator/*` (`k8s_node`)
 from the API or from saved ListTimeSeriesResponse JSON pages. See docs/cloud-monitoring.md.
+
+The API's way in (`collect.collect_tpu_samples`, `query.CloudMonitoringError`, `RetryPolicy`)
+is imported from its module: it loads the gRPC client, which a run reading saved pages (every
+hourly tick) never needs.
 """
 
-from flopledger.collectors.cloud_monitoring.collect import collect_tpu_samples
 from flopledger.collectors.cloud_monitoring.inventory import Inventory, TpuNode, load_inventory
 from flopledger.collectors.cloud_monitoring.pages import PagesByDay, read_saved_pages, write_pages
-from flopledger.collectors.cloud_monitoring.query import CloudMonitoringError, RetryPolicy
 from flopledger.collectors.cloud_monitoring.schema import TPU_SAMPLES_SCHEMA
 
 __all__ = [
     "TPU_SAMPLES_SCHEMA",
-    "CloudMonitoringError",
     "Inventory",
     "PagesByDay",
-    "RetryPolicy",
     "TpuNode",
-    "collect_tpu_samples",
     "load_inventory",
     "read_saved_pages",
     "write_pages",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
 
@@ -61,75 +62,87 @@ def _parquet_days(path: Path, limits: Limits) -> set[date]:
     return {d for d in found if d is not None and _plausible(datetime.combine(d, time()), limits)}
 
 
-def _ndjson_could_hold(
-    path: Path, days: Collection[date], limits: Limits, other_day: set[str]
-) -> bool:
-    """Whether a line of the extract may be a row of `days`: one whose start (any
-    `usage_start_time` on the line, a duplicate key too) falls on one of them, or a non-blank
-    line with no plausible start to tell (the reader quarantines it, or reads it slowly).
-    `other_day`: start texts already found plausible and outside `days` (rows share hours)."""
+@dataclass(frozen=True)
+class ExtractDays:
+    """The plausible UTC usage days of an extract's rows, and whether some row's day cannot be
+    told without reading it (a line with no plausible start, an unreadable file, text starts in
+    Parquet, a file of another format): such a file is read by every run kept to any days."""
+
+    days: frozenset[date]
+    unsure: bool
+
+
+def _ndjson_extract_days(path: Path, limits: Limits) -> ExtractDays:
+    """Every `usage_start_time` on every line (a duplicated key too: any may be the row's)."""
+    days, unsure, seen = set[date](), False, dict[str, date | None]()
     with path.open("r", encoding="utf-8", errors="replace") as fh:
         for line in fh:
             if not line.strip():
                 continue
             found = False
             for match in _START.finditer(line):
-                text = match.group(1)
                 found = True
-                if text in other_day:
-                    continue
-                try:
-                    moment = parse_timestamp(text.strip('"'))
-                except BadTimestamp:
-                    return True
-                if moment is None or not _plausible(moment, limits) or moment.date() in days:
-                    return True
-                other_day.add(text)
-            if not found:
-                return True
-    return False
+                text = match.group(1)
+                if text not in seen:  # rows share their hours: each start parsed once
+                    try:
+                        moment = parse_timestamp(text.strip('"'))
+                    except BadTimestamp:
+                        moment = None
+                    plausible = moment is not None and _plausible(moment, limits)
+                    seen[text] = moment.date() if moment is not None and plausible else None
+                day = seen[text]
+                if day is None:
+                    unsure = True
+                else:
+                    days.add(day)
+            unsure = unsure or not found
+    return ExtractDays(frozenset(days), unsure)
 
 
-def _parquet_could_hold(path: Path, days: Collection[date], limits: Limits) -> bool:
+def _parquet_extract_days(path: Path, limits: Limits) -> ExtractDays:
     try:
         column = pq.read_table(path, columns=["usage_start_time"])["usage_start_time"]
-        if column.null_count or not pa.types.is_timestamp(column.type):
-            return True  # nulls are quarantined by the reader; text starts are rare
-        found = pc.unique(pc.cast(column, "date32")).to_pylist()
     except Exception:  # noqa: BLE001 - unreadable: the reader quarantines it
-        return True
-    return any(
-        d in days or not _plausible(datetime.combine(d, time()), limits)
-        for d in found
-        if d is not None
-    )
+        return ExtractDays(frozenset(), True)
+    if not pa.types.is_timestamp(column.type):  # text starts are rare: read the file
+        return ExtractDays(frozenset(_parquet_days(path, limits)), True)
+    found = [d for d in pc.unique(pc.cast(column, "date32")).to_pylist() if d is not None]
+    days = {d for d in found if _plausible(datetime.combine(d, time()), limits)}
+    # a null start is quarantined by the reader; an implausible one too
+    return ExtractDays(frozenset(days), bool(column.null_count) or len(days) < len(found))
+
+
+def extract_days(path: Path, limits: Limits = DEFAULT_LIMITS) -> ExtractDays:
+    """What days `path`'s rows start on, from its `usage_start_time` values alone (far cheaper
+    than normalising its rows); what a billing run remembers of each extract
+    (ingest/gcp_billing/extracts.py)."""
+    suffix = path.suffix.lower()
+    try:
+        if suffix in JSON_SUFFIXES:
+            return _ndjson_extract_days(path, limits)
+        if suffix == ".parquet":
+            return _parquet_extract_days(path, limits)
+    except OSError:
+        pass  # the reader says what is wrong with it
+    return ExtractDays(frozenset(), True)
+
+
+def could_hold(found: ExtractDays, days: Collection[date]) -> bool:
+    """Whether an extract may hold a row of `days`: one starts on one of them, or some row's
+    day cannot be told without reading it."""
+    return found.unsure or not found.days.isdisjoint(days)
 
 
 def files_for_days(
     files: list[Path], days: Collection[date], limits: Limits = DEFAULT_LIMITS
 ) -> list[Path]:
     """The extracts a run kept to `days` must read, in their order: every file that may hold
-    a row of those days, or a row whose day cannot be told without reading it (a file of
-    another format, an unreadable one, a row without a plausible start). A file whose every
-    row starts on other days is left out before any row is normalised: its rows would all
-    be counted outside the window and dropped. A late row (an earlier day, exported later)
-    is in a file that holds its day, so it is still read when its day is in `days`."""
-    wanted, other_day = set(days), set[str]()
-    kept = []
-    for path in files:
-        suffix = path.suffix.lower()
-        try:
-            if suffix in JSON_SUFFIXES:
-                holds = _ndjson_could_hold(path, wanted, limits, other_day)
-            elif suffix == ".parquet":
-                holds = _parquet_could_hold(path, wanted, limits)
-            else:
-                holds = True
-        except OSError:
-            holds = True  # the reader says what is wrong with it
-        if holds:
-            kept.append(path)
-    return kept
+    a row of those days (`could_hold`). A file whose every row starts on other days is left
+    out before any row is normalised: its rows would all be counted outside the window and
+    dropped. A late row (an earlier day, exported later) is in a file that holds its day, so
+    it is still read when its day is in `days`."""
+    wanted = set(days)
+    return [path for path in files if could_hold(extract_days(path, limits), wanted)]
 
 
 def usage_days(files: list[Path], limits: Limits = DEFAULT_LIMITS) -> set[date]:

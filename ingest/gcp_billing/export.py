@@ -21,37 +21,22 @@ from flopledger.collectors.gcp_billing.bigquery import (
 )
 from flopledger.collectors.gcp_billing.read import BillingRead
 from flopledger.collectors.limits import Limits
-from flopledger.collectors.timeparse import naive_utc
 from flopledger.ingest.gcp_billing.in_place import (
     InPlaceCounts,
     in_place_export,
     read_in_place,
     schema_is_known,
 )
-from flopledger.models import bigquery_sql, query_sql
+from flopledger.ingest.gcp_billing.landed import export_config, taken_through
+from flopledger.models import bigquery_sql
 from flopledger.settings import BigQueryExportConfig, Config
 from flopledger.warehouse import Warehouse
-
-
-def export_config(config: Config) -> BigQueryExportConfig | None:
-    billing = config.sources.gcp_billing
-    return billing.bigquery if billing is not None else None
 
 
 def export_client(export: BigQueryExportConfig) -> Client:
     """Application-default credentials (or an emulator at `endpoint`); jobs run in the
     configured project, else the table's."""
     return make_client(export.job_project, export.endpoint, None, export.location)
-
-
-def taken_through(warehouse: Warehouse) -> dict[str, datetime]:
-    """The latest export_time taken from each export table (by `source`) and from the extract
-    files (`files`): where a table's next read starts, and what each run reports."""
-    rows = warehouse.query(query_sql("billing_export_watermarks")).to_pylist()
-    # naive UTC, as every bound here: a BigQuery warehouse's TIMESTAMP comes back with its zone
-    return {
-        r["source"]: naive_utc(r["taken_through"]) for r in rows if r["taken_through"] is not None
-    }
 
 
 def export_read(

@@ -2,14 +2,9 @@
 
 from datetime import date
 
-from flopledger.collectors.gcp_billing.days import files_for_days, usage_days
 from flopledger.collectors.gcp_billing.read import BillingRead, in_batches_of, iter_billing_batches
-from flopledger.ingest.gcp_billing.export import (
-    export_config,
-    export_input_days,
-    take_export,
-    taken_through,
-)
+from flopledger.ingest.gcp_billing.extracts import choose, held_days, remember
+from flopledger.ingest.gcp_billing.landed import export_config, taken_through
 from flopledger.ingest.gcp_billing.skus import classify_unclassified
 from flopledger.ingest.loading import store_quarantine
 from flopledger.ingest.run import IngestRun
@@ -36,9 +31,11 @@ class GcpBilling(Source):
     def find_days(self, run: IngestRun) -> set[date]:
         """The usage days of the extracts' rows and, with the export table
         (sources.gcp_billing.bigquery), of its rows not yet taken."""
-        days = usage_days(self.inputs(run).paths, run.limits)
+        days = held_days(run.config, run.warehouse, run.run_key, run.limits)
         if export_config(run.config) is None:
             return days
+        from flopledger.ingest.gcp_billing.export import export_input_days
+
         return days | export_input_days(run.config, run.warehouse, run.now.date())
 
     def load(self, run: IngestRun) -> Loaded:
@@ -48,16 +45,13 @@ class GcpBilling(Source):
         days = set(run.days) if run.window_only else None
         stats = BillingRead()
         new = duplicates = reread = 0
-        inputs = self.inputs(run)  # local or gs://
         now, limits = run.now, run.limits  # a scheduled run: its tick, not the wall clock
-        # A run kept to its days reads only the extracts that may hold a row of them (a scan
-        # of each file's usage_start_time values, far cheaper than normalising its rows).
-        paths = inputs.paths if days is None else files_for_days(inputs.paths, days, limits)
-        if len(paths) < len(inputs.paths):
-            run.info(
-                f"gcp_billing: {len(inputs.paths) - len(paths)} of {len(inputs.paths)} extracts "
-                "hold no row of the run's days: not read"
-            )
+        # The extracts new or rewritten since they were read whole; a run kept to its days,
+        # those that may hold a row of them (ingest/gcp_billing/extracts.py).
+        extracts = choose(config, warehouse, run.run_key, days, limits)
+        inputs, paths = extracts.inputs, extracts.inputs.paths
+        if note := extracts.note():
+            run.info(note)
         # Extracts read in columns (collectors/gcp_billing/columnar.py: DuckDB proves the
         # common rows plain; the per-row normaliser takes the rest), the same rows either way.
         with ArrowSQL() as engine:
@@ -75,7 +69,12 @@ class GcpBilling(Source):
         # On a warehouse that reads the table in place (BigQuery beside it), the rows are
         # normalised and taken there (ingest/gcp_billing/in_place.py).
         from_files = len(stats.quarantined)
-        taken, taken_before = take_export(config, warehouse, stats, now, days, limits, run.info)
+        remember(warehouse, extracts, stats.quarantined, limits)
+        taken = taken_before = 0
+        if export_config(config) is not None:  # the BigQuery client loads only then
+            from flopledger.ingest.gcp_billing.export import take_export
+
+            taken, taken_before = take_export(config, warehouse, stats, now, days, limits, run.info)
         new += taken
         reread += taken_before
         store_quarantine(warehouse, stats.quarantined[:from_files])

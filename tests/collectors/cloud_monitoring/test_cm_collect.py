@@ -12,12 +12,9 @@ import pytest
 from cm_fakes import Scenario, monitoring_server, series
 from polars.testing import assert_frame_equal
 
-from flopledger.collectors.cloud_monitoring import (
-    TPU_SAMPLES_SCHEMA,
-    CloudMonitoringError,
-    RetryPolicy,
-    collect_tpu_samples,
-)
+from flopledger.collectors.cloud_monitoring import TPU_SAMPLES_SCHEMA
+from flopledger.collectors.cloud_monitoring.collect import collect_tpu_samples
+from flopledger.collectors.cloud_monitoring.query import CloudMonitoringError, RetryPolicy
 
 DUTY = "tpu.googleapis.com/accelerator/duty_cycle"
 TENSORCORE = "tpu.googleapis.com/accelerator/tensorcore_utilization"
