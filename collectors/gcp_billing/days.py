@@ -27,22 +27,6 @@ def _plausible(moment: datetime | None, limits: Limits) -> bool:
         return False
 
 
-def _ndjson_days(path: Path, limits: Limits) -> set[date]:
-    days: set[date] = set()
-    with path.open("r", encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            match = _START.search(line)
-            if not match:
-                continue
-            try:
-                moment = parse_timestamp(match.group(1).strip('"'))
-            except BadTimestamp:
-                continue
-            if moment is not None and _plausible(moment, limits):
-                days.add(moment.date())
-    return days
-
-
 def _parquet_days(path: Path, limits: Limits) -> set[date]:
     try:
         column = pq.read_table(path, columns=["usage_start_time"])["usage_start_time"]
@@ -131,27 +115,3 @@ def could_hold(found: ExtractDays, days: Collection[date]) -> bool:
     """Whether an extract may hold a row of `days`: one starts on one of them, or some row's
     day cannot be told without reading it."""
     return found.unsure or not found.days.isdisjoint(days)
-
-
-def files_for_days(
-    files: list[Path], days: Collection[date], limits: Limits = DEFAULT_LIMITS
-) -> list[Path]:
-    """The extracts a run kept to `days` must read, in their order: every file that may hold
-    a row of those days (`could_hold`). A file whose every row starts on other days is left
-    out before any row is normalised: its rows would all be counted outside the window and
-    dropped. A late row (an earlier day, exported later) is in a file that holds its day, so
-    it is still read when its day is in `days`."""
-    wanted = set(days)
-    return [path for path in files if could_hold(extract_days(path, limits), wanted)]
-
-
-def usage_days(files: list[Path], limits: Limits = DEFAULT_LIMITS) -> set[date]:
-    """Every UTC day on which some row's usage starts (unreadable rows are the reader's business)."""
-    days: set[date] = set()
-    for path in files:
-        suffix = path.suffix.lower()
-        if suffix in JSON_SUFFIXES:
-            days |= _ndjson_days(path, limits)
-        elif suffix == ".parquet":
-            days |= _parquet_days(path, limits)
-    return days

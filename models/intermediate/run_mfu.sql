@@ -13,7 +13,7 @@
 -- @col nodes_held: Distinct resources (nodes) the run held.
 -- @col nodes_probed: Of those, nodes with a verified bf16 probe result.
 -- @col measured_peak_tflops: The slowest measured ceiling among the nodes it held: per node, the best verified bf16 TFLOP/s (accelerator_efficiency.best_tflops) on the node's most recent probe day on or before the run's last held day (the node's first probe day after it when it had none before). Null unless every node it held was probed.
--- @col slowest_node: The node with that slowest ceiling.
+-- @col slowest_node: The node with that slowest ceiling (of nodes equally slow, the first by name).
 -- @col mfu_spec_pct: model_flops / (held_accelerator_seconds x peak_tflops_spec x 1e12) x 100.
 -- @col mfu_measured_pct: model_flops / (held_accelerator_seconds x measured_peak_tflops x 1e12) x 100: MFU against what its slowest node can really do (the MAMF finder's advice).
 WITH held_nodes AS (
@@ -54,13 +54,14 @@ run_node_ceilings AS (
     ) = 1
 ),
 measured AS (
+    -- the slowest node; of nodes equally slow, the first by name (reruns name the same one)
     SELECT
         run_id,
-        count(*) AS nodes_probed,
-        min(best_tflops) AS measured_peak_tflops,
-        arg_min(node, best_tflops) AS slowest_node
+        count(*) OVER (PARTITION BY run_id) AS nodes_probed,
+        best_tflops AS measured_peak_tflops,
+        node AS slowest_node
     FROM run_node_ceilings
-    GROUP BY run_id
+    QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY best_tflops, node) = 1
 ),
 flops AS (
     SELECT

@@ -1,17 +1,23 @@
 """Which extracts a run kept to some days reads (collectors/gcp_billing/days.py's
-files_for_days): a file is left out only when every row in it starts on another day."""
+extract_days and could_hold): a file is left out only when every row in it starts on another
+day."""
 
 from datetime import date, datetime
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from flopledger.collectors.gcp_billing.days import files_for_days
+from flopledger.collectors.gcp_billing.days import could_hold, extract_days
 from flopledger.collectors.gcp_billing.read import read_billing_files
 from tests.conftest import billing_row, write_ndjson
 
 OCT2 = {date(2026, 10, 2)}
 STAMP = pa.timestamp("us", tz="UTC")
+
+
+def files_for_days(files, days):
+    """The files a run kept to `days` reads, as ingest/gcp_billing/extracts.py chooses them."""
+    return [path for path in files if could_hold(extract_days(path), days)]
 
 
 def test_only_files_of_other_days_are_left_out(tmp_path):

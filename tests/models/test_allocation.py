@@ -231,6 +231,28 @@ def test_cost_per_token_experiment_and_job(books):
     assert tokens == [{"tokens_in": 400_000_000, "cost_per_million_tokens": D("0.2")}]
 
 
+def test_an_experiments_team_is_the_one_with_most_runs_ties_by_name(books):
+    # exp-tie: one run of vision, one of llm -> a tie, which goes to the first by name: llm.
+    # exp-most: two runs of vision, one of llm -> vision. Each run holds 4 of vm-1's 8 GPUs
+    # in its own hour (80 per hour): 40 each. A rerun of the marts names the same teams.
+    billing = [gpu(f"2026-10-01 0{h}", 80) for h in range(5)]
+    runs = [
+        run(f"r-{i}", f"2026-10-01T0{i}:00:00Z", f"2026-10-01T0{i + 1}:00:00Z", gpus=4,
+            team=team, experiment_id=exp)
+        for i, (team, exp) in enumerate([("vision", "exp-tie"), ("llm", "exp-tie"),
+                                         ("vision", "exp-most"), ("llm", "exp-most"),
+                                         ("vision", "exp-most")])
+    ]  # fmt: skip
+    b = books.build(billing, runs)
+    query = "SELECT experiment_id, team, runs, effective_cost FROM cost_per_experiment"
+    assert {
+        r["experiment_id"]: (r["team"], r["runs"], r["effective_cost"]) for r in b.rows(query)
+    } == {
+        "exp-most": ("vision", 3, D("120")),
+        "exp-tie": ("llm", 2, D("80")),
+    }
+
+
 def test_inference_cost_per_million_output_tokens(books):
     # 80 USD; 300M tokens in + 100M out = 400M -> 0.2 per M tokens; 80 / 100 = 0.8 per M output tokens.
     runs = [

@@ -97,6 +97,12 @@ MFU_PROBES = [
     probe("node-b", "2026-10-02T03:00:00Z", 500.0),
 ]
 
+# A tie: node-d and node-e equally fast.
+TIE_PROBES = [
+    probe("node-e", "2026-09-30T03:00:00Z", 791.52),
+    probe("node-d", "2026-09-30T03:00:00Z", 791.52),
+]
+
 # Drift: node-x 800 for seven days then 680; node-y 800 then 776 (two devices); node-z's only
 # earlier probe is 11 days back.
 DRIFT_PROBES = [
@@ -114,14 +120,15 @@ DRIFT_PROBES = [
 
 @pytest.fixture(scope="module")
 def ledger(tmp_path_factory) -> Books:
-    billing = [gpu_hour(r) for r in ("node-a", "node-b", "node-c", "solo")]
+    billing = [gpu_hour(r) for r in ("node-a", "node-b", "node-c", "node-d", "node-e", "solo")]
     runs = [
         two_nodes("pt-ab", "node-a", "node-b"),
         two_nodes("pt-ac", "node-a", "node-c"),
+        two_nodes("pt-ed", "node-e", "node-d"),
         *CLASS_RUNS,
     ]
     books = Books(tmp_path_factory.mktemp("mfu"))
-    return books.build(billing, runs, probes=[*MFU_PROBES, *DRIFT_PROBES])
+    return books.build(billing, runs, probes=[*MFU_PROBES, *TIE_PROBES, *DRIFT_PROBES])
 
 
 def mfu(ledger, run_id):
@@ -154,6 +161,15 @@ def test_a_node_without_probes_leaves_measured_mfu_unknown(ledger):
     assert row["mfu_spec_pct"] == pytest.approx(40.0, rel=1e-12)
     assert (row["nodes_held"], row["nodes_probed"]) == (2, 1)
     assert (row["measured_peak_tflops"], row["mfu_measured_pct"]) == (None, None)
+
+
+def test_of_nodes_equally_slow_the_first_by_name_is_named(ledger):
+    # pt-ed holds node-e and node-d, both at 791.52: as pt-ab's figures, 50% against measured;
+    # the slowest node is the first by name, node-d, on every build.
+    row = mfu(ledger, "pt-ed")
+    assert (row["slowest_node"], row["measured_peak_tflops"]) == ("node-d", 791.52)
+    assert (row["nodes_held"], row["nodes_probed"]) == (2, 2)
+    assert row["mfu_measured_pct"] == pytest.approx(50.0, rel=1e-12)
 
 
 def test_model_flops_by_workload_class_and_override(ledger):

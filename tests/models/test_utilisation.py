@@ -97,6 +97,23 @@ def test_tpu_busy_fraction_from_tensorcore_utilisation(books):
     assert b.idle("v5p-a", "2026-10-01 00:00:00")["busy_source"] == "tpu_tensorcore_util"
 
 
+def test_the_busy_source_of_most_minutes_ties_in_a_fixed_order(books):
+    # Hour 00: GPUs 0-3 show more SM than tensor activity (gpm_sm_active), GPUs 4-7 more tensor
+    # (gpm_tensor_active): 240 minutes each, a tie, which goes to the first of the documented
+    # order, gpm_sm_active. Hour 01: GPUs 0-2 SM, 3-7 tensor: 180 against 300 -> tensor.
+    def minutes(hour: int, sm_gpus: int) -> list[dict]:
+        rows = _gpu_minutes(datetime(2026, 10, 1, hour), 8, 60.0, 700.0, 70.0)
+        for row in rows:
+            if int(row["gpu_uuid"].split("-")[1]) >= sm_gpus:
+                row["sm_active_pct"], row["tensor_active_pct"] = 30.0, 60.0
+        return rows
+
+    samples = minutes(0, 4) + minutes(1, 3)
+    b = books.build([gpu("2026-10-01 00", 80), gpu("2026-10-01 01", 80)], [], gpu_samples=samples)
+    assert b.idle("vm-1", "2026-10-01 00:00:00")["busy_source"] == "gpm_sm_active"
+    assert b.idle("vm-1", "2026-10-01 01:00:00")["busy_source"] == "gpm_tensor_active"
+
+
 def test_without_telemetry_the_columns_say_so(books):
     b = books.build([gpu("2026-10-01 00", 80)], [run("r")])
     row = b.rows("SELECT * FROM cost_per_run")[0]
