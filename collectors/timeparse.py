@@ -25,9 +25,7 @@ def parse_timestamp(value: object) -> datetime | None:
     if value is None or value == "":
         return None
     if isinstance(value, datetime):
-        if value.tzinfo is None:
-            return value
-        return value.astimezone(UTC).replace(tzinfo=None)
+        return _to_utc(value, value)
     if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
         return _from_epoch(float(value))
     if not isinstance(value, str):
@@ -47,11 +45,21 @@ def parse_timestamp(value: object) -> datetime | None:
         parsed = datetime.fromisoformat(text)
     except ValueError:
         raise BadTimestamp(f"{value!r} is not a timestamp") from None
-    if parsed.tzinfo is None:
-        return parsed
-    return parsed.astimezone(UTC).replace(tzinfo=None)
+    return _to_utc(parsed, value)
+
+
+def _to_utc(moment: datetime, value: object) -> datetime:
+    """Naive UTC; a time whose offset takes it past year 9999 or before year 1 (9999-12-31T23:00
+    at -05:00) is a BadTimestamp, never an OverflowError out of the reader."""
+    if moment.tzinfo is None:
+        return moment
+    try:
+        return moment.astimezone(UTC).replace(tzinfo=None)
+    except OverflowError:
+        raise BadTimestamp(f"{value!r} is not a time between years 1 and 9999 in UTC") from None
 
 
 def naive_utc(moment: datetime) -> datetime:
-    """A datetime as naive UTC: aware times converted to UTC, naive ones taken as UTC already."""
-    return moment if moment.tzinfo is None else moment.astimezone(UTC).replace(tzinfo=None)
+    """A datetime as naive UTC: aware times converted to UTC, naive ones taken as UTC already
+    (BadTimestamp when its offset takes it out of datetime's range)."""
+    return _to_utc(moment, moment)

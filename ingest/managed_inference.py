@@ -18,6 +18,7 @@ from flopledger.collectors.inference.provider_export import (
     read_provider_export,
 )
 from flopledger.collectors.inputs import InputObject, Listing
+from flopledger.collectors.limits import DEFAULT_LIMITS, Limits
 from flopledger.collectors.quarantine import Quarantined
 from flopledger.ingest import file_marks
 from flopledger.ingest.inputs import (
@@ -67,18 +68,20 @@ def _listed(config: Config, run_key: str | None) -> list[_Files]:
     return found
 
 
-def _tables(files: _Files, paths: list[Path]) -> tuple[dict[str, pa.Table], list[Quarantined]]:
+def _tables(
+    files: _Files, paths: list[Path], limits: Limits
+) -> tuple[dict[str, pa.Table], list[Quarantined]]:
     if files.provider is None:
-        requests, bad = read_gateway_logs(paths)
+        requests, bad = read_gateway_logs(paths, limits)
         return {"managed_requests": requests}, bad
-    read = read_provider_export(files.provider, paths)
+    read = read_provider_export(files.provider, paths, limits)
     return {"managed_usage": read.usage, "managed_costs": read.costs}, read.quarantined
 
 
-def _days_held(config: Config, files: _Files, obj: InputObject) -> frozenset[date]:
+def _days_held(config: Config, files: _Files, obj: InputObject, limits: Limits) -> frozenset[date]:
     """The UTC days the rows of one file fall on (read alone: rows another file also holds
     count too)."""
-    tables, _ = _tables(files, input_cache(config).fetch([obj]).paths)
+    tables, _ = _tables(files, input_cache(config).fetch([obj]).paths, limits)
     return frozenset(
         d
         for name, table in tables.items()
@@ -88,7 +91,11 @@ def _days_held(config: Config, files: _Files, obj: InputObject) -> frozenset[dat
 
 
 def read_files(
-    config: Config, listed: list[_Files], uris: set[str], run_key: str | None = None
+    config: Config,
+    listed: list[_Files],
+    uris: set[str],
+    run_key: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> dict[str, Any]:
     """The files of `listed` named in `uris` (in the listing's order: a request id read twice is
     the first file's), and the price book whole: tables, quarantine rows, and what it took."""
@@ -105,7 +112,7 @@ def read_files(
         chosen = [o for o in files.listing.objects if o.uri in uris]
         fetched = fetch_inputs(config, files.key, files.listing, chosen)
         inputs.add(fetched)
-        read, refused = _tables(files, fetched.paths)
+        read, refused = _tables(files, fetched.paths, limits)
         for name, table in read.items():
             tables[name].append(table)
         bad += refused
@@ -129,7 +136,11 @@ DAY_OF = {
 
 
 def load(
-    warehouse: Any, config: Config, window: list[date], run_key: str | None = None
+    warehouse: Any,
+    config: Config,
+    window: list[date],
+    run_key: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[dict[str, pa.Table], dict[str, Any]]:
     """Read the files that changed since they were last read (ingest/file_marks.py) and those
     holding a day they hold or held, or a day of `window`; replace those days of each dated
@@ -140,14 +151,14 @@ def load(
     objects = [o for files in listed for o in files.listing.objects]
     marks = file_marks.seen(warehouse, SOURCE)
     fresh = {
-        o.uri: file_marks.Mark(o.fingerprint, _days_held(config, files, o))
+        o.uri: file_marks.Mark(o.fingerprint, _days_held(config, files, o, limits))
         for files in listed
         for o in file_marks.changed(files.listing.objects, marks)
     }
     days = set(window).union(*(m.days for m in fresh.values()))
     days = days.union(*(marks[uri].days for uri in fresh if uri in marks))
     again = {o.uri for o in file_marks.holding(objects, marks, days)}
-    read = read_files(config, listed, set(fresh) | again, run_key)
+    read = read_files(config, listed, set(fresh) | again, run_key, limits)
     read["unchanged"] = len(objects) - len(fresh) - len(again)
     loaded = {
         name: replace_days(warehouse, name, DAY_OF[name], read[name], sorted(days))
@@ -181,12 +192,13 @@ class ManagedInference(Source):
             lambda patterns: (
                 pattern_inputs(run.config, PROVIDER_EXPORTS, patterns, run.run_key).paths
             ),
+            run.limits,
         )
 
     def load(self, run: IngestRun) -> Loaded:
         if run.config.sources.managed_inference is None:
             return self.not_configured()
-        loaded, read = load(run.warehouse, run.config, run.days, run.run_key)
+        loaded, read = load(run.warehouse, run.config, run.days, run.run_key, run.limits)
         bad = len(read["quarantined"])
         run.info(
             "managed inference: "

@@ -26,6 +26,7 @@ from flopledger.collectors.files import Unreadable, iter_ndjson
 from flopledger.collectors.inference import values as v
 from flopledger.collectors.inference.values import BadValue
 from flopledger.collectors.jobs.schema import WORKLOAD_CLASSES
+from flopledger.collectors.limits import DEFAULT_LIMITS, Limits
 from flopledger.collectors.quarantine import Quarantined
 
 SOURCE = "managed_inference"
@@ -132,8 +133,9 @@ def _team(record: dict[str, Any], metadata: dict[str, Any]) -> str | None:
     return None
 
 
-def parse_request(record: Any) -> dict[str, Any]:
-    """One spend-log object as a typed `managed_requests` row; BadValue says why it cannot be one."""
+def parse_request(record: Any, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
+    """One spend-log object as a typed `managed_requests` row; BadValue says why it cannot be
+    one (its times outside the plausible window of `limits`, its counts beyond BIGINT)."""
     if not isinstance(record, dict):
         raise BadValue("line is not a JSON object")
     metadata = _metadata(record)
@@ -141,8 +143,8 @@ def parse_request(record: Any) -> dict[str, Any]:
     cached = _cached_tokens(metadata)
     if cached > prompt:
         raise BadValue(f"cached tokens ({cached}) exceed prompt_tokens ({prompt})")
-    started = v.timestamp("startTime", record.get("startTime"), required=True)
-    ended = v.timestamp("endTime", record.get("endTime"))
+    started = v.timestamp("startTime", record.get("startTime"), required=True, limits=limits)
+    ended = v.timestamp("endTime", record.get("endTime"), limits=limits)
     if started is not None and ended is not None and ended < started:
         raise BadValue("endTime is before startTime")
     provider_model = v.text("model", record.get("model"))
@@ -153,7 +155,9 @@ def parse_request(record: Any) -> dict[str, Any]:
         "request_id": v.text("request_id", record.get("request_id"), required=True),
         "started_at": started,
         "ended_at": ended,
-        "first_token_at": v.timestamp("completionStartTime", record.get("completionStartTime")),
+        "first_token_at": v.timestamp(
+            "completionStartTime", record.get("completionStartTime"), limits=limits
+        ),
         "provider": v.text("custom_llm_provider", record.get("custom_llm_provider"), required=True),
         "model": model,
         "provider_model": provider_model,
@@ -168,16 +172,18 @@ def parse_request(record: Any) -> dict[str, Any]:
         "prompt_tokens": prompt,
         "cached_tokens": cached,
         "completion_tokens": v.count("completion_tokens", record.get("completion_tokens"), 0) or 0,
-        "spend": v.amount("spend", record.get("spend")),
+        "spend": v.amount("spend", record.get("spend"), limits=limits),
     }
 
 
-def _read_file(path: Path, rows: dict[str, dict[str, Any]], bad: list[Quarantined]) -> None:
+def _read_file(
+    path: Path, rows: dict[str, dict[str, Any]], bad: list[Quarantined], limits: Limits
+) -> None:
     for line, record, raw in iter_ndjson(path):
         try:
             if isinstance(record, Unreadable):
                 raise BadValue(str(record))
-            row = parse_request(record)
+            row = parse_request(record, limits)
         except BadValue as exc:
             bad.append(Quarantined(SOURCE, str(path), line, str(exc), raw))
             continue
@@ -189,7 +195,9 @@ def _read_file(path: Path, rows: dict[str, dict[str, Any]], bad: list[Quarantine
             bad.append(Quarantined(SOURCE, str(path), line, reason, raw))
 
 
-def read_gateway_logs(paths: list[Path]) -> tuple[pa.Table, list[Quarantined]]:
+def read_gateway_logs(
+    paths: list[Path], limits: Limits = DEFAULT_LIMITS
+) -> tuple[pa.Table, list[Quarantined]]:
     """One row per request id across every gateway log file, and the lines refused."""
     rows: dict[str, dict[str, Any]] = {}
     bad: list[Quarantined] = []
@@ -197,5 +205,5 @@ def read_gateway_logs(paths: list[Path]) -> tuple[pa.Table, list[Quarantined]]:
         if not path.is_file():
             bad.append(Quarantined(SOURCE, str(path), None, "file not found", ""))
             continue
-        _read_file(path, rows, bad)
+        _read_file(path, rows, bad, limits)
     return pa.Table.from_pylist(list(rows.values()), schema=MANAGED_REQUESTS_SCHEMA), bad

@@ -29,6 +29,7 @@ import pyarrow as pa
 from flopledger.collectors.files import Unreadable, iter_ndjson
 from flopledger.collectors.inference import values as v
 from flopledger.collectors.inference.values import BadValue
+from flopledger.collectors.limits import DEFAULT_LIMITS, Limits
 from flopledger.collectors.quarantine import Quarantined
 
 SOURCE = "managed_inference"
@@ -114,7 +115,9 @@ def parse_usage(provider: str, bucket: tuple[Any, Any], result: dict[str, Any]) 
     return {"usage_id": _key(provider, start, *group), **row}
 
 
-def parse_cost(provider: str, bucket: tuple[Any, Any], result: dict[str, Any]) -> dict[str, Any]:
+def parse_cost(
+    provider: str, bucket: tuple[Any, Any], result: dict[str, Any], limits: Limits = DEFAULT_LIMITS
+) -> dict[str, Any]:
     start, end = bucket
     amount = result.get("amount")
     if not isinstance(amount, dict):
@@ -122,7 +125,7 @@ def parse_cost(provider: str, bucket: tuple[Any, Any], result: dict[str, Any]) -
     currency = v.text("amount.currency", amount.get("currency"), required=True) or ""
     if currency.lower() != "usd":
         raise BadValue(f"amount.currency {currency!r} is not USD (no FX rates applied yet)")
-    value = v.amount("amount.value", amount.get("value"), allow_negative=True)
+    value = v.amount("amount.value", amount.get("value"), allow_negative=True, limits=limits)
     if value is None:
         raise BadValue("missing required field amount.value")
     line_item = v.text("line_item", result.get("line_item"))
@@ -140,11 +143,12 @@ def parse_cost(provider: str, bucket: tuple[Any, Any], result: dict[str, Any]) -
     }
 
 
-def _bucket(bucket: Any) -> tuple[Any, Any]:
+def _bucket(bucket: Any, limits: Limits) -> tuple[Any, Any]:
+    """A bucket's (start, end), each inside the plausible window of `limits`."""
     if not isinstance(bucket, dict) or bucket.get("object") != "bucket":
         raise BadValue('a data entry is not {"object": "bucket", ...}')
-    start = v.timestamp("start_time", bucket.get("start_time"), required=True)
-    end = v.timestamp("end_time", bucket.get("end_time"), required=True)
+    start = v.timestamp("start_time", bucket.get("start_time"), required=True, limits=limits)
+    end = v.timestamp("end_time", bucket.get("end_time"), required=True, limits=limits)
     if end is not None and start is not None and end <= start:
         raise BadValue("bucket end_time is not after start_time")
     if not isinstance(bucket.get("results"), list):
@@ -153,7 +157,8 @@ def _bucket(bucket: Any) -> tuple[Any, Any]:
 
 
 class _Collected:
-    def __init__(self) -> None:
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
         self.usage: dict[str, dict[str, Any]] = {}
         self.costs: dict[str, dict[str, Any]] = {}
         self.bad: list[Quarantined] = []
@@ -191,7 +196,7 @@ def _read_page(provider: str, path: Path, line: int | None, page: Any, out: _Col
         return
     for bucket in page["data"]:
         try:
-            times = _bucket(bucket)
+            times = _bucket(bucket, out.limits)
         except BadValue as exc:
             out.refuse((path, line, _raw(bucket)), str(exc))
             continue
@@ -220,7 +225,10 @@ def _read_result(provider: str, times: tuple, result: Any, where: tuple, out: _C
             out.add(
                 out.costs,
                 "cost_id",
-                {**parse_cost(provider, times, result), "source_file": str(where[0])},
+                {
+                    **parse_cost(provider, times, result, out.limits),
+                    "source_file": str(where[0]),
+                },
                 where,
             )
         else:
@@ -240,9 +248,12 @@ def _pages(path: Path) -> list[tuple[int | None, Any, str]]:
         return list(iter_ndjson(path))
 
 
-def read_provider_export(provider: str, paths: list[Path]) -> ExportRead:
-    """Usage and cost rows of one provider's saved pages, and what was refused."""
-    out = _Collected()
+def read_provider_export(
+    provider: str, paths: list[Path], limits: Limits = DEFAULT_LIMITS
+) -> ExportRead:
+    """Usage and cost rows of one provider's saved pages, and what was refused (a bucket
+    outside the plausible window of `limits` among them)."""
+    out = _Collected(limits)
     for path in paths:
         if not path.is_file():
             out.refuse((path, None, ""), "file not found")

@@ -81,15 +81,33 @@ class _Seen:
 
 
 def _raw(value: Any) -> str:
-    return (value if isinstance(value, str) else json.dumps(value, default=str))[:_MAX_RAW]
+    if isinstance(value, str):
+        return value[:_MAX_RAW]
+    try:
+        return json.dumps(value, default=str)[:_MAX_RAW]
+    except (RecursionError, ValueError):  # nested past Python's stack: not shown
+        return "(not shown: nested too deep)"
+
+
+class _TooDeep(Exception):
+    """A `kubectl -o json` document nested past what Python's JSON parser can take."""
 
 
 def _document(path: Path) -> dict[str, Any] | None:
-    """The file as one JSON object with an `items` list, or None (then it is JSON Lines)."""
+    """The file as one JSON object with an `items` list, or None (then it is JSON Lines).
+
+    A document nested too deep to parse (an annotation of 50,000 nested arrays) raises
+    _TooDeep when it is kubectl's indented output (a first line of "{"); otherwise it is
+    JSON Lines, whose deep line is refused alone."""
     try:
         with path.open() as fh:
             document = json.load(fh)
     except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    except RecursionError:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            if fh.readline().strip() == "{":
+                raise _TooDeep from None
         return None
     return (
         document if isinstance(document, dict) and isinstance(document.get("items"), list) else None
@@ -133,13 +151,17 @@ def record_problem(record: dict[str, Any]) -> str | None:
 
 def _records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str, str | None]]:
     """(line or item number, lifecycle record or None, raw text, reason when None)."""
-    document = _document(path)
+    try:
+        document = _document(path)
+    except _TooDeep:
+        yield 0, None, "", "JSON nested too deep to read: the file is refused whole"
+        return
     if document is not None:
         for i, item in enumerate(document["items"], start=1):
             try:
                 record = pod_record(item, "LISTED", None)
                 problem = record_problem(record)
-            except (NotAPod, TypeError, ValueError, AttributeError) as exc:
+            except (NotAPod, TypeError, ValueError, AttributeError, RecursionError) as exc:
                 record, problem = None, str(exc) or exc.__class__.__name__
             if problem is None:
                 yield i, record, "", None
@@ -155,6 +177,9 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str, str 
                     record = json.loads(line)
                 except json.JSONDecodeError as exc:
                     yield n, None, line[:_MAX_RAW], f"not valid JSON ({exc.msg})"
+                    continue
+                except (RecursionError, ValueError):  # nesting past the stack, huge integers
+                    yield n, None, line[:_MAX_RAW], "JSON nested too deep or a number too long"
                     continue
                 if not isinstance(record, dict) or record.get("record") != RECORD:
                     yield (
@@ -221,7 +246,7 @@ def read_pod_files(
         try:
             record = run_record(run_id, [s.record for s in members], keys, project_id)
             run, held = normalise_job(record, first.source, first.line, SCHEDULER)
-        except (BadRecord, NotARun, TypeError, ValueError) as exc:
+        except (BadRecord, NotARun, TypeError, ValueError, RecursionError) as exc:
             raw = _raw([s.record for s in members])
             quarantined.append(
                 Quarantined(SOURCE, first.source, first.line or None, f"run {run_id}: {exc}", raw)

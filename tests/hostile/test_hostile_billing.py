@@ -73,6 +73,13 @@ CASES = [
         "outside the plausible window",
     ),
     Case(
+        "an offset that takes the start past year 9999 in UTC (was an OverflowError)",
+        billing_row(
+            usage_start_time="9999-12-31T23:00:00-05:00", usage_end_time="9999-12-31T23:30:00-05:00"
+        ),
+        "between years 1 and 9999",
+    ),
+    Case(
         "a 1970 row (a 20,730-day window)",
         billing_row(usage_start_time="1970-01-01 00:00:00 UTC"),
         "usage_start_time: 1970-01-01T00:00:00 is outside the plausible window",

@@ -56,6 +56,11 @@ CASES = [
     Case(
         "the same id, other values", result("r1", achieved_tflops=1.0), "seen before with different"
     ),
+    Case(
+        "an offset that takes it past year 9999 in UTC (was an OverflowError)",
+        result("r10", measured_at="9999-12-31T23:00:00-05:00"),
+        "between years 1 and 9999",
+    ),
 ]
 
 
@@ -77,6 +82,6 @@ def test_each_probe_case(read, number):
 
 def test_probe_lines_are_each_counted(read):
     table, quarantined, stats = read
-    # 13 lines = 1 loaded (r1) + 11 quarantined + 1 duplicate (r1 again, identical).
-    assert stats.rows_read == 13 == table.num_rows + len(quarantined) + stats.duplicates
+    # 14 lines = 1 loaded (r1) + 12 quarantined + 1 duplicate (r1 again, identical).
+    assert stats.rows_read == 14 == table.num_rows + len(quarantined) + stats.duplicates
     assert table.num_rows == 1
