@@ -209,11 +209,14 @@ def _exact(name: str, value: Any, places: int, issues: list[str]) -> Decimal | N
         raise Refused(f"{name}: {exc}") from None
     if amount is None:
         return None
+    # Before rounding: 1e400 has no form with `places` decimals (InvalidOperation).
+    if abs(amount) >= Decimal(10) ** (38 - places):
+        raise Refused(f"{name}: {amount} does not fit DECIMAL(38, {places})")
     quantum = Decimal(1).scaleb(-places)
     rounded = amount.quantize(quantum, rounding=ROUND_HALF_EVEN, context=WIDE)
     if rounded != amount:
         issues.append(f"{name} rounded to {places} places")
-    if abs(rounded) >= Decimal(10) ** (38 - places):
+    if abs(rounded) >= Decimal(10) ** (38 - places):  # 99...9.9999999999 rounds up past it
         raise Refused(f"{name}: {amount} does not fit DECIMAL(38, {places})")
     return rounded
 

@@ -246,6 +246,8 @@ def _pages(path: Path) -> list[tuple[int | None, Any, str]]:
         return [(None, json.loads(text, parse_float=Decimal), "")]
     except json.JSONDecodeError:
         return list(iter_ndjson(path))
+    except RecursionError:  # one document nested past Python's stack: refused, not fatal
+        return [(None, Unreadable("JSON nested too deep to read: the file is refused whole"), "")]
 
 
 def read_provider_export(

@@ -4,11 +4,14 @@ reason, and the good records beside them still load."""
 
 from __future__ import annotations
 
+import csv
 import json
 import sys
 from datetime import date
+from decimal import Decimal
 from pathlib import Path
 
+from flopledger.collectors.focus.read import read_focus_files
 from flopledger.collectors.inference.days import managed_days
 from flopledger.collectors.inference.gateway import read_gateway_logs
 from flopledger.collectors.inference.provider_export import read_provider_export
@@ -16,6 +19,7 @@ from flopledger.collectors.kubernetes.read import read_pod_files
 from flopledger.settings.config_file import ManagedInferenceConfig, ProviderExportConfig
 from tests.collectors.kubernetes.k8s_fakes import pod
 
+FOCUS = Path(__file__).parent.parent / "fixtures" / "focus" / "focus_sample.csv"
 # Deeper than any Python stack: json.loads raises RecursionError on it.
 DEPTH = max(50_000, sys.getrecursionlimit() * 10)
 
@@ -122,3 +126,38 @@ def test_a_pod_nested_too_deep_is_refused_not_fatal(tmp_path: Path):
     assert reasons[1] == ("b-pods.jsonl", 1, "JSON nested too deep or a number too long")
     assert [r[0] for r in reasons[2:]] == ["b-pods.jsonl"]  # the short record: not a full pod
     assert read.jobs["run_id"].to_pylist() == ["ml-research/good"]
+
+
+def test_a_provider_page_nested_too_deep_is_refused_whole(tmp_path: Path):
+    # Found by test_hostile_properties_sources.py: json.loads raised RecursionError out of the
+    # reader. The file is one document, so it is refused whole, and the next file still reads.
+    deep = tmp_path / "a-deep.json"
+    deep.write_text('{"object": "page", "data": ' + "[" * DEPTH + "]" * DEPTH + "}")
+    good = tmp_path / "b-good.json"
+    bucket = {"object": "bucket", "start_time": 1790812800, "end_time": 1790899200,
+              "results": [{"object": "organization.costs.result", "line_item": "m, input",
+                           "project_id": "p", "amount": {"value": 0.5, "currency": "usd"}}]}  # fmt: skip
+    good.write_text(json.dumps(_page(bucket)))
+    read = read_provider_export("openai", [deep, good])
+    assert [(Path(q.file).name, q.reason) for q in read.quarantined] == [
+        ("a-deep.json", "JSON nested too deep to read: the file is refused whole")
+    ]
+    assert read.costs["amount"].to_pylist() == [Decimal("0.5")]
+
+
+def test_a_focus_cost_of_1e400_is_refused_not_fatal(tmp_path: Path):
+    # Found by the property test too: 1e400 has no 12-place form (decimal.InvalidOperation).
+    header = FOCUS.read_text().splitlines()[0]
+    columns = next(csv.reader([header]))
+    rows = list(csv.DictReader(FOCUS.open(newline="")))[:2]
+    rows[0]["BilledCost"] = "1e400"
+    path = tmp_path / "focus.csv"
+    with path.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    read = read_focus_files([path])
+    assert [(q.line, q.reason) for q in read.quarantined] == [
+        (2, "BilledCost: 1E+400 does not fit DECIMAL(38, 12)")
+    ]
+    assert read.table.num_rows == 1
