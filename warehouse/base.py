@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -18,6 +18,7 @@ from flopledger import models
 
 if TYPE_CHECKING:
     from flopledger.clients.bigquery import Param
+    from flopledger.warehouse.bounds import Bounds, Rows
 
 # Positional (`?`) or named (`$name`) parameters.
 Params = Sequence[Any] | Mapping[str, Any] | None
@@ -286,6 +287,12 @@ class Warehouse(ABC):
     @abstractmethod
     def read_query(self, sql: str, params: Params = None) -> pa.Table:
         """A read-only query against the latest published snapshot (the live tables if none yet)."""
+
+    @abstractmethod
+    def read_bounded(self, sql: str, bounds: Bounds) -> AbstractContextManager[Rows]:
+        """One person's read-only query, as read_query's, held to `bounds` (warehouse/bounds.py):
+        stopped at its time limit, its engine's memory capped, and its rows, the number wanted
+        at most, handed out batch by batch as they come, to be read inside the block."""
 
     @abstractmethod
     def reader(self) -> Reader:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import date, timedelta
 from functools import cached_property
 from typing import Any
@@ -43,6 +44,7 @@ from flopledger.warehouse.base import (
     identifier,
     same_days,
 )
+from flopledger.warehouse.bounds import Bounds, Rows
 from flopledger.warehouse.transpile import Column, columns, dataset_of, to_bigquery
 
 # Each day-replaced raw table: the column whose UTC day is its partition (the one its
@@ -481,6 +483,18 @@ class BigQueryWarehouse(Warehouse, InPlace):
         reader = self.reader()
         try:
             return reader.query(sql, params)
+        finally:
+            reader.close()
+
+    @contextmanager
+    def read_bounded(self, sql: str, bounds: Bounds) -> Iterator[Rows]:
+        """Through a reader of its own, as read_query (warehouse/bigquery_reader.py: `stream`)."""
+        from flopledger.warehouse.bigquery_reader import BigQueryReader
+
+        reader = BigQueryReader(self)
+        try:
+            with reader.stream(sql, bounds) as rows:
+                yield rows
         finally:
             reader.close()
 

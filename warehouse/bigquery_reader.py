@@ -12,6 +12,10 @@ snapshot: every table is replaced by one atomic job, so a query never sees half 
   no write role either: docs/bigquery.md).
 - Parameters are bound (`$name` or `?`) through the one BigQuery door, clients/bigquery.py;
   every job carries `maximum_bytes_billed`, so BigQuery refuses a query that would bill more.
+- Bounds (`stream`, `flopledger sql`'s): the job is waited for up to the time limit, then
+  cancelled (its own job timeout a little later stops it should the client die); its rows are
+  read page by page, no more than wanted. BigQuery's engine runs on Google's servers: its memory
+  is its own, the bytes billed the bound here.
 - Version. A successful run records itself in the marker table `published_runs`
   (`mark_published`, called by the warehouse's `publish_snapshot`); the version is that
   table's last-modified time, read from its metadata (free: no query job), at most every
@@ -22,7 +26,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from decimal import Context
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
@@ -34,6 +39,7 @@ from sqlglot import exp
 
 from flopledger.clients import bigquery as bq
 from flopledger.warehouse.base import NoWarehouse, Params, QueryError, Reader
+from flopledger.warehouse.bounds import Bounds, QueryTimeout, Rows
 from flopledger.warehouse.transpile import TranspileError, to_bigquery
 
 if TYPE_CHECKING:
@@ -76,18 +82,46 @@ class BigQueryReader(Reader):
             self._version, self._checked = version, self.clock()
         return version
 
-    def query(self, sql: str, params: Params = None) -> pa.Table:
+    def _readable(self, sql: str) -> str:
+        """`sql` as BigQuery's, once a run has published the warehouse (else NoWarehouse)."""
         text = bigquery_sql(sql, self.warehouse.dataset_id)
         if not self.version() and not self._published():
             raise NoWarehouse(
                 f"{self.warehouse.dataset_id}: nothing published yet (a `flopledger run` that "
                 "passes its checks publishes the warehouse)"
             )
+        return text
+
+    def query(self, sql: str, params: Params = None) -> pa.Table:
+        text = self._readable(sql)
         try:
             table = bq.run_query(self.client, text, params, self.warehouse.max_bytes_billed)
         except bq.BigQueryError as exc:
             raise QueryError(str(exc).strip().splitlines()[0]) from None
         return naive_utc(table)
+
+    @contextmanager
+    def stream(self, sql: str, bounds: Bounds) -> Iterator[Rows]:
+        """`sql` held to `bounds`' time limit and row count, its rows page by page in the
+        warehouse's types (`naive_utc`). With a row count the rows (few) are made one batch,
+        so that a BIGNUMERIC column has one scale for them all."""
+        pages = _translated(
+            bq.query_bounded(
+                self.client,
+                self._readable(sql),
+                self.warehouse.max_bytes_billed,
+                bounds.timeout_s,
+                bounds.max_rows,
+            )
+        )
+        if bounds.max_rows is not None:
+            pages = iter(_as_warehouse(list(pages)))
+        else:
+            pages = (batch for page in pages for batch in _as_warehouse([page]))
+        first = next(pages, None)
+        batches = pages if first is None else _chained(first, pages)
+        schema = pa.schema([]) if first is None else first.schema
+        yield Rows(schema, batches)
 
     def _published(self) -> bool:
         """Whether the marker is there, asked now: an unreachable endpoint or a refusal is a
@@ -102,6 +136,29 @@ class BigQueryReader(Reader):
         client = self.__dict__.pop("client", None)  # made only if something was read
         if client is not None:
             client.close()
+
+
+def _translated(pages: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """The pages, the client's errors as the reader's."""
+    try:
+        yield from pages
+    except bq.BigQueryTimeout as exc:
+        raise QueryTimeout(str(exc)) from None
+    except bq.BigQueryError as exc:
+        raise QueryError(str(exc).strip().splitlines()[0]) from None
+
+
+def _as_warehouse(pages: list[pa.RecordBatch]) -> list[pa.RecordBatch]:
+    """`pages` as one batch in the warehouse's types (none for none)."""
+    if not pages:
+        return []
+    table = naive_utc(pa.Table.from_batches(pages)).combine_chunks()
+    return table.to_batches() or [pa.RecordBatch.from_pylist([], schema=table.schema)]
+
+
+def _chained(first: pa.RecordBatch, rest: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    yield first
+    yield from rest
 
 
 def naive_utc(table: pa.Table) -> pa.Table:

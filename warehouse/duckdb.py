@@ -33,6 +33,7 @@ from flopledger.warehouse.base import (
     identifier,
     same_days,
 )
+from flopledger.warehouse.bounds import Bounds, Rows
 from flopledger.warehouse.duckdb_lock import as_locked
 from flopledger.warehouse.duckdb_reader import SnapshotReader
 from flopledger.warehouse.duckdb_snapshot import ANY_TABLE
@@ -539,6 +540,17 @@ class DuckDBWarehouse(Warehouse):
         reader = self.reader()
         try:
             return reader.query(sql, params)
+        finally:
+            reader.close()
+
+    @contextmanager
+    def read_bounded(self, sql: str, bounds: Bounds) -> Iterator[Rows]:
+        """A reader of its own: DuckDB's memory limit is its database's, so the snapshot is
+        attached in a database made with the query's limit."""
+        reader = SnapshotReader(self.snapshot_path, self.path, bounds.memory_limit)
+        try:
+            with reader.stream(sql, bounds) as rows:
+                yield rows
         finally:
             reader.close()
 

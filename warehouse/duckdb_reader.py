@@ -13,6 +13,10 @@ attached READ_ONLY, then external access is switched off (no ATTACH, COPY, file 
 as read_csv, extension installs) and the configuration locked, so no statement can switch it
 back on. Only the snapshot is ever read: before the first one is published a query is
 `NoWarehouse`, never a read of the live file, whose lock the pipeline needs.
+
+A reader made with a memory limit sets it before the lock (DuckDB's limit is its database's,
+and the lock keeps it: no statement can raise it); `stream` runs one query held to a time limit,
+its rows batch by batch (warehouse/duckdb_bounded.py): `flopledger sql`'s bounds.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from __future__ import annotations
 import os
 import threading
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
@@ -27,6 +33,8 @@ import pyarrow as pa
 import duckdb
 from flopledger.models import INTERMEDIATE_SCHEMA
 from flopledger.warehouse.base import NoWarehouse, Params, QueryError, Reader
+from flopledger.warehouse.bounds import Bounds, Rows
+from flopledger.warehouse.duckdb_bounded import streamed
 from flopledger.warehouse.duckdb_lock import as_locked
 
 # The files (device, inode) this process's readers have open: a publish in this process never
@@ -52,14 +60,17 @@ def open_here(path: Path) -> bool:
 
 
 class _Attached:
-    """One read-only connection to one snapshot version, and how many queries are using it."""
+    """One read-only connection to one snapshot version, and how many queries are using it;
+    its memory capped at `memory_limit` where one is given (DuckDB's form: '4GB', '512MiB')."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, memory_limit: str | None = None) -> None:
         self.con = duckdb.connect(":memory:")
         self.con.execute("SET GLOBAL TimeZone = 'UTC'")  # GLOBAL: cursors share it
         try:
             self.file = self._attach(path)
             self.search_path = _search_path(self.con)
+            if memory_limit is not None:
+                self.con.execute("SET memory_limit = ?", [memory_limit])
             for statement in LOCK_DOWN:
                 self.con.execute(statement)
         except (duckdb.Error, OSError):
@@ -112,8 +123,8 @@ LOCK_DOWN = (
 
 
 class SnapshotReader(Reader):
-    def __init__(self, snapshot: Path, live: Path) -> None:
-        self.snapshot, self.live = snapshot, live
+    def __init__(self, snapshot: Path, live: Path, memory_limit: str | None = None) -> None:
+        self.snapshot, self.live, self.memory_limit = snapshot, live, memory_limit
         self._lock = threading.Lock()
         self._attached: dict[str, _Attached] = {}  # version -> connection (old ones until idle)
         self._current = ""
@@ -142,7 +153,7 @@ class SnapshotReader(Reader):
     def _acquire(self, version: str) -> _Attached:
         with self._lock:
             if version not in self._attached:
-                self._attached[version] = _Attached(version.rsplit(":", 3)[0])
+                self._attached[version] = _Attached(version.rsplit(":", 3)[0], self.memory_limit)
             self._current = version
             attached = self._attached[version]
             attached.users += 1
@@ -161,7 +172,9 @@ class SnapshotReader(Reader):
         ]:
             self._attached.pop(version).close()
 
-    def query(self, sql: str, params: Params = None) -> pa.Table:
+    @contextmanager
+    def _using(self) -> Iterator[_Attached]:
+        """The current snapshot's connection, counted as in use while the block runs."""
         version = self.version()
         if not version:
             self._target()  # raises NoWarehouse
@@ -170,9 +183,24 @@ class SnapshotReader(Reader):
         except duckdb.Error as exc:
             raise _refusal(exc, self.snapshot) from exc
         try:
-            return _run(attached, sql, params)
+            yield attached
         finally:
             self._release(attached)
+
+    def query(self, sql: str, params: Params = None) -> pa.Table:
+        with self._using() as attached:
+            return _run(attached, sql, params)
+
+    @contextmanager
+    def stream(self, sql: str, bounds: Bounds) -> Iterator[Rows]:
+        """`sql` held to `bounds`' time limit and row count (its memory limit is the reader's,
+        given when it was made): its rows while the block runs, batch by batch."""
+        with (
+            self._using() as attached,
+            _cursor(attached) as cursor,
+            streamed(cursor, sql, bounds) as rows,
+        ):
+            yield rows
 
     def close(self) -> None:
         with self._lock:
@@ -181,16 +209,28 @@ class SnapshotReader(Reader):
             self._attached.clear()
 
 
-def _run(attached: _Attached, sql: str, params: Params) -> pa.Table:
-    cursor = attached.con.cursor()  # one cursor per query: threads may share a reader
+@contextmanager
+def _cursor(attached: _Attached) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A cursor of the query's own (threads may share a reader) in the snapshot, its names
+    looked up as the models name them; closed after the block."""
+    cursor = attached.con.cursor()
     try:
-        cursor.execute("USE snapshot")  # a cursor starts in the default catalog
-        cursor.execute(f"SET search_path = '{attached.search_path}'")
-        return cursor.sql(sql, params=params).to_arrow_table()
-    except duckdb.Error as exc:
-        raise QueryError(str(exc).strip().splitlines()[0]) from exc
+        try:
+            cursor.execute("USE snapshot")  # a cursor starts in the default catalog
+            cursor.execute(f"SET search_path = '{attached.search_path}'")
+        except duckdb.Error as exc:
+            raise QueryError(str(exc).strip().splitlines()[0]) from exc
+        yield cursor
     finally:
         cursor.close()
+
+
+def _run(attached: _Attached, sql: str, params: Params) -> pa.Table:
+    with _cursor(attached) as cursor:
+        try:
+            return cursor.sql(sql, params=params).to_arrow_table()
+        except duckdb.Error as exc:
+            raise QueryError(str(exc).strip().splitlines()[0]) from exc
 
 
 def _refusal(exc: duckdb.Error, path: Path) -> Exception:
