@@ -6,16 +6,23 @@ has it) and the sensor's cursor. Either one is enough to skip a pair, so a resta
 (cursor kept, or table kept) and a rerun day (same alert ids, nothing new inserted) post
 nothing twice. A failed post is retried on a later tick after a backoff that doubles from
 `BACKOFF_S`. Webhook URLs are read from the environment and never logged or stored.
+
+A post waits at most `WEBHOOK_DEADLINE_S` for the receiver, and is not retried within the
+call (requests does not retry): a refused connection fails at once, a silent receiver after
+the deadline, each said in one line naming the receiver's host (never its path, which holds
+the secret) and what happened.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 
@@ -29,15 +36,45 @@ log = logging.getLogger(__name__)
 
 BACKOFF_S = 60
 MAX_BACKOFF_S = 3600
+# How long a post waits to connect and for each read of the answer (seconds). Meant to follow
+# the setting `network.deadline_s` once it exists; until then this default.
+WEBHOOK_DEADLINE_S = 10.0
+NO_ANSWER = "no answer within"  # the words of a receiver that never answered
 Post = Callable[[str, dict[str, Any]], str | None]
 
 
-def post_json(url: str, payload: dict[str, Any], timeout_s: float = 10.0) -> str | None:
-    """POST the payload; None on success, else a short reason that never contains the URL."""
+def _receiver(url: str) -> str:
+    """scheme://host[:port] of a webhook URL: where it went, without the secret path."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+
+
+def _what_happened(exc: requests.RequestException, timeout_s: float) -> str:
+    causes: list[BaseException] = []
+    cause: BaseException | None = exc
+    while cause is not None and len(causes) < 16:
+        causes.append(cause)
+        cause = cause.__cause__ or cause.__context__
+        if cause is None and causes[-1].args and isinstance(causes[-1].args[0], BaseException):
+            cause = causes[-1].args[0]  # requests wraps urllib3's error as its first arg
+    if any(isinstance(c, ConnectionRefusedError) for c in causes):
+        return "connection refused (nothing listens there)"
+    if isinstance(exc, requests.Timeout):
+        return f"{NO_ANSWER} {timeout_s:g} s"
+    if any(isinstance(c, socket.gaierror) for c in causes):
+        return "host not found"
+    return exc.__class__.__name__
+
+
+def post_json(
+    url: str, payload: dict[str, Any], timeout_s: float = WEBHOOK_DEADLINE_S
+) -> str | None:
+    """POST the payload; None on success, else a one-line reason naming the receiver's host
+    (never the URL's path or query, where webhook secrets are)."""
     try:
         response = requests.post(url, json=payload, timeout=timeout_s)
     except requests.RequestException as exc:
-        return exc.__class__.__name__
+        return f"{_receiver(url)}: {_what_happened(exc, timeout_s)}"
     return None if response.ok else f"HTTP {response.status_code}"
 
 

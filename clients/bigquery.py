@@ -15,8 +15,10 @@ library is installed and the endpoint is Google's, over REST otherwise.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -33,12 +35,22 @@ from google.auth.exceptions import DefaultCredentialsError
 from google.cloud import bigquery
 from google.cloud.bigquery.retry import DEFAULT_JOB_RETRY
 
+from flopledger.clients.network import (
+    DEADLINE_S,
+    failure,
+    is_refused,
+    is_timeout,
+    limit_refusals,
+)
+
 EMULATOR_ENV = "BIGQUERY_EMULATOR_HOST"
 # Transient errors are retried for a minute (a failed query job re-run for two), not the
 # client's default ten: an endpoint that is down says so while the person is still there.
 RETRY = bigquery.DEFAULT_RETRY.with_deadline(60)
 JOB_RETRY = DEFAULT_JOB_RETRY.with_deadline(120)
 LOCAL_RETRY = bigquery.DEFAULT_RETRY.with_deadline(5)  # an emulator is up, or it is not
+# A refused connection is tried twice more, quickly, then said; a request with no answer within
+# the client's deadline_s is said at once (clients/network.py), whatever the retry's deadline.
 # On every job: flopledger's own queries are found in the bill (and INFORMATION_SCHEMA.JOBS).
 JOB_LABELS = {"app": "flopledger"}
 Client = bigquery.Client
@@ -49,6 +61,10 @@ SCRATCH_EXPIRY = timedelta(days=1)
 
 class BigQueryError(RuntimeError):
     """A BigQuery call that failed; the message is one line a person can act on."""
+
+
+class BigQueryTimeout(BigQueryError):
+    """A query that reached its time limit (`query_bounded`); its job was cancelled."""
 
 
 @dataclass(frozen=True)
@@ -65,26 +81,46 @@ def make_client(
     endpoint: str | None = None,
     credentials: Credentials | None = None,
     location: str | None = None,
+    deadline_s: float = DEADLINE_S,
 ) -> bigquery.Client:
     """A BigQuery client. Jobs run (and are billed) in `project`; `location` is where the
-    data lives (the export dataset's location, e.g. US or EU)."""
+    data lives (the export dataset's location, e.g. US or EU). Each request it makes here
+    waits at most `deadline_s` for an answer."""
     endpoint = endpoint or os.environ.get(EMULATOR_ENV)
     try:
         if endpoint is None:
-            return bigquery.Client(project=project, credentials=credentials, location=location)
-        if not endpoint.startswith(("http://", "https://")):
-            endpoint = f"http://{endpoint}"
-        return bigquery.Client(
-            project=project or "local",
-            credentials=credentials or AnonymousCredentials(),
-            location=location,
-            client_options=ClientOptions(api_endpoint=endpoint),
-        )
+            client = _Client(project=project, credentials=credentials, location=location)
+        else:
+            if not endpoint.startswith(("http://", "https://")):
+                endpoint = f"http://{endpoint}"
+            client = _Client(
+                project=project or "local",
+                credentials=credentials or AnonymousCredentials(),
+                location=location,
+                client_options=ClientOptions(api_endpoint=endpoint),
+            )
     except DefaultCredentialsError as exc:
         raise BigQueryError(
             "no Google credentials: run `gcloud auth application-default login` or set "
             f"GOOGLE_APPLICATION_CREDENTIALS to a service-account key file ({exc})"
         ) from None
+    client.deadline_s = deadline_s
+    return client
+
+
+class _Client(bigquery.Client):
+    """A BigQuery client that carries its per-request deadline (seconds)."""
+
+    deadline_s: float = DEADLINE_S
+
+
+def _deadline(client: bigquery.Client) -> float:
+    """The client's per-request deadline (a plain bigquery.Client gets the default)."""
+    return float(getattr(client, "deadline_s", DEADLINE_S))
+
+
+def _endpoint(client: bigquery.Client) -> str:
+    return getattr(client._connection, "API_BASE_URL", "") or "https://bigquery.googleapis.com"
 
 
 def is_emulated(client: bigquery.Client) -> bool:
@@ -94,8 +130,14 @@ def is_emulated(client: bigquery.Client) -> bool:
 
 
 def _retries(client: bigquery.Client) -> tuple[Any, Any]:
-    """(request retry, query-job retry): short and none for a local emulator."""
-    return (LOCAL_RETRY, None) if is_emulated(client) else (RETRY, JOB_RETRY)
+    """(request retry, query-job retry): short and none for a local emulator. Made per call
+    (they count refusals): a refused connection is retried twice by the request retry and
+    never re-runs the job; no answer within the deadline is not retried."""
+    request = LOCAL_RETRY if is_emulated(client) else RETRY
+    request = request.with_predicate(limit_refusals(request._predicate))
+    if is_emulated(client):
+        return request, None
+    return request, JOB_RETRY.with_predicate(limit_refusals(JOB_RETRY._predicate, retries=0))
 
 
 def _storage_client(client: bigquery.Client) -> Any | None:
@@ -121,7 +163,9 @@ def _job_config(
     )
 
 
-def _fail(what: str, exc: Exception) -> BigQueryError:
+def _fail(what: str, exc: Exception, client: bigquery.Client | None = None) -> BigQueryError:
+    if client is not None and (is_refused(exc) or is_timeout(exc)):
+        return BigQueryError(f"{what}: {failure(_endpoint(client), exc, _deadline(client))}")
     message = getattr(exc, "message", None) or str(exc)
     cause = getattr(exc, "cause", None)  # a RetryError: what kept failing
     if cause is not None:
@@ -136,12 +180,16 @@ def query_batches(
     try:
         retry, job_retry = _retries(client)
         job = client.query(
-            sql, job_config=_job_config(params, max_bytes_billed), retry=retry, job_retry=job_retry
+            sql,
+            job_config=_job_config(params, max_bytes_billed),
+            retry=retry,
+            job_retry=job_retry,
+            timeout=_deadline(client),
         )
         rows = job.result(retry=retry)
         yield from rows.to_arrow_iterable(bqstorage_client=_storage_client(client))
     except (GoogleAPIError, OSError) as exc:  # OSError: endpoint unreachable
-        raise _fail("BigQuery query failed", exc) from None
+        raise _fail("BigQuery query failed", exc, client) from None
 
 
 def dry_run_bytes(
@@ -151,9 +199,11 @@ def dry_run_bytes(
     try:
         retry, _ = _retries(client)
         config = _job_config(params, max_bytes_billed, dry_run=True)
-        job = client.query(sql, job_config=config, retry=retry, job_retry=None)
+        job = client.query(
+            sql, job_config=config, retry=retry, job_retry=None, timeout=_deadline(client)
+        )
     except (GoogleAPIError, OSError) as exc:  # OSError: endpoint unreachable
-        raise _fail("BigQuery dry run failed", exc) from None
+        raise _fail("BigQuery dry run failed", exc, client) from None
     return int(job.total_bytes_processed or 0)
 
 
@@ -172,12 +222,13 @@ def create_day_partitioned_table(
     as Google creates the billing export."""
     project, dataset, _ = table.rsplit(".", 2)  # a domain-scoped project has a "."
     try:
-        client.create_dataset(f"{project}.{dataset}", exists_ok=True, retry=_retries(client)[0])
+        wait = {"retry": _retries(client)[0], "timeout": _deadline(client)}
+        client.create_dataset(f"{project}.{dataset}", exists_ok=True, **wait)
         spec = bigquery.Table(table, schema=[_schema_field(f) for f in fields])
         spec.time_partitioning = bigquery.TimePartitioning(type_=bigquery.TimePartitioningType.DAY)
-        client.create_table(spec, exists_ok=True, retry=_retries(client)[0])
+        client.create_table(spec, exists_ok=True, **wait)
     except (GoogleAPIError, OSError) as exc:  # OSError: endpoint unreachable
-        raise _fail(f"creating {table} failed", exc) from None
+        raise _fail(f"creating {table} failed", exc, client) from None
 
 
 SOURCE_FORMATS = {
@@ -198,10 +249,12 @@ def append_file(client: bigquery.Client, table: str, path: Path) -> None:
     )
     try:
         with path.open("rb") as fh:
-            job = client.load_table_from_file(fh, table, job_config=config, timeout=60)
+            job = client.load_table_from_file(
+                fh, table, job_config=config, timeout=_deadline(client)
+            )
         job.result(retry=_retries(client)[0])
     except (GoogleAPIError, OSError) as exc:  # OSError: endpoint unreachable
-        raise _fail(f"loading {path} into {table} failed", exc) from None
+        raise _fail(f"loading {path} into {table} failed", exc, client) from None
 
 
 # The warehouse's calls (warehouse/bigquery.py): tables in one dataset, Parquet loads, queries
@@ -257,12 +310,65 @@ def run_query(
     )
     retry, job_retry = _retries(client)
     try:
-        job = client.query(sql, job_config=config, retry=retry, job_retry=job_retry)
+        job = client.query(
+            sql, job_config=config, retry=retry, job_retry=job_retry, timeout=_deadline(client)
+        )
         rows = job.result(retry=retry)
         storage = _storage_client(client)
         return rows.to_arrow(bqstorage_client=storage, create_bqstorage_client=False)
     except (GoogleAPIError, OSError) as exc:  # OSError: endpoint unreachable
-        raise _fail("BigQuery query failed", exc) from None
+        raise _fail("BigQuery query failed", exc, client) from None
+
+
+# BigQuery's own stop comes this long after the wait gives up and cancels the job: a backstop
+# for a client that died waiting, never the stop a person sees.
+JOB_TIMEOUT_MARGIN_S = 30
+
+
+def query_bounded(
+    client: bigquery.Client,
+    sql: str,
+    max_bytes_billed: int,
+    timeout_s: float,
+    max_rows: int | None,
+) -> Iterator[pa.RecordBatch]:
+    """One query job held to `timeout_s` (waited for that long, then cancelled; the pages read
+    after it finished are held to the same deadline) and `max_rows` rows (the rest never read),
+    its rows page by page as they are read: the whole result is never held. BigQueryTimeout at
+    the limit, BigQueryError for a refusal."""
+    deadline = time.monotonic() + timeout_s
+    config = bigquery.QueryJobConfig(
+        maximum_bytes_billed=max_bytes_billed,
+        labels=JOB_LABELS,
+        job_timeout_ms=int((timeout_s + JOB_TIMEOUT_MARGIN_S) * 1000),
+    )
+    retry, job_retry = _retries(client)
+    try:
+        job = client.query(sql, job_config=config, retry=retry, job_retry=job_retry)
+        try:
+            left = max(deadline - time.monotonic(), 0.001)
+            rows = job.result(retry=retry, timeout=left, max_results=max_rows)
+        except TimeoutError:  # concurrent.futures' (the builtin since 3.11): still running
+            _cancel(job, retry)
+            raise BigQueryTimeout(_stopped(timeout_s)) from None
+        # max_rows: REST reads no more than asked; the Storage Read API would read it all
+        storage = _storage_client(client) if max_rows is None else None
+        for page in rows.to_arrow_iterable(bqstorage_client=storage):
+            yield page
+            if time.monotonic() > deadline:
+                raise BigQueryTimeout(_stopped(timeout_s))
+    except (GoogleAPIError, OSError) as exc:  # OSError: endpoint unreachable
+        raise _fail("BigQuery query failed", exc, client) from None
+
+
+def _cancel(job: Any, retry: Any) -> None:
+    """Ask BigQuery to stop the job; should that fail, its job timeout stops it."""
+    with contextlib.suppress(GoogleAPIError, OSError):
+        job.cancel(retry=retry)
+
+
+def _stopped(timeout_s: float) -> str:
+    return f"BigQuery query stopped at its time limit of {timeout_s:g} s"
 
 
 def _field(column: Any) -> bigquery.SchemaField:
@@ -283,32 +389,35 @@ def ensure_dataset(client: bigquery.Client, dataset: str, location: str | None) 
     least-privilege role (BigQuery Data Editor on the dataset alone) may not create datasets,
     so a run never asks to (docs/bigquery.md: who creates it, once)."""
     try:
-        client.get_dataset(dataset, retry=_retries(client)[0])
+        client.get_dataset(dataset, retry=_retries(client)[0], timeout=_deadline(client))
         return
     except NotFound:
         pass
     except (GoogleAPIError, OSError) as exc:
-        raise _fail(f"reading dataset {dataset} failed", exc) from None
+        raise _fail(f"reading dataset {dataset} failed", exc, client) from None
     spec = bigquery.Dataset(dataset)
     if location is not None:
         spec.location = location
     try:
-        client.create_dataset(spec, exists_ok=True, retry=_retries(client)[0])
+        client.create_dataset(
+            spec, exists_ok=True, retry=_retries(client)[0], timeout=_deadline(client)
+        )
     except (GoogleAPIError, OSError) as exc:
         raise _fail(
             f"creating dataset {dataset} failed (not there, and this role may not create it: docs/bigquery.md)",
             exc,
+            client,
         ) from None
 
 
 def _found_table(client: bigquery.Client, table: str) -> bigquery.Table | None:
     """`table`'s metadata (no query job, nothing billed); None when it does not exist."""
     try:
-        return client.get_table(table, retry=_retries(client)[0])
+        return client.get_table(table, retry=_retries(client)[0], timeout=_deadline(client))
     except NotFound:
         return None
     except (GoogleAPIError, OSError) as exc:
-        raise _fail(f"reading {table} failed", exc) from None
+        raise _fail(f"reading {table} failed", exc, client) from None
 
 
 def table_exists(client: bigquery.Client, table: str) -> bool:
@@ -365,18 +474,18 @@ def create_table(
             type_=bigquery.TimePartitioningType.DAY, field=partition_by
         )
     spec.clustering_fields = list(cluster_by) or None
-    retry = _retries(client)[0]
+    retry, deadline = _retries(client)[0], _deadline(client)
     try:
-        have = client.create_table(spec, exists_ok=True, retry=retry)
+        have = client.create_table(spec, exists_ok=True, retry=retry, timeout=deadline)
         known = {f.name for f in have.schema}
         wanted = [_field(c) for c in columns]
         schema = [next((w for w in wanted if w.name == f.name), f) for f in have.schema]
         schema += [w for w in wanted if w.name not in known and w.mode != "REQUIRED"]
         if schema != list(have.schema) or have.description != description:
             have.schema, have.description = schema, description
-            client.update_table(have, ["schema", "description"], retry=retry)
+            client.update_table(have, ["schema", "description"], retry=retry, timeout=deadline)
     except (GoogleAPIError, OSError) as exc:
-        raise _fail(f"creating {table} failed", exc) from None
+        raise _fail(f"creating {table} failed", exc, client) from None
 
 
 def expiring_ddl(expiry: timedelta = SCRATCH_EXPIRY) -> str:
@@ -402,9 +511,9 @@ def load_scratch(
     spec = bigquery.Table(table, schema=[_field(c) for c in columns])
     spec.expires = datetime.now(UTC) + expiry
     try:
-        client.create_table(spec, retry=_retries(client)[0])
+        client.create_table(spec, retry=_retries(client)[0], timeout=_deadline(client))
     except (GoogleAPIError, OSError) as exc:
-        raise _fail(f"creating {table} failed", exc) from None
+        raise _fail(f"creating {table} failed", exc, client) from None
     load_parquet(client, table, data, columns, False)
 
 
@@ -424,10 +533,12 @@ def load_parquet(
         parquet_options=_parquet_options(),
     )
     try:
-        job = client.load_table_from_file(buffer, table, job_config=config, timeout=300)
+        job = client.load_table_from_file(
+            buffer, table, job_config=config, timeout=_deadline(client)
+        )
         job.result(retry=_retries(client)[0])
     except (GoogleAPIError, OSError) as exc:
-        raise _fail(f"loading {data.num_rows} rows into {table} failed", exc) from None
+        raise _fail(f"loading {data.num_rows} rows into {table} failed", exc, client) from None
 
 
 def _parquet_options() -> Any:
@@ -447,11 +558,11 @@ class TableSchema:
 
 def dataset_tables(client: bigquery.Client, dataset: str) -> list[TableSchema]:
     """Every table of `dataset` with its schema and descriptions, by name."""
-    retry = _retries(client)[0]
+    retry, deadline = _retries(client)[0], _deadline(client)
     out = []
     try:
-        for item in client.list_tables(dataset, retry=retry):
-            table = client.get_table(item.reference, retry=retry)
+        for item in client.list_tables(dataset, retry=retry, timeout=deadline):
+            table = client.get_table(item.reference, retry=retry, timeout=deadline)
             out.append(
                 TableSchema(
                     table.table_id,
@@ -462,7 +573,7 @@ def dataset_tables(client: bigquery.Client, dataset: str) -> list[TableSchema]:
     except NotFound:
         return []
     except (GoogleAPIError, OSError) as exc:
-        raise _fail(f"listing {dataset} failed", exc) from None
+        raise _fail(f"listing {dataset} failed", exc, client) from None
     return sorted(out, key=lambda t: t.name)
 
 
@@ -481,18 +592,20 @@ def table_layout(
 
 def drop_table(client: bigquery.Client, table: str) -> None:
     try:
-        client.delete_table(table, not_found_ok=True, retry=_retries(client)[0])
+        client.delete_table(
+            table, not_found_ok=True, retry=_retries(client)[0], timeout=_deadline(client)
+        )
     except (GoogleAPIError, OSError) as exc:
-        raise _fail(f"dropping {table} failed", exc) from None
+        raise _fail(f"dropping {table} failed", exc, client) from None
 
 
 def describe_table(
     client: bigquery.Client, table: str, description: str, column_descriptions: Mapping[str, str]
 ) -> None:
     """Set a table's description and its columns' (those named; others left as they are)."""
-    retry = _retries(client)[0]
+    retry, deadline = _retries(client)[0], _deadline(client)
     try:
-        have = client.get_table(table, retry=retry)
+        have = client.get_table(table, retry=retry, timeout=deadline)
         schema = [
             bigquery.SchemaField(
                 f.name,
@@ -504,6 +617,6 @@ def describe_table(
             for f in have.schema
         ]
         have.schema, have.description = schema, description
-        client.update_table(have, ["schema", "description"], retry=retry)
+        client.update_table(have, ["schema", "description"], retry=retry, timeout=deadline)
     except (GoogleAPIError, OSError) as exc:
-        raise _fail(f"describing {table} failed", exc) from None
+        raise _fail(f"describing {table} failed", exc, client) from None

@@ -21,6 +21,7 @@ COPY settings/ /src/settings/
 COPY paths/ /src/paths/
 COPY cli/__init__.py cli/main.py /src/cli/
 COPY cli/commands/agent.py /src/cli/commands/
+COPY clients/__init__.py clients/network.py /src/clients/
 COPY collectors/__init__.py collectors/gcs.py /src/collectors/
 COPY collectors/nvml/ /src/collectors/nvml/
 RUN sh /src/deploy/agent/install.sh /opt/agent/bin/python /src && rm -rf /src

@@ -42,6 +42,7 @@ def collect_tpu_samples(
     with make_client(endpoint, credentials) as client:
         for metric_type in metric_types:
             request = build_request(project_id, metric_type, start, end, filter, page_size)
-            for number, page in enumerate(list_pages(client, request, deadline_s, policy), 1):
+            pages = list_pages(client, request, deadline_s, policy, endpoint)
+            for number, page in enumerate(pages, 1):
                 builder.add_page(page, f"projects/{project_id} {metric_type} page {number}")
     return builder.finish()

@@ -3,7 +3,10 @@
 each attempt bounded by a per-request deadline.
 
 DEADLINE_EXCEEDED is not retried: a request that outlives its deadline usually does so
-again, so it raises `CloudMonitoringError` at once, naming the metric, page and deadline.
+again, so it raises `CloudMonitoringError` at once, naming the metric, page, endpoint and
+deadline. A refused connection (UNAVAILABLE because nothing listens) is retried twice at
+most, then said the same way (clients/network.py): seconds, not the five minutes of backoff
+an UNAVAILABLE server gets.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 from google.api_core import exceptions, retry, timeout
 from google.protobuf.json_format import MessageToDict
 
+from flopledger.clients.network import failure, is_refused, limit_refusals
 from flopledger.collectors.cloud_monitoring.client import (
     Aggregation,
     ListTimeSeriesRequest,
@@ -25,6 +29,7 @@ from flopledger.collectors.cloud_monitoring.client import (
 )
 
 ALIGNMENT_PERIOD = timedelta(seconds=60)
+GOOGLE_ENDPOINT = "monitoring.googleapis.com"
 
 
 class CloudMonitoringError(RuntimeError):
@@ -42,9 +47,10 @@ class RetryPolicy:
     total_s: float = 300.0
 
     def to_retry(self) -> retry.Retry:
+        """One request's retry (it counts refusals: make one per request)."""
         return retry.Retry(
-            predicate=retry.if_exception_type(
-                exceptions.ServiceUnavailable, exceptions.ResourceExhausted
+            predicate=limit_refusals(
+                retry.if_exception_type(exceptions.ServiceUnavailable, exceptions.ResourceExhausted)
             ),
             initial=self.initial_s,
             maximum=self.maximum_s,
@@ -95,9 +101,11 @@ def list_pages(
     request: ListTimeSeriesRequest,
     deadline_s: float,
     policy: RetryPolicy,
+    endpoint: str | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Each response page in its API JSON form (camelCase, int64 as strings)."""
     number = 1
+    where = endpoint or GOOGLE_ENDPOINT
     try:
         pager = client.list_time_series(
             request=request, retry=policy.to_retry(), timeout=timeout.ConstantTimeout(deadline_s)
@@ -106,10 +114,15 @@ def list_pages(
             yield MessageToDict(ListTimeSeriesResponse.pb(page))
     except exceptions.DeadlineExceeded as exc:
         raise CloudMonitoringError(
-            f"ListTimeSeries {request.filter} page {number}: no answer within deadline_s="
-            f"{deadline_s} (DEADLINE_EXCEEDED); raise deadline_s or narrow the window"
+            f"ListTimeSeries {request.filter} page {number}: {where}: no answer within "
+            f"deadline_s={deadline_s} (DEADLINE_EXCEEDED); raise deadline_s or narrow the window"
         ) from exc
     except (exceptions.GoogleAPIError, exceptions.RetryError) as exc:
+        if is_refused(exc):
+            raise CloudMonitoringError(
+                f"ListTimeSeries {request.filter} page {number} on {request.name}: "
+                f"{failure(where, exc, deadline_s)}"
+            ) from exc
         raise CloudMonitoringError(
             f"ListTimeSeries {request.filter} page {number} on {request.name} failed: {exc}"
         ) from exc

@@ -11,7 +11,7 @@ import time
 import dagster as dg
 
 from flopledger.budgets.budget_file import load_budgets
-from flopledger.budgets.notify import channel_url, deliver_pending, post_json
+from flopledger.budgets.notify import NO_ANSWER, channel_url, deliver_pending, post_json
 from flopledger.budgets.payloads import payload_for, run_failure_alert
 from flopledger.pipelines.asset_jobs import WRITER_TAGS
 from flopledger.pipelines.resources import Flopledger
@@ -68,12 +68,15 @@ def alert_notifier(context: dg.SensorEvaluationContext, flopledger: Flopledger) 
 
 
 def _post_with_retries(url: str, payload: dict) -> str | None:
+    """Up to RUN_FAILURE_TRIES posts, 1 s then 2 s apart (a few seconds for a refused
+    connection); a receiver that never answered is not asked again (another deadline)."""
     error = None
     for attempt in range(RUN_FAILURE_TRIES):
+        if attempt:
+            time.sleep(2 ** (attempt - 1))
         error = post_json(url, payload)
-        if error is None:
-            return None
-        time.sleep(2**attempt)
+        if error is None or NO_ANSWER in error:
+            return error
     return error
 
 
