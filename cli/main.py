@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 import warnings
+from typing import NoReturn
 
 from flopledger.settings import ConfigError
 
@@ -41,9 +43,18 @@ def _chosen(argv: list[str]) -> tuple[str, ...]:
     return (words[0],) if words and words[0] in COMMANDS else COMMANDS
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A bad argument is one line and exit 2, like a bad config: no usage block before it
+    (`--help` gives that). Every command's parser is one, as argparse makes sub-parsers of the
+    parent's class."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser for `argv`'s command (every command's without `argv`, or when it names none)."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="flopledger",
         description="What your accelerators cost, what sat idle, and what they deliver.",
     )
@@ -83,10 +94,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except _one_line_errors() as exc:
-        print(f"flopledger: {exc}", file=sys.stderr)
+        for line in str(exc).splitlines() or [""]:  # a config's problems: one line each
+            print(f"flopledger: {line}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `flopledger sql ... | head`: the reader has what it wanted
+        # Python would print the error again flushing stdout at exit: point it at /dev/null.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # as a shell reports a process ended by SIGPIPE (128 + 13)
 
 
 if __name__ == "__main__":

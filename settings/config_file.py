@@ -1,8 +1,11 @@
 """`flopledger.yaml`: the one configuration file.
 
-Relative paths are relative to the config file. Unknown keys, wrong types and plain
-paths that do not exist are refused with one line naming the key or path; a glob that
-matches nothing is only a warning (that source then gives zero rows).
+Relative paths are relative to the config file. Everything is checked when the file loads,
+before anything runs: unknown keys, wrong types, values out of range, cron strings Dagster would
+not take, and paths (settings/config_paths.py: plain paths that do not exist, a file key naming
+a folder, a warehouse or dagster_home that could not be written). Each problem is one line
+naming the key; all of them are said at once. A glob that matches nothing is only a warning
+(that source then gives zero rows).
 """
 
 from __future__ import annotations
@@ -10,20 +13,41 @@ from __future__ import annotations
 import glob
 import logging
 import os
+import re
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 
 from flopledger.paths import is_glob
+from flopledger.settings.config_paths import file_problem, folder_problem, warehouse_file_problem
+from flopledger.settings.cron import cron_problem
 
 log = logging.getLogger(__name__)
 
 
 class ConfigError(Exception):
-    """A configuration problem, said in one line."""
+    """A configuration problem, said in one line; a file's problems, one line each."""
+
+
+def _cron(value: str) -> str:
+    problem = cron_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+Cron = Annotated[str, AfterValidator(_cron)]
 
 
 class _Strict(BaseModel):
@@ -116,21 +140,23 @@ class ManagedInferenceConfig(SourceConfig):
             {f for p in patterns if not p.startswith("gs://") for f in _matching_files(p)}
         )
 
-    def resolved(self, base: Path, key: str) -> dict[str, object]:
-        """The exports' and price book's paths made absolute (plain paths must exist)."""
+    def resolved(self, base: Path, key: str, problems: list[str]) -> dict[str, object]:
+        """The exports' and price book's paths made absolute (plain paths must exist; what
+        does not is added to `problems`)."""
         exports = []
         for i, export in enumerate(self.provider_exports):
             parts: dict[str, object] = {}
             for field in ("usage", "costs"):
                 paths = [_resolve(base, p) for p in getattr(export, field)]
                 for j, p in enumerate(paths):
-                    _check_plain_path(f"{key}.provider_exports[{i}].{field}[{j}]", p, warn=False)
+                    where = f"{key}.provider_exports[{i}].{field}[{j}]"
+                    _check_plain_path(problems, where, p, warn=False)
                 parts[field] = paths
             exports.append(export.model_copy(update=parts))
         update: dict[str, object] = {"provider_exports": exports}
         if self.price_book:
             update["price_book"] = _resolve(base, self.price_book)
-            _check_plain_path(f"{key}.price_book", str(update["price_book"]))
+            _check_plain_path(problems, f"{key}.price_book", str(update["price_book"]), file=True)
         return update
 
 
@@ -169,13 +195,13 @@ class SchedulesConfig(_Strict):
     """When Dagster's daemon runs the jobs (cron, UTC): billing with its late-row window, and
     the hourly telemetry; the marts follow each (pipelines/schedules.py)."""
 
-    billing: str = "0 5 * * *"
-    telemetry: str = "15 * * * *"
+    billing: Cron = "0 5 * * *"
+    telemetry: Cron = "15 * * * *"
     # The marts the samples feed are rebuilt after the telemetry ticks of the UTC hours this
     # divides (0, 6, 12 and 18 by default; 1: after every tick); the ticks between load the
     # samples only, and the next marts tick (or the daily run) takes them in.
     telemetry_marts_every_hours: int = Field(default=TELEMETRY_MARTS_EVERY_HOURS, ge=1, le=24)
-    month_report: str = "0 7 * * *"  # daily: writes a closed month's report, or its revision
+    month_report: Cron = "0 7 * * *"  # daily: writes a closed month's report, or its revision
 
 
 class MonthReportConfig(_Strict):
@@ -195,6 +221,14 @@ class DashboardConfig(_Strict):
     sign_in: bool = False
 
 
+# team_chargeback casts each weight to HUGEINT (INT128, below 1.7e38) and splits a month's
+# amounts (integer nano-USD) as floor(amount_nanos * cumulative_weight / month_weight). With the
+# weights summing to at most 1e12 that product stays below 1.7e38 for any month under 1.7e26
+# nanos = 1.7e17 USD (over a thousand years of the world's output); 1e40, past HUGEINT, failed
+# the cast itself. 1e12 still gives each of a thousand teams a weight of up to a billion.
+MAX_SHARED_COST_WEIGHTS = 10**12
+
+
 class AllocationConfig(_Strict):
     """run_label_key: the billing label naming a run. shared_cost_policy: how team_chargeback
     spreads what no run was allocated (unallocated idle and shared cost): none, proportional (to
@@ -202,12 +236,19 @@ class AllocationConfig(_Strict):
 
     run_label_key: str = "run_id"
     shared_cost_policy: Literal["none", "proportional", "even", "fixed"] = "proportional"
-    shared_cost_key: dict[str, int] = Field(default_factory=dict)
+    shared_cost_key: dict[str, Annotated[int, Field(le=MAX_SHARED_COST_WEIGHTS)]] = Field(
+        default_factory=dict
+    )
 
     @model_validator(mode="after")
     def _key_fits_policy(self) -> AllocationConfig:
         if any(w <= 0 for w in self.shared_cost_key.values()):
             raise ValueError("allocation.shared_cost_key: every weight must be a positive integer")
+        if sum(self.shared_cost_key.values()) > MAX_SHARED_COST_WEIGHTS:
+            raise ValueError(
+                "allocation.shared_cost_key: the weights must sum to at most "
+                f"{MAX_SHARED_COST_WEIGHTS:,} (got {sum(self.shared_cost_key.values()):,})"
+            )
         if self.shared_cost_policy == "fixed" and not self.shared_cost_key:
             raise ValueError("allocation.shared_cost_policy fixed needs allocation.shared_cost_key")
         return self
@@ -225,6 +266,9 @@ class LimitsConfig(_Strict):
     max_accelerator_seconds: float = Field(default=1e12, gt=0, le=1e15, strict=False)
     max_row_span_days: int = Field(default=366, ge=1, le=732)
     max_nodes_per_job: int = Field(default=4096, ge=1, le=1_000_000)
+    # Accelerators on one node for a run whose accelerator type is not known (a known type is
+    # held to the largest machine of it: accelerators/machines.py).
+    max_accelerators_per_node: int = Field(default=64, ge=1, le=100_000)
 
 
 class Config(_Strict):
@@ -269,8 +313,21 @@ def _resolve(base: Path, value: str) -> str:
     return os.path.normpath(base / value)
 
 
-def _check_plain_path(key: str, value: str, warn: bool = True) -> None:
-    """A plain path must exist; a glob that matches nothing now is only a warning."""
+def _check(problems: list[str], key: str, value: str, problem: Callable[[str], str | None]) -> None:
+    """Add `key`'s line to `problems` when `problem(value)` finds one."""
+    try:
+        found = problem(value)
+    except OSError as exc:  # a folder on the way that cannot be searched
+        found = f"{value} cannot be looked at ({exc.strerror})"
+    if found:
+        problems.append(f"{key}: {found}")
+
+
+def _check_plain_path(
+    problems: list[str], key: str, value: str, warn: bool = True, file: bool = False
+) -> None:
+    """A plain path must exist (and be a file, for a `file` key); a glob that matches nothing
+    now is only a warning."""
     if value.startswith("gs://"):
         return
     if is_glob(value):
@@ -278,40 +335,106 @@ def _check_plain_path(key: str, value: str, warn: bool = True) -> None:
             log.warning("%s: %s matches no file", key, value)
         return
     if not Path(value).exists():
-        raise ConfigError(f"{key}: {value} does not exist")
+        problems.append(f"{key}: {value} does not exist")
+    elif file:
+        _check(problems, key, value, file_problem)
 
 
-def _error_line(path: Path, err: ValidationError) -> str:
-    first = err.errors()[0]
-    key = ".".join(str(part) for part in first["loc"]) or "(top level)"
-    if first["type"] == "extra_forbidden":
-        return f"{path}: {key}: unknown key"
-    return f"{path}: {key}: {first['msg']} (got {first.get('input')!r})"
+class _Loader(yaml.SafeLoader):
+    """YAML's safe loader with dates left as text: pydantic reads them, so a bad date (month
+    13, year 0) is a line naming its key, not a ValueError out of the YAML parser."""
+
+
+def _as_text(loader: _Loader, node: yaml.Node) -> str:
+    if not isinstance(node, yaml.ScalarNode):  # `!!timestamp [...]`
+        raise yaml.constructor.ConstructorError(None, None, "a date is text", node.start_mark)
+    return str(loader.construct_scalar(node))
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _as_text)
+
+
+def _error_lines(path: Path, err: ValidationError) -> list[str]:
+    """One line per key pydantic refused (its first complaint about that key)."""
+    lines: dict[str, str] = {}
+    for error in err.errors():
+        key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        if key in lines:
+            continue
+        message = error["msg"].removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden":
+            lines[key] = f"{path}: {key}: unknown key"
+        elif message.startswith((f"{key}.", f"{key} ")):  # a block's rule naming its own key
+            lines[key] = f"{path}: {message}"
+        elif isinstance(error.get("input"), dict):
+            lines[key] = f"{path}: {key}: {message}"
+        else:
+            lines[key] = f"{path}: {key}: {message} (got {error.get('input')!r})"
+    return list(lines.values())
+
+
+def _read(path: Path) -> dict[str, Any]:
+    """The file's top-level mapping, or one line saying why there is none."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: config file does not exist")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 YAML text (byte {exc.start} is not UTF-8)") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
+    try:
+        data = yaml.load(text, Loader=_Loader) or {}  # _Loader is a SafeLoader
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML ({exc.__class__.__name__})") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of keys at the top level")
+    return data
 
 
 def load_config(path: str | Path, warn: bool = True) -> Config:
     """Read and validate `flopledger.yaml`; every relative path made absolute.
 
+    Every problem found is one line of the ConfigError: each key pydantic refuses, then each
+    path that fails its check (those under a key already refused are not looked at).
     `warn=False` keeps quiet about globs that match nothing (for callers that reload the
     file on every use; the CLI and a first load say it once)."""
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"{path}: config file does not exist")
+    data = _read(path)
+    problems: list[str] = []
+    refused: set[str] = set()
     try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML ({exc.__class__.__name__})") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping of keys at the top level")
-    try:
-        config = Config.model_validate(data)
+        config: Config | None = Config.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_error_line(path, exc)) from None
-    return _absolute(config, path.resolve().parent, warn)
+        problems = _error_lines(path, exc)
+        refused = {str(e["loc"][0]) for e in exc.errors() if e["loc"]}
+        config = _valid_part(data, refused)
+    if config is None:
+        raise ConfigError("\n".join(problems))
+    config, path_problems = _absolute(config, path.resolve().parent, warn)
+    problems += [p for p in path_problems if _top_key(p) not in refused]
+    if problems:
+        raise ConfigError("\n".join(problems))
+    return config
 
 
-def _absolute(config: Config, base: Path, warn: bool) -> Config:
-    """Make paths absolute against the config file's folder and check plain paths exist."""
+def _valid_part(data: dict[str, Any], refused: set[str]) -> Config | None:
+    """The config without the top-level keys pydantic refused, so that the paths of the rest
+    are checked too (None if even that does not validate)."""
+    try:
+        return Config.model_validate({k: v for k, v in data.items() if k not in refused})
+    except ValidationError:
+        return None
+
+
+def _top_key(line: str) -> str:
+    return re.split(r"[.:\[]", line, maxsplit=1)[0]
+
+
+def _absolute(config: Config, base: Path, warn: bool) -> tuple[Config, list[str]]:
+    """Make paths absolute against the config file's folder and check them: the config, and a
+    line for each path that fails its check."""
+    problems: list[str] = []
     sources = {}
     for name in SourcesConfig.model_fields:
         source = getattr(config.sources, name)
@@ -319,13 +442,15 @@ def _absolute(config: Config, base: Path, warn: bool) -> Config:
             continue
         paths = [_resolve(base, p) for p in source.paths]
         for i, p in enumerate(paths):
-            _check_plain_path(f"sources.{name}.paths[{i}]", p, warn)
+            _check_plain_path(problems, f"sources.{name}.paths[{i}]", p, warn)
         update: dict[str, object] = {"paths": paths}
         if isinstance(source, CloudMonitoringConfig) and source.inventory:
             update["inventory"] = _resolve(base, source.inventory)
-            _check_plain_path(f"sources.{name}.inventory", str(update["inventory"]))
+            _check_plain_path(
+                problems, f"sources.{name}.inventory", str(update["inventory"]), file=True
+            )
         if isinstance(source, ManagedInferenceConfig):
-            update.update(source.resolved(base, f"sources.{name}"))
+            update.update(source.resolved(base, f"sources.{name}", problems))
         if isinstance(source, KubernetesConfig):
             for key in ("spool_dir", "kubeconfig"):
                 if getattr(source, key):
@@ -336,14 +461,18 @@ def _absolute(config: Config, base: Path, warn: bool) -> Config:
         value = getattr(config, key)
         if value is not None:
             files[key] = _resolve(base, value)
-            _check_plain_path(key, files[key])
+            _check_plain_path(problems, key, files[key], file=True)
     warehouse = config.warehouse.model_copy(update={"path": _resolve(base, config.warehouse.path)})
+    if warehouse.kind == "duckdb":
+        _check(problems, "warehouse.path", warehouse.path, warehouse_file_problem)
     dagster_home = (
         _resolve(base, config.dagster_home)
         if config.dagster_home
         else str(Path(warehouse.path).parent / "dagster_home")
     )
-    return config.model_copy(
+    if config.dagster_home or warehouse.kind != "duckdb":  # else beside the warehouse: checked
+        _check(problems, "dagster_home", dagster_home, folder_problem)
+    absolute = config.model_copy(
         update={
             **files,
             "warehouse": warehouse,
@@ -355,3 +484,4 @@ def _absolute(config: Config, base: Path, warn: bool) -> Config:
             "base_dir": str(base),
         }
     )
+    return absolute, problems

@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from flopledger.cli.arguments import refuse
 from flopledger.collectors.focus.write import ExportError, write_focus
 from flopledger.models import query_sql
 from flopledger.settings import ConfigError, load_config
@@ -28,10 +29,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def export(args: argparse.Namespace) -> int:
     try:
-        warehouse = open_warehouse(load_config(args.config).warehouse)
+        config = load_config(args.config)
+    except ConfigError as exc:
+        return refuse("export", exc)
+    try:
+        warehouse = open_warehouse(config.warehouse)
         table = warehouse.read_query(query_sql("focus_costs_export"))
         rows = write_focus(table, Path(args.out))
-    except (ConfigError, QueryError, ExportError) as exc:
+    except (QueryError, ExportError) as exc:
         print(f"flopledger export: {str(exc).strip().splitlines()[0]}", file=sys.stderr)
         return 2
     print(f"wrote {rows:,} FOCUS 1.2 rows to {args.out}")

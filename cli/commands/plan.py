@@ -8,6 +8,7 @@ import argparse
 import sys
 
 from flopledger.accelerators.prices import PriceBookError, price_book
+from flopledger.cli.arguments import refuse
 from flopledger.cli.commitment_plan_lines import plan_lines
 from flopledger.models import query_sql
 from flopledger.planning.commitment_planner import TERMS, plan_from_warehouse
@@ -44,8 +45,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def plan_commitments(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
+    except ConfigError as exc:
+        return refuse("plan", exc)
+    try:
         prices = price_book(config.price_book)
-    except (ConfigError, PriceBookError) as exc:
+    except PriceBookError as exc:
         print(f"flopledger plan: {exc}", file=sys.stderr)
         return 1
     days = args.days or config.commitment_plan_days

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
+from flopledger.cli.arguments import refuse
 from flopledger.reports.month import (
     MonthReport,
     ReportError,
@@ -32,6 +33,14 @@ def wall_clock() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None, microsecond=0)
 
 
+def _month(text: str) -> date:
+    """--month: YYYY-MM; anything else (a month 13, a year 0) refused in one line, exit 2."""
+    try:
+        return parse_month(text)
+    except ReportError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("report", help="write reports finance can forward")
     what = parser.add_subparsers(dest="report", required=True, metavar="WHAT")
@@ -39,7 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "month", help="the month-close report: CSV files and one self-contained HTML page"
     )
     month.add_argument("--config", default="flopledger.yaml", help="path to flopledger.yaml")
-    month.add_argument("--month", required=True, help="the invoice month, YYYY-MM (e.g. 2026-10)")
+    month.add_argument(
+        "--month", required=True, type=_month, help="the invoice month, YYYY-MM (e.g. 2026-10)"
+    )
     month.add_argument("--out", help="folder to write into (default: month_report.out)")
     month.add_argument(
         "--provisional",
@@ -53,10 +64,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def report_month(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
-        month = parse_month(args.month)
-    except (ConfigError, ReportError) as exc:
-        print(f"flopledger report: {exc}", file=sys.stderr)
-        return 1
+    except ConfigError as exc:
+        return refuse("report", exc)
+    month = args.month
     out = Path(args.out) if args.out else Path(config.month_report.out)
     now = wall_clock()
     closes = closes_at(month, config.month_report.settle_days)

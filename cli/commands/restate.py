@@ -18,6 +18,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
+from flopledger.cli.arguments import day
 from flopledger.settings import ConfigError, load_config
 
 ABORTED = 1
@@ -33,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         dest="start",
         metavar="DAY",
         required=True,
-        type=date.fromisoformat,
+        type=day,
         help="first UTC day the config's settings apply to (YYYY-MM-DD)",
     )
     parser.add_argument("--yes", action="store_true", help="do it without asking")

@@ -5,18 +5,15 @@ from __future__ import annotations
 import argparse
 from datetime import date
 
+from flopledger.cli.arguments import day
 from flopledger.settings import ConfigError, load_config
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("run", help="ingest every source and rebuild the marts")
     parser.add_argument("--config", default="flopledger.yaml", help="path to flopledger.yaml")
-    parser.add_argument(
-        "--from", dest="start", type=date.fromisoformat, help="first UTC day (YYYY-MM-DD)"
-    )
-    parser.add_argument(
-        "--to", dest="end", type=date.fromisoformat, help="last UTC day (YYYY-MM-DD)"
-    )
+    parser.add_argument("--from", dest="start", type=day, help="first UTC day (YYYY-MM-DD)")
+    parser.add_argument("--to", dest="end", type=day, help="last UTC day (YYYY-MM-DD)")
     parser.add_argument(
         "--full",
         action="store_true",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import date
 
+from flopledger.cli.arguments import day
 from flopledger.simulator import DEFAULT_START, simulate
 from flopledger.simulator.billing import BILLING_DETAILS
 
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument(
         "--start",
-        type=date.fromisoformat,
+        type=day,
         default=DEFAULT_START,
         help=f"first UTC day, YYYY-MM-DD (default {DEFAULT_START})",
     )

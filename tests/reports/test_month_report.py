@@ -95,7 +95,7 @@ def test_months_close_after_the_settle_days(tmp_path: Path) -> None:
         parse_month("2026-07"),
         parse_month("2026-10"),
     ]
-    for bad in ("2026-13", "2026-1", "october", "2026-10-01", ""):
+    for bad in ("2026-13", "2026-1", "october", "2026-10-01", "", "0000-01"):
         with pytest.raises(ReportError, match="YYYY-MM"):
             parse_month(bad)
 
@@ -228,7 +228,9 @@ def test_bad_input_is_one_line(
     fleet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = str(fleet / "flopledger.yaml")
-    assert main(["report", "month", "--config", config, "--month", "2026-13"]) == 1
+    with pytest.raises(SystemExit) as refused:  # a bad argument: argparse's one line, exit 2
+        main(["report", "month", "--config", config, "--month", "2026-13"])
+    assert refused.value.code == 2
     assert "month must be YYYY-MM" in capsys.readouterr().err
     assert (
         main(["report", "month", "--config", config, "--month", "2025-01", "--out", str(tmp_path)])
