@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from flopledger.cells import safe_text
 from flopledger.dashboards.filters import DIMENSIONS, Filters
 from flopledger.figures import figure
 
@@ -91,13 +92,21 @@ def telemetry(value: Any, unit: str, digits: int = 1) -> str:
 
 
 def _plain(value: Any) -> Any:
-    """A Decimal in positional notation with all its digits (0.000000002, never 2E-9)."""
-    return format(value, "f") if isinstance(value, Decimal) else value
+    """A Decimal in positional notation with all its digits (0.000000002, never 2E-9); a text
+    formula-safe (cells/: `=HYPERLINK(...)` is written `'=HYPERLINK(...)`, shown, never run)."""
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    return safe_text(value) if isinstance(value, str) else value
 
 
 def csv_text(frame: pd.DataFrame) -> str:
-    """The CSV of a table: money (Decimal) with every digit it has, as the warehouse holds it."""
-    text_columns = [c for c in frame.columns if frame[c].dtype == object]
+    """The CSV of a table: money (Decimal) with every digit it has, as the warehouse holds it;
+    text formula-safe (a team a spreadsheet would run as a formula is shown as text)."""
+    text_columns = [
+        c
+        for c in frame.columns
+        if frame[c].dtype == object or isinstance(frame[c].dtype, pd.StringDtype)
+    ]
     return frame.assign(**{c: frame[c].map(_plain) for c in text_columns}).to_csv(index=False)
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from flopledger.budgets.alerts import Alert
+from flopledger.cells import safe_text
 from flopledger.figures import figure
 from flopledger.models import query_sql
 
@@ -46,7 +47,6 @@ SPLIT_PARTS = (
     "shared_cost",
 )
 UNRECORDED = "late rows (no run recorded the cause)"
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # A figure's query with none of the pages' filters (empty lists: all).
 NO_FILTER: dict[str, Any] = {
     "providers": [], "teams": [], "projects": [], "classes": [], "accelerators": [],
@@ -61,9 +61,12 @@ class ReportError(Exception):
 def parse_month(text: str) -> date:
     """'2026-10' -> 2026-10-01; anything else is refused in one line."""
     m = MONTH_RE.match(text.strip())
-    if not m:
-        raise ReportError(f"month must be YYYY-MM, e.g. 2026-10 (got {text!r})")
-    return date(int(m.group(1)), int(m.group(2)), 1)
+    try:
+        if m:
+            return date(int(m.group(1)), int(m.group(2)), 1)
+    except ValueError:  # date's own: a year 0, a month 13
+        pass
+    raise ReportError(f"month must be YYYY-MM, e.g. 2026-10 (got {text!r})")
 
 
 def previous_month(month: date) -> date:
@@ -296,10 +299,9 @@ def _text(value: Any) -> str:
         return format(value, "f")
     if isinstance(value, list):
         return ";".join(_text(v) for v in value)
-    text = str(value)
-    if isinstance(value, str) and text.startswith(FORMULA_STARTS):
-        return "'" + text  # a name read as a formula by a spreadsheet is shown, not run
-    return text
+    if isinstance(value, str):
+        return safe_text(value)  # a name read as a formula by a spreadsheet is shown, not run
+    return str(value)
 
 
 def _write_csv(path: Path, rows: Rows, columns: list[str]) -> None:

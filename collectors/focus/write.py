@@ -1,7 +1,9 @@
 """A FOCUS 1.2 cost and usage dataset written from the `focus_costs` mart: its snake_case
 columns under FOCUS's names (`billed_cost` -> `BilledCost`), `x_` columns as they are, Parquet
 or CSV by the file's suffix. Money keeps its DECIMAL(38, 12) in Parquet and every digit in CSV;
-times are UTC, written ISO 8601 with a `Z` in CSV."""
+times are UTC, written ISO 8601 with a `Z` in CSV. A CSV's text is formula-safe (cells/: a
+`=HYPERLINK(...)` ResourceName is written `'=HYPERLINK(...)`, a spreadsheet's text, never run;
+amounts as they are); Parquet holds every text as read."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from flopledger.cells import safe_strings
 from flopledger.collectors.focus.read import COLUMNS, snake
 
 SUFFIXES = (".parquet", ".csv")
@@ -38,7 +41,9 @@ def _utc(table: pa.Table) -> pa.Table:
 
 def _csv_ready(table: pa.Table) -> pa.Table:
     """Times as `YYYY-MM-DDTHH:MM:SSZ` text; decimals as their exact text in plain notation
-    (Arrow writes a zero DECIMAL(38, 12) as `0E-12`)."""
+    (Arrow writes a zero DECIMAL(38, 12) as `0E-12`); text formula-safe (before the numbers
+    become text: a credit's -8.32 stays a number)."""
+    table = safe_strings(table)
     for i, field in enumerate(table.schema):
         if pa.types.is_timestamp(field.type):
             seconds = pc.cast(table.column(i), pa.timestamp("s", tz="UTC"), safe=False)

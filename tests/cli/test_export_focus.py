@@ -161,3 +161,45 @@ def test_export_passes_focus_validator(fleet: Path, tmp_path: Path) -> None:
     assert "✅ InvoiceId-C-003-C: PASS" in report
     totals = re.search(r"Total: (\d+) \| Pass: (\d+) \| Fail: (\d+)", report)
     assert totals and int(totals.group(2)) > 100 and int(totals.group(3)) == len(failed)
+
+
+def test_formula_like_text_is_written_as_text_in_csv_and_as_read_in_parquet(
+    tmp_path: Path,
+) -> None:
+    """Issue 36, item 2e: a provider's ResourceName `=HYPERLINK(...)` and ChargeDescription
+    `@SUM(...)` went into the CSV verbatim, where a spreadsheet runs them. The CSV writes them
+    with a leading `'` (cells/, as the month report does); a credit's -0.25 stays a number;
+    Parquet holds every text as read. Without the fleet: a FOCUS file through the source's
+    load, the marts built, a snapshot published, then the command."""
+    from flopledger.collectors.focus.read import read_focus_files
+    from flopledger.ingest.focus import load
+    from tests.models.conftest import Books
+
+    focus = tmp_path / "hostile.csv"
+    focus.write_text(
+        "ProviderName,ChargeCategory,ChargePeriodStart,ChargePeriodEnd,BilledCost,EffectiveCost,"
+        "BillingCurrency,ResourceName,ChargeDescription\n"
+        'AWS,Usage,2026-03-01T00:00:00Z,2026-03-01T01:00:00Z,1.00,1.00,USD,"=HYPERLINK(""http:'
+        '//x.invalid"",""click"")",@SUM(A1:A9)\n'
+        "AWS,Credit,2026-03-01T00:00:00Z,2026-03-01T01:00:00Z,-0.25,-0.25,USD,-vm,+1 credit\n"
+    )
+    books = Books(tmp_path)
+    books.warehouse.ensure_schema()
+    assert load(books.warehouse, read_focus_files([focus]), [date(2026, 3, 1)])["rows_loaded"] == 2
+    books.build_marts()
+    books.warehouse.publish_snapshot()
+    config = tmp_path / "flopledger.yaml"
+    config.write_text(f"warehouse: {{kind: duckdb, path: {books.warehouse.path}}}\n")
+    out_csv, out_parquet = tmp_path / "costs.csv", tmp_path / "costs.parquet"
+    for out in (out_csv, out_parquet):
+        assert main(["export", "focus", "--config", str(config), "--out", str(out)]) == 0
+    with out_csv.open(newline="") as f:
+        rows = sorted(csv.DictReader(f), key=lambda r: r["BilledCost"])
+    cells = [(r["ResourceName"], r["ChargeDescription"], r["BilledCost"]) for r in rows]
+    assert cells == [
+        ("'-vm", "'+1 credit", "-0.250000000000"),
+        ('\'=HYPERLINK("http://x.invalid","click")', "'@SUM(A1:A9)", "1.000000000000"),
+    ]
+    table = pq.read_table(out_parquet).sort_by("BilledCost")
+    assert table["ResourceName"].to_pylist() == ["-vm", '=HYPERLINK("http://x.invalid","click")']
+    assert table["ChargeDescription"].to_pylist() == ["+1 credit", "@SUM(A1:A9)"]

@@ -105,6 +105,26 @@ def test_money_is_exact_in_csv_and_rounded_on_screen() -> None:
     assert money(D("-0.004")) == "-$0.00"
 
 
+def test_a_formula_like_name_is_text_in_the_csv_and_money_stays_a_number() -> None:
+    """Issue 36: a team named `=HYPERLINK(...)` or `@SUM(...)` is written with a leading `'`
+    (cells/, the month report's rule), a spreadsheet's text, never run; a credit of -8.32 and
+    a count of -1 are numbers and stay as they are; a missing name stays empty."""
+    frame = pd.DataFrame(
+        {
+            "team": ['=HYPERLINK("http://x.invalid")', "@SUM(A1:A9)", "search", None],
+            "effective_usd": [D("-8.32"), D("1.5"), D("0"), D("2")],
+            "runs": [-1, 2, 3, 4],
+        }
+    )
+    assert csv_text(frame).splitlines() == [
+        "team,effective_usd,runs",
+        '"\'=HYPERLINK(""http://x.invalid"")",-8.32,-1',
+        "'@SUM(A1:A9),1.5,2",
+        "search,0,3",
+        ",2,4",
+    ]
+
+
 def test_charts_draw_decimal_money_as_numbers() -> None:
     spend = pd.DataFrame(
         {
