@@ -15,6 +15,7 @@ from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from pathlib import Path
 
 from flopledger.budgets.budget_file import BudgetConfigError
+from flopledger.collectors.files import duplicate_columns
 
 NANO = Decimal("0.000000001")
 Rates = dict[str, list[tuple[date, Decimal]]]
@@ -43,6 +44,9 @@ def load_fx_rates(path: str | Path | None) -> Rates:
         reader = csv.DictReader(fh)
         if reader.fieldnames is None or not {"date", "currency", "rate"} <= set(reader.fieldnames):
             raise BudgetConfigError(f"{path}: expected a header date,currency,rate")
+        twice = duplicate_columns(reader.fieldnames)  # two `rate`s: which converts is unknown
+        if twice:
+            raise BudgetConfigError(f"{path}: {twice}")
         for line, row in enumerate(reader, start=2):
             currency, day, rate = _row(path, line, row)
             rates.setdefault(currency, []).append((day, rate))

@@ -9,6 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 JSON_SUFFIXES = {".json", ".ndjson", ".jsonl"}
@@ -66,10 +67,59 @@ def ndjson_lines(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, Any, s
         yield number, _parse_json(text), text
 
 
+def duplicate_columns(names: Iterable[str], within: str = "") -> str | None:
+    """Why a table naming a column twice is refused whole (which of the two a row means cannot
+    be told: a reader keeping one would load a `BilledCost` of 999999.00 beside an
+    `EffectiveCost` of 1.00), or None when every name is given once. `within` is the path of
+    the struct whose fields they are (`labels.element.`)."""
+    where: dict[str, list[int]] = {}
+    for number, name in enumerate(names, start=1):
+        where.setdefault(name, []).append(number)
+    twice = [
+        f"{within + name!r} (columns {', '.join(map(str, at))})"
+        for name, at in where.items()
+        if len(at) > 1
+    ]
+    if not twice:
+        return None
+    return f"duplicate column name {'; '.join(twice)}: the file is refused whole"
+
+
+def _nested_fields(kind: pa.DataType) -> list[pa.Field]:
+    if isinstance(kind, pa.StructType):
+        return [kind.field(i) for i in range(kind.num_fields)]
+    if isinstance(kind, (pa.ListType, pa.LargeListType, pa.FixedSizeListType)):
+        return [kind.value_field]
+    if isinstance(kind, pa.MapType):
+        return [kind.key_field, kind.item_field]
+    return []
+
+
+def duplicate_fields(schema: pa.Schema) -> str | None:
+    """`duplicate_columns` of a Parquet or Arrow schema: its columns, and the fields of every
+    struct in it (Parquet allows both to repeat a name; a row as a dict keeps only one)."""
+    pending: list[tuple[str, list[pa.Field]]] = [("", list(schema))]
+    while pending:
+        within, fields = pending.pop(0)
+        reason = duplicate_columns([f.name for f in fields], within)
+        if reason:
+            return reason
+        for f in fields:
+            children = _nested_fields(f.type)
+            if children:
+                pending.append((f"{within}{f.name}.", children))
+    return None
+
+
 def iter_parquet(path: Path, batch_rows: int = 20_000) -> Iterator[Record]:
-    """Parquet rows as dicts (nested structs and lists intact)."""
+    """Parquet rows as dicts (nested structs and lists intact). A file naming a column twice is
+    one Unreadable (line None) for the whole file."""
     try:
         parquet = pq.ParquetFile(path)
+        twice = duplicate_fields(parquet.schema_arrow)
+        if twice:
+            yield None, Unreadable(twice), ""
+            return
         row = 0
         for batch in parquet.iter_batches(batch_size=batch_rows):
             for record in batch.to_pylist():
@@ -80,10 +130,16 @@ def iter_parquet(path: Path, batch_rows: int = 20_000) -> Iterator[Record]:
 
 
 def iter_csv(path: Path) -> Iterator[Record]:
-    """CSV with a header row; every value a string (empty string for an empty cell)."""
+    """CSV with a header row; every value a string (empty string for an empty cell). A header
+    naming a column twice is one Unreadable (line None, the header as raw) for the whole file."""
     with path.open("r", encoding="utf-8-sig", errors="surrogateescape", newline="") as fh:
         reader = csv.DictReader(fh)
         try:
+            header = reader.fieldnames or []
+            twice = duplicate_columns(header)
+            if twice:
+                yield None, Unreadable(twice), kept_bytes(",".join(header))
+                return
             for record in reader:
                 raw = ",".join("" if v is None else str(v) for v in record.values())
                 if None in record:

@@ -53,7 +53,8 @@ def days_to_replace(warehouse: Any, read: FocusRead, window: list[date]) -> list
 
 
 def load(warehouse: Any, read: FocusRead, window: list[date]) -> dict[str, int]:
-    """Replace the chosen days, store the quarantined rows; the counts for the run report."""
+    """Replace the chosen days, store the quarantined rows; the counts for the run report (a
+    row of a day not replaced, the same as loaded and outside the window, is outside window)."""
     days = days_to_replace(warehouse, read, window)
     if read.table.num_rows:
         # Every chosen day in one transaction, those the files no longer hold emptied: a FOCUS
@@ -71,6 +72,7 @@ def load(warehouse: Any, read: FocusRead, window: list[date]) -> dict[str, int]:
         "rows_loaded": rows.num_rows,
         "rows_duplicate": read.duplicates,
         "rows_quarantined": len(read.quarantined),
+        "rows_outside_window": read.table.num_rows - rows.num_rows,
     }
 
 

@@ -24,6 +24,8 @@ from typing import Any
 
 import yaml
 
+from flopledger.collectors.files import duplicate_columns
+
 
 class InventoryError(ValueError):
     """The inventory file cannot be used: says which entry and why."""
@@ -77,7 +79,11 @@ def load_inventory(path: str | Path) -> Inventory:
     path = Path(path)
     if path.suffix.lower() == ".csv":
         with path.open(newline="") as f:
-            entries: list[Mapping[str, Any]] = list(csv.DictReader(f))
+            reader = csv.DictReader(f)
+            twice = duplicate_columns(reader.fieldnames or [])
+            if twice:  # two `node` columns: which node a worker is on cannot be told
+                raise InventoryError(f"{path}: {twice}")
+            entries: list[Mapping[str, Any]] = list(reader)
     else:
         entries = _yaml_entries(path)
     return build_inventory(_node(e, f"{path} entry {i}") for i, e in enumerate(entries, 1))

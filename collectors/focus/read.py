@@ -7,7 +7,10 @@ an overlapping re-export) is one row; a row outside the plausible window is quar
 Nulls are written three ways in the wild: an empty cell, the text `NULL` or `null` (the public
 sample, the specification's examples), a Parquet null. All are null here. A FOCUS column whose
 name is written in another case (`SkuPriceid` in the specification's examples) is read as that
-column, and flagged.
+column, and flagged. A file naming a column twice (alike, or one FOCUS column in two cases) is
+refused whole, one quarantine row saying which: which of the two a row means cannot be told.
+A column FOCUS does not name (an `x_` column, one a later FOCUS version adds) is kept, in
+`x_columns`.
 
 A row that breaks the specification loads where its meaning is clear, with the reason in
 `spec_issues` (an enumerated value in the wrong case, a mandatory cost left null, a usage row
@@ -261,6 +264,27 @@ def _canonical_names(record: dict[str, Any], issues: list[str]) -> dict[str, Any
     return out
 
 
+def _named_twice(columns: Iterable[Any]) -> str | None:
+    """Why a file naming one FOCUS column twice in different cases (`BilledCost` and
+    `billedcost`, both read as BilledCost) is refused whole, or None. (A name written twice
+    alike is refused by collectors/files.py.)"""
+    written: dict[str, list[str]] = {}
+    for name in columns:
+        if isinstance(name, str) and name.lower() in _BY_LOWER:
+            written.setdefault(_BY_LOWER[name.lower()], []).append(name)
+    twice = [
+        f"{' and '.join(map(repr, names))} are both {column}"
+        for column, names in written.items()
+        if len(names) > 1
+    ]
+    if not twice:
+        return None
+    return (
+        f"duplicate column name: {'; '.join(twice)} (a FOCUS name is read in any case): "
+        "the file is refused whole"
+    )
+
+
 def _version(columns: Iterable[str]) -> str:
     names = {_BY_LOWER.get(str(c).lower()) for c in columns}
     added = {COLUMNS[n][1] for n in names if n is not None}
@@ -433,6 +457,11 @@ def read_focus_files(
             if not isinstance(record, dict):
                 bad.append(Quarantined(SOURCE, str(path), line, "not a FOCUS row", raw))
                 continue
+            twice = None if version else _named_twice(record)  # (the header: the first row's)
+            if twice:
+                header = ",".join(str(name) for name in record)
+                bad.append(Quarantined(SOURCE, str(path), None, twice, header))
+                break
             version = version or _version(record)
             if defaults:
                 record = {k: v for k, v in defaults.items() if k not in record} | record

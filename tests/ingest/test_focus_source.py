@@ -34,6 +34,7 @@ def test_sample_in_the_warehouse_to_the_last_digit(tmp_path: Path) -> None:
         "rows_loaded": 1000,
         "rows_duplicate": 0,
         "rows_quarantined": 0,
+        "rows_outside_window": 0,
     }
     expected = [
         ("AWS", Decimal("18.00663861840"), Decimal("13"), 942),
@@ -60,6 +61,29 @@ def test_late_row_replaces_its_old_day(tmp_path: Path) -> None:
     assert days_to_replace(w, read, [date(2026, 3, 9)]) == [date(2026, 3, 1), date(2026, 3, 9)]
     load(w, read, [date(2026, 3, 9)])
     assert _totals(w) == [("AWS", Decimal("90"), Decimal("90"), 2)]  # 98.32 - 8.32
+
+
+def test_rows_of_days_not_replaced_are_counted_outside_the_window(tmp_path: Path) -> None:
+    """A rerun for 2 March of a file holding 1, 2 and 3 March (unchanged) replaces 2 March only:
+    the other two rows are read and counted outside the window, so read 3 = loaded 1 +
+    duplicate 0 + quarantined 0 + outside window 2 (never `neither loaded nor refused`)."""
+    w = DuckDBWarehouse(tmp_path / "w.duckdb")
+    w.ensure_schema()
+    head = "ProviderName,ChargeCategory,ChargePeriodStart,ChargePeriodEnd,BilledCost,EffectiveCost,BillingCurrency\n"
+    row = "AWS,Usage,2026-03-0{d}T00:00:00Z,2026-03-0{d}T01:00:00Z,{d}.00,{d}.00,USD\n"
+    path = tmp_path / "march.csv"
+    path.write_text(head + "".join(row.format(d=d) for d in (1, 2, 3)))
+    first = load(w, read_focus_files([path]), [date(2026, 3, 2)])  # a new warehouse: all 3 days
+    assert (first["rows_read"], first["rows_loaded"], first["rows_outside_window"]) == (3, 3, 0)
+    again = load(w, read_focus_files([path]), [date(2026, 3, 2)])
+    assert again == {
+        "rows_read": 3,
+        "rows_loaded": 1,
+        "rows_duplicate": 0,
+        "rows_quarantined": 0,
+        "rows_outside_window": 2,
+    }
+    assert _totals(w) == [("AWS", Decimal("6"), Decimal("6"), 3)]  # 1 + 2 + 3, nothing lost
 
 
 def test_config_paths_are_read_and_their_days_found(tmp_path: Path) -> None:
