@@ -35,6 +35,7 @@ class NvmlSpool(Source):
         limits = run.limits
         # Each file opened once: its rows of the next day wait in `carry` for that day.
         carry = SpoolCarry()
+        notes: dict[str, str] = {}
         for day in run.days:
             inputs = self.inputs(run, [day])
             # Only the rows whose home day is `day`: each row and each refusal counted once.
@@ -52,6 +53,17 @@ class NvmlSpool(Source):
                 read.duplicates,
             )
             totals.update(counts)
+            notes |= read.notes
             taken.add(inputs)
             run.info(f"nvml_spool {day}: {counts['rows_loaded']:,} rows")
+        taken.warnings.extend(f"sources.{self.name}: {line}" for line in _ignored_lines(notes))
         return {"gpu_samples": {**totals, **taken.metadata(run)}}
+
+
+def _ignored_lines(notes: dict[str, str]) -> list[str]:
+    """One line per thing ignored (`SpoolRead.notes`: a newer agent's columns), with how many
+    files it was ignored in and the first of them: a fleet's worth of files says it once."""
+    files: dict[str, list[str]] = {}
+    for uri, note in sorted(notes.items()):
+        files.setdefault(note, []).append(uri)
+    return [f"{len(uris):,} file(s): {note} (first: {uris[0]})" for note, uris in files.items()]

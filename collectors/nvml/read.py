@@ -1,7 +1,9 @@
 """Read spool files (local paths, directories, `gs://` URIs) into one `gpu_samples` table.
 
-A file that cannot be read (torn, not Parquet, missing a required column, a column of
-the wrong type) becomes one `Quarantined` entry for the file; a row with a bad value
+A file that cannot be read (torn, not Parquet, a column named twice, missing a required
+column, a column of the wrong type, a renamed column) becomes one `Quarantined` entry for the
+file; a column this reader does not know beside all those it does (a newer agent's) is
+ignored, the file's rows loaded, and the file named in `SpoolRead.notes`; a row with a bad value
 (null key, unknown status, percentage outside 0-100, negative count, NaN) becomes one
 `Quarantined` entry with the row's index and a JSON rendering of it. Nothing is
 dropped silently and nothing raises. The same `sample_id` read twice (a file re-read,
@@ -27,9 +29,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from flopledger.collectors.files import duplicate_fields
 from flopledger.collectors.gcs import parse_gs_uri, storage_client
 from flopledger.collectors.limits import DEFAULT_LIMITS, Limits
 from flopledger.collectors.nvml.schema import (
+    COLUMNS,
     GPU_SAMPLES_SCHEMA,
     NON_NEGATIVE_COLUMNS,
     PCT_COLUMNS,
@@ -54,6 +58,8 @@ class SpoolRead:
 
     rows_read: int = 0
     duplicates: int = 0
+    # Per file read whole and loaded: what of it was ignored (columns a newer agent added).
+    notes: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def read_spool(
@@ -202,9 +208,10 @@ def _read_file(
         table, rows = carried
     else:
         try:
-            table = pq.read_table(pa.BufferReader(load()))
-            _check_columns(table)
-            table = _conform(table)
+            parquet = pq.ParquetFile(pa.BufferReader(load()))
+            note = _check_columns(parquet.schema_arrow)  # (a column named twice: refused)
+            known = [c for c in parquet.schema_arrow.names if c in COLUMNS]
+            table = _conform(parquet.read(columns=known))
         except Exception as exc:  # noqa: BLE001 - any reader failure refuses the file, with why
             reason = str(exc) if isinstance(exc, ValueError) else ""
             if not reason or isinstance(exc, pa.ArrowException):
@@ -215,6 +222,8 @@ def _read_file(
             if dated and carry and scope.day:
                 carry.left(uri, scope.day, None)
             return None
+        if note:
+            stats.notes[uri] = note
         rows = pa.array(range(table.num_rows), pa.int64())
     mine = _home_mask(uri, table, scope)
     if mine is None:
@@ -229,27 +238,59 @@ def _read_file(
     return _drop_bad_rows(uri, home, quarantined, scope.limits, file_rows)
 
 
-def _check_columns(table: pa.Table) -> None:
-    """A file of a newer schema (a version past ours, or a column we do not know, say a
-    renamed one) is refused whole: loading it would turn the renamed column into nulls."""
-    metadata = table.schema.metadata or {}
-    raw_version = metadata.get(SCHEMA_VERSION_KEY)
-    try:
-        version = int(raw_version) if raw_version is not None else None
-    except ValueError:
-        raise ValueError(f"spool schema version {raw_version!r} is not a number") from None
-    if version is not None and version not in SPOOL_COLUMNS:
+def _check_columns(schema: pa.Schema) -> str | None:
+    """What the reader ignores of a file it can read by its columns (None: nothing), or a
+    ValueError saying why it cannot: a column named twice; a column it does not know where
+    one of the file's version is missing (a renamed column: loading it would make 11,520
+    nulls of the old name); a newer version without every column this reader knows. A
+    newer agent's added column beside all of those is ignored: the rows load without it."""
+    twice = duplicate_fields(schema)
+    if twice:
+        raise ValueError(twice)
+    version = _stated_version(schema)
+    newer = version is not None and version not in SPOOL_COLUMNS
+    unknown = sorted(c for c in schema.names if c not in COLUMNS)
+    missing = [c for c in _expected(version) if c not in schema.names]
+    if newer and missing:
         raise ValueError(
             f"spool schema version {version} is not one this reader knows "
-            f"(1 .. {SCHEMA_VERSION}): upgrade flopledger to read it"
+            f"(1 .. {SCHEMA_VERSION}) and lacks column(s) {', '.join(missing)}: "
+            "upgrade flopledger to read it"
         )
-    known = SPOOL_COLUMNS.get(version or SCHEMA_VERSION, ())
-    unknown = [c for c in table.column_names if c not in known]
-    if unknown:
+    if unknown and missing:
         raise ValueError(
-            f"unknown column(s) {', '.join(sorted(unknown))} for spool schema version "
-            f"{version or 'unstated'} (a newer or renamed schema): file refused whole"
+            f"unknown column(s) {', '.join(unknown)} where column(s) {', '.join(missing)} of "
+            f"spool schema version {version or 'unstated'} are missing (a renamed schema): "
+            "file refused whole"
         )
+    ignored = f"column(s) {', '.join(unknown)} ignored" if unknown else None
+    if newer:
+        known = f"spool schema version {version} is newer than this reader's ({SCHEMA_VERSION})"
+        return f"{known}: read by the columns it knows" + (f", {ignored}" if ignored else "")
+    if ignored:
+        where = f"spool schema version {version}" if version else "the spool schema"
+        return f"{ignored} (not in {where}; the rows loaded without them)"
+    return None
+
+
+def _stated_version(schema: pa.Schema) -> int | None:
+    """The version a file's metadata states (None: unstated), a ValueError when it is none."""
+    raw = (schema.metadata or {}).get(SCHEMA_VERSION_KEY)
+    try:
+        version = int(raw) if raw is not None else None
+    except ValueError:
+        raise ValueError(f"spool schema version {raw!r} is not a number") from None
+    if version is not None and version < 1:
+        raise ValueError(f"spool schema version {version} is not one (they start at 1)")
+    return version
+
+
+def _expected(version: int | None) -> tuple[str, ...]:
+    """The columns a file of `version` carries (a newer one: every column of ours; unstated:
+    those of version 1, which every version has)."""
+    if version is None:
+        return SPOOL_COLUMNS[1]
+    return SPOOL_COLUMNS.get(version, SPOOL_COLUMNS[SCHEMA_VERSION])
 
 
 def _home_days(uri: str, table: pa.Table) -> pa.ChunkedArray:

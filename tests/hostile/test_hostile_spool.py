@@ -1,9 +1,12 @@
 """Hostile NVML spool files: each case is one file of rows on node `c<n>`; loaded means that
 node's rows reached the table, a refusal is a quarantine entry for that file.
 
-A file of a newer or renamed schema is refused whole (loading it would make a renamed column
-11,520 NULLs); a row outside its file's two days is quarantined, not dropped; each row and
-each refusal is counted once however many days' reads see its file."""
+A file of a renamed schema (an unknown column where a known one is missing) is refused whole
+(loading it would make the renamed column 11,520 NULLs), and so is one naming a column twice; a
+newer agent's file (a column added, or a newer version) carrying every known column loads by
+those (tests/collectors/nvml/test_spool_newer_columns.py says what is said of the rest); a row
+outside its file's two days is quarantined, not dropped; each row and each refusal is counted
+once however many days' reads see its file."""
 
 from __future__ import annotations
 
@@ -42,15 +45,19 @@ def extra_column(table: pa.Table) -> pa.Table:
     return table.append_column("gpu_temperature_c", pa.array([70.0] * table.num_rows))
 
 
+def newer_without_power(table: pa.Table) -> pa.Table:
+    return newer(table.drop_columns(["power_w"]))
+
+
+def power_twice(table: pa.Table) -> pa.Table:
+    return table.append_column("power_w", pa.array([1.0] * table.num_rows))
+
+
 CASES = [
     Case("a plain file", ([row("c1")], None), LOADED),
     Case("a renamed column", ([row("c2")], renamed), "unknown column(s) gpu_util_pct"),
-    Case("schema version 3", ([row("c3")], newer), "spool schema version 3 is not one"),
-    Case(
-        "an unknown extra column",
-        ([row("c4")], extra_column),
-        "unknown column(s) gpu_temperature_c",
-    ),
+    Case("schema version 3 with every known column", ([row("c3")], newer), LOADED),
+    Case("an unknown extra column", ([row("c4")], extra_column), LOADED),
     Case("util 150%", ([row("c5", util_gpu_pct=150.0)], None), "util_gpu_pct outside 0-100"),
     Case(
         "energy infinite",
@@ -65,6 +72,12 @@ CASES = [
     ),
     Case("a minute in 2150", ([row("c9", datetime(2150, 1, 1))], None), "plausible window"),
     Case("a torn file", ([row("c10")], "torn"), "unreadable Parquet"),
+    Case(
+        "schema version 3 without power_w",
+        ([row("c11")], newer_without_power),
+        "spool schema version 3 is not one this reader knows (1 .. 2) and lacks column(s) power_w",
+    ),
+    Case("power_w twice", ([row("c12")], power_twice), "duplicate column name 'power_w'"),
 ]
 
 
@@ -142,13 +155,13 @@ def test_a_window_read_with_carry_opens_each_file_once(tmp_path, monkeypatch):
     pq.write_table(rows_to_table(rows[:1]), again)
     torn.write_bytes(b"PAR1 half a file")
     opened: list[str] = []
-    real = spool_read.pq.read_table
+    real = spool_read.pq.ParquetFile
 
     def counted(source, *args, **kwargs):
         opened.append("file")
         return real(source, *args, **kwargs)
 
-    monkeypatch.setattr(spool_read.pq, "read_table", counted)
+    monkeypatch.setattr(spool_read.pq, "ParquetFile", counted)
     carry = spool_read.SpoolCarry()
     totals = {"read": 0, "loaded": 0, "quarantined": 0, "duplicates": 0}
     loaded_minutes = []
