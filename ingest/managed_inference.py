@@ -208,6 +208,8 @@ class ManagedInference(Source):
         result: Loaded = {}
         for name, table in loaded.items():
             counts: Metadata = {"rows_loaded": table.num_rows}
+            if name in DAY_OF:  # a file read for a day it holds may hold days not rebuilt
+                counts["rows_outside_window"] = read[name].num_rows - table.num_rows
             if name == "managed_requests":  # the files, once: they feed all four tables
                 counts |= {"rows_read": read[name].num_rows + bad, "rows_quarantined": bad}
                 counts |= read["inputs"].metadata(run) | {"files_unchanged": read["unchanged"]}

@@ -103,3 +103,44 @@ def test_changed_files_and_the_days_they_hold_are_read_nothing_else(
     whole = _warehouse(kind, tmp_path, "whole", request)
     _run(tmp_path, whole, [D1])
     assert _loaded(whole) == [r for r in _loaded(w) if r[0] != "b"]
+
+
+def _on(day: date, rid: str) -> dict:
+    """A request (10 prompt and 5 completion tokens, 0.1 USD) started on `day`."""
+    return {**_request(rid, "together_ai", 10, 5, 0.1),
+            "startTime": f"{day}T09:00:00Z", "endTime": f"{day}T09:00:01Z",
+            "completionStartTime": f"{day}T09:00:00Z"}  # fmt: skip
+
+
+def test_a_windowed_rerun_counts_the_other_days_outside_the_window(tmp_path: Path) -> None:
+    """Issue 36: `flopledger run --from 2026-10-06 --to 2026-10-06` printed `managed_requests:
+    840 row(s) read but neither loaded nor refused`. One gateway file holds a request on each
+    of 5, 6 and 7 October and a line that is not JSON; a run for the 6th on a new warehouse
+    takes every day the new file holds; the rerun reads the unchanged file again (it holds
+    the 6th) and rebuilds the 6th alone: the 5th's and 7th's requests are outside the window."""
+    from flopledger.cli.run_report import _source_lines
+
+    write_config(
+        tmp_path,
+        "warehouse: {kind: duckdb, path: w.duckdb}\n"
+        'sources:\n  managed_inference: {paths: ["gateway/*.ndjson"]}\n',
+    )
+    gateway = tmp_path / "gateway"
+    gateway.mkdir()
+    oct5, oct6, oct7 = date(2026, 10, 5), date(2026, 10, 6), date(2026, 10, 7)
+    log = _write(gateway / "a.ndjson", _on(oct5, "r5"), _on(oct6, "r6"), _on(oct7, "r7"))
+    log.write_text(log.read_text() + "{not json\n")
+    w = DuckDBWarehouse(tmp_path / "w.duckdb")
+    w.ensure_schema()
+    first = _run(tmp_path, w, [oct6])
+    # 4 lines read = 3 loaded (a new file: all its days) + 1 quarantined + 0 outside the window.
+    counts = ("rows_read", "rows_loaded", "rows_quarantined", "rows_outside_window")
+    assert tuple(first[k] for k in counts) == (4, 3, 1, 0)
+    again = _run(tmp_path, w, [oct6])
+    # 4 lines read = 1 loaded (the 6th's r6) + 1 quarantined + 2 outside (r5, r7).
+    assert tuple(again[k] for k in counts) == (4, 1, 1, 2)
+    assert [r[0] for r in _loaded(w)] == ["r5", "r6", "r7"]  # the 5th and 7th kept as loaded
+    lines = _source_lines({"managed_requests": again})
+    assert not [line for line in lines if "neither loaded nor refused" in line]
+    assert lines[1].split()[-2:] == ["outside", "window"]
+    assert lines[2].split() == ["managed_requests", "4", "1", "0", "1", "2"]
