@@ -16,6 +16,10 @@ Why the defaults cannot overflow (DECIMAL(38, 9) holds |x| < 1e29; HUGEINT < 1.7
   per hour, as exports do, it is 3.6e21); marts sum them as DOUBLE, which cannot overflow.
 - integers fit their Arrow column (int32 or int64), floats are finite, percentages in
   [0, 100] (with a little slack for counters that round past 100).
+- accelerators a run holds on one resource <= the most any machine of that accelerator type
+  holds (a whole TPU slice where a resource may be one; accelerators/machines.py), or
+  max_accelerators_per_node for a run that names no type: a pod asking for a billion GPUs is
+  quarantined whole, never clipped, so it takes no node's hours from the runs that ran there.
 """
 
 from __future__ import annotations
@@ -24,6 +28,9 @@ import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from fractions import Fraction
+
+from flopledger.accelerators.machines import most_per_machine, most_per_resource
 
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
@@ -44,6 +51,9 @@ class Limits:
     max_accelerator_seconds: Decimal = Decimal(10) ** 12
     max_row_span: timedelta = timedelta(days=366)
     max_nodes_per_job: int = 4096
+    # Accelerators on one node when the run names no accelerator type (a known type is
+    # bounded by its machines: accelerators/machines.py). The largest machine known holds 16.
+    max_accelerators_per_node: int = 64
     max_pct: float = 100.5
 
     @classmethod
@@ -88,8 +98,46 @@ class Limits:
                 f"({self.max_nodes_per_job:,})"
             )
 
+    def _most_on_one(self, accelerator_type: str | None, whole_slice: bool) -> tuple[int, str]:
+        """The most accelerators of the type one resource (one machine unless `whole_slice`:
+        a billed resource may be a TPU slice) holds, and where that bound comes from."""
+        most = (most_per_resource if whole_slice else most_per_machine)(accelerator_type)
+        if most is None:
+            return self.max_accelerators_per_node, "limits.max_accelerators_per_node"
+        where = "slice" if whole_slice and most != most_per_machine(accelerator_type) else "machine"
+        return most, f"the largest {accelerator_type} {where}: accelerators/machines.py"
+
+    def accelerators_on_one(
+        self, what: str, held: Fraction, accelerator_type: str | None, whole_slice: bool = False
+    ) -> None:
+        """`held` accelerators (a MIG slice counts its share) on one resource at one moment."""
+        most, source = self._most_on_one(accelerator_type, whole_slice)
+        if held > most:
+            raise OutOfBounds(
+                f"{what}: {_count(held)} {accelerator_type or 'accelerators'} on one "
+                f"{'resource' if whole_slice else 'node'} at once, more than {most:,} ({source})"
+            )
+
+    def accelerators_per_run(
+        self, what: str, count: int | None, accelerator_type: str | None, whole_slice: bool
+    ) -> None:
+        """A run's accelerator count: at most max_nodes_per_job resources, each full."""
+        most, source = self._most_on_one(accelerator_type, whole_slice)
+        if count is not None and count > most * self.max_nodes_per_job:
+            raise OutOfBounds(
+                f"{what}: {count:,} {accelerator_type or 'accelerators'}, more than "
+                f"limits.max_nodes_per_job ({self.max_nodes_per_job:,}) x {most:,} on each "
+                f"({source}) = {most * self.max_nodes_per_job:,}"
+            )
+
 
 DEFAULT_LIMITS = Limits()
+
+
+def _count(held: Fraction) -> str:
+    """1,000,000,000; a MIG share as 9 2/7."""
+    whole, part = divmod(held, 1)
+    return f"{int(whole):,}" + (f" {part}" if part else "")
 
 
 def _within(what: str, amount: Decimal | None, bound: Decimal, key: str) -> Decimal | None:

@@ -28,6 +28,7 @@ def _pods(run: IngestRun) -> PodsRead:
         source_inputs(run.config, KUBERNETES, run.run_key).paths,  # local or gs://
         source.labels if source else None,
         source.project_id if source else None,
+        run.limits,
     )
 
 
@@ -49,7 +50,7 @@ class Jobs(Source):
         source = run.config.sources.kubernetes
         if source is not None:
             paths = source_inputs(run.config, KUBERNETES, run.run_key).paths
-            pods = read_pod_files(paths, source.labels).jobs
+            pods = read_pod_files(paths, source.labels, limits=run.limits).jobs
             days |= {d for d in pods["submitted_day"].to_pylist() if d is not None}
         return days
 

@@ -26,6 +26,7 @@ def run_limits(config: Config, now: datetime) -> Limits:
         max_accelerator_seconds=Decimal(str(block.max_accelerator_seconds)),
         max_row_span=timedelta(days=block.max_row_span_days),
         max_nodes_per_job=block.max_nodes_per_job,
+        max_accelerators_per_node=block.max_accelerators_per_node,
     )
 
 

@@ -13,6 +13,7 @@ _ = Whitelist()
 # CSV headers, the config file) rather than as attributes.
 _.memory_gb  # accelerators/mig.py: a MIG profile's memory (the facts table)
 _.vendor  # accelerators/spec.py: an accelerator's vendor (the facts table)
+_.machine_type  # accelerators/machines.py: the provider's name of a row (what the row is; its test reads it)
 _.commit_1y_per_hour  # accelerators/prices.py: a price-book column (TERMS names it)
 _.commit_3y_per_hour  # accelerators/prices.py: a price-book column (TERMS names it)
 _.fx_rate  # budgets/status.py: a budget_status column

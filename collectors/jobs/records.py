@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import defaultdict
 from datetime import date, datetime
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from flopledger.collectors.accelerators import canonical_accelerator
@@ -163,6 +165,47 @@ def _placements(
     return rows
 
 
+def _held(row: dict[str, Any]) -> Fraction:
+    """Accelerators a placement holds, a MIG slice at its share of one."""
+    return Fraction(
+        row["accelerators"] * (row["share_numerator"] or 1), row["share_denominator"] or 1
+    )
+
+
+def _peaks(rows: list[dict[str, Any]]) -> list[tuple[int, Fraction]]:
+    """Per resource, (the placement at which the run holds the most there at one moment, that
+    most): placements of one resource add up while their windows overlap (an open end runs
+    on; one that ends as another starts does not overlap it)."""
+    events: dict[tuple[Any, str], list[tuple[datetime, int, Fraction, int]]] = defaultdict(list)
+    for i, row in enumerate(rows):
+        held, key = _held(row), (row["project_id"], row["resource_name"])
+        events[key].append((row["start_at"] or datetime.min, 1, held, i))
+        events[key].append((row["end_at"] or datetime.max, 0, -held, i))
+    peaks = []
+    for timeline in events.values():
+        level, peak = Fraction(0), (0, Fraction(0))
+        for _, _, change, i in sorted(timeline):
+            level += change
+            if level > peak[1]:
+                peak = (i, level)
+        peaks.append(peak)
+    return peaks
+
+
+def _check_capacity(
+    run: dict[str, Any], rows: list[dict[str, Any]], limits: Limits, whole_slice: bool
+) -> None:
+    """No run holds more on one resource than any machine (or, for a jobs file, any TPU slice)
+    of its accelerator type has, nor asks for more than max_nodes_per_job of them: the run is
+    quarantined whole, never clipped."""
+    kind = run["accelerator_type"]
+    for i, held in _peaks(rows):
+        where = f"placements[{i}] ({rows[i]['resource_name']})"
+        _bounded(limits.accelerators_on_one, where, held, kind, whole_slice)
+    count = run["accelerator_count"]
+    _bounded(limits.accelerators_per_run, "accelerator_count", count, kind, whole_slice)
+
+
 def _times(
     record: dict[str, Any], limits: Limits
 ) -> tuple[datetime, datetime | None, datetime | None, date]:
@@ -227,4 +270,8 @@ def normalise_job(
         "source": source,
         "source_line": line,
     }
-    return run, _placements(record, run, limits)
+    placements = _placements(record, run, limits)
+    # A jobs file's resource may be a whole TPU slice; a node or host (Kubernetes, Slurm) is one
+    # machine.
+    _check_capacity(run, placements, limits, whole_slice=scheduler == "jobs_file")
+    return run, placements

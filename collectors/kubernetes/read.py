@@ -39,6 +39,7 @@ from flopledger.collectors.kubernetes.runs import (
     run_key,
     run_record,
 )
+from flopledger.collectors.limits import DEFAULT_LIMITS, Limits
 from flopledger.collectors.quarantine import Quarantined
 
 SOURCE = "kubernetes"
@@ -225,6 +226,7 @@ def read_pod_files(
     files: list[Path],
     label_keys: Mapping[str, str] | None = None,
     project_id: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> PodsRead:
     """Every run the pods of `files` make (files in name order: the newest state wins)."""
     keys = PodLabelKeys.of(label_keys)
@@ -245,7 +247,7 @@ def read_pod_files(
         first = min(members, key=lambda s: (s.source, s.line))
         try:
             record = run_record(run_id, [s.record for s in members], keys, project_id)
-            run, held = normalise_job(record, first.source, first.line, SCHEDULER)
+            run, held = normalise_job(record, first.source, first.line, SCHEDULER, limits)
         except (BadRecord, NotARun, TypeError, ValueError, RecursionError) as exc:
             raw = _raw([s.record for s in members])
             quarantined.append(
