@@ -30,6 +30,23 @@ def _settled(page) -> None:
     page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')")
 
 
+# The first metric once it shows `total`: on a busy machine the status widget may not have
+# appeared yet when _settled looks, and a rerun replaces the page's elements one by one.
+FIRST_METRIC_SHOWS = f"""total => {{
+    const first = document.querySelector('{METRIC}');
+    return first && first.innerText.startsWith('Effective cost, ') && first.innerText.includes(total);
+}}"""
+
+
+def _shown(page, total: str) -> None:
+    """Waits (to the hang guard) for the first metric to show `total`; the assertions after
+    say what it showed if it never did."""
+    try:
+        page.wait_for_function(FIRST_METRIC_SHOWS, arg=total)
+    except Exception:  # noqa: BLE001 - the assertions below report what was shown
+        return
+
+
 def test_every_grouping_totals_the_effective_cost(served: str, fleet_copy: Path) -> None:  # noqa: F811
     from playwright.sync_api import sync_playwright
 
@@ -53,6 +70,7 @@ def test_every_grouping_totals_the_effective_cost(served: str, fleet_copy: Path)
                     page.screenshot(path=str(ARTIFACTS / f"explorer_{dimension}_failed.png"))
                     raise
                 _settled(page)
+                _shown(page, total)
                 assert not page.query_selector('[data-testid="stException"]'), dimension
                 first = page.query_selector(METRIC)
                 assert first is not None
