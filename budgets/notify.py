@@ -7,7 +7,8 @@ has it) and the sensor's cursor. Either one is enough to skip a pair, so a resta
 nothing twice. A failed post is retried on a later tick after a backoff that doubles from
 `BACKOFF_S`. Webhook URLs are read from the environment and never logged or stored.
 
-A post waits at most `WEBHOOK_DEADLINE_S` for the receiver, and is not retried within the
+A post waits at most its `timeout_s` for the receiver (the sensors pass flopledger.yaml's
+`network.webhook_deadline_s`; `WEBHOOK_DEADLINE_S` otherwise), and is not retried within the
 call (requests does not retry): a refused connection fails at once, a silent receiver after
 the deadline, each said in one line naming the receiver's host (never its path, which holds
 the secret) and what happened.

@@ -36,7 +36,7 @@ from google.cloud import bigquery
 from google.cloud.bigquery.retry import DEFAULT_JOB_RETRY
 
 from flopledger.clients.network import (
-    DEADLINE_S,
+    deadline,
     failure,
     is_refused,
     is_timeout,
@@ -81,11 +81,12 @@ def make_client(
     endpoint: str | None = None,
     credentials: Credentials | None = None,
     location: str | None = None,
-    deadline_s: float = DEADLINE_S,
+    deadline_s: float | None = None,
 ) -> bigquery.Client:
     """A BigQuery client. Jobs run (and are billed) in `project`; `location` is where the
     data lives (the export dataset's location, e.g. US or EU). Each request it makes here
-    waits at most `deadline_s` for an answer."""
+    waits at most `deadline_s` (the process's, clients/network.py, unless given) for an
+    answer."""
     endpoint = endpoint or os.environ.get(EMULATOR_ENV)
     try:
         if endpoint is None:
@@ -104,19 +105,19 @@ def make_client(
             "no Google credentials: run `gcloud auth application-default login` or set "
             f"GOOGLE_APPLICATION_CREDENTIALS to a service-account key file ({exc})"
         ) from None
-    client.deadline_s = deadline_s
+    client.deadline_s = deadline(deadline_s)
     return client
 
 
 class _Client(bigquery.Client):
     """A BigQuery client that carries its per-request deadline (seconds)."""
 
-    deadline_s: float = DEADLINE_S
+    deadline_s: float | None = None
 
 
 def _deadline(client: bigquery.Client) -> float:
-    """The client's per-request deadline (a plain bigquery.Client gets the default)."""
-    return float(getattr(client, "deadline_s", DEADLINE_S))
+    """The client's per-request deadline (a plain bigquery.Client gets the process's)."""
+    return deadline(getattr(client, "deadline_s", None))
 
 
 def _endpoint(client: bigquery.Client) -> str:

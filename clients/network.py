@@ -20,15 +20,33 @@ import itertools
 import socket
 from collections.abc import Callable, Iterator
 
-# How long a request may go without an answer (seconds). Meant to become the setting
-# `network.deadline_s`; until then every door takes this default (or its caller's value).
+# How long a request may go without an answer (seconds), until `use_deadlines` sets the
+# process's own from flopledger.yaml's `network:` block; a door given a deadline uses that.
 DEADLINE_S = 30.0
+WEBHOOK_DEADLINE_S = 10.0
+_deadlines = {"service": DEADLINE_S, "webhook": WEBHOOK_DEADLINE_S}
 # How often a refused connection is tried again before it is reported.
 REFUSED_RETRIES = 2
 _TIMEOUT_NAMES = frozenset(
     {"ReadTimeout", "ConnectTimeout", "Timeout", "ReadTimeoutError", "DeadlineExceeded"}
 )
 _MAX_CHAIN = 64  # exceptions looked at behind one error (causes, contexts, wrapped reasons)
+
+
+def use_deadlines(service_s: float, webhook_s: float) -> None:
+    """The deadlines this process's doors use from now on (flopledger.yaml `network:`: set by
+    the Dagster resource and the commands that call services, once the config is read)."""
+    _deadlines.update(service=float(service_s), webhook=float(webhook_s))
+
+
+def deadline(given: float | None = None) -> float:
+    """`given`, else the process's deadline for a service call (seconds)."""
+    return _deadlines["service"] if given is None else given
+
+
+def webhook_deadline() -> float:
+    """The process's deadline for a webhook post (seconds)."""
+    return _deadlines["webhook"]
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from flopledger.clients.network import DEADLINE_S, failure, limit_refusals
+from flopledger.clients.network import deadline, failure, limit_refusals
 
 EMULATOR_ENV = "STORAGE_EMULATOR_HOST"
 
@@ -71,10 +71,13 @@ class ObjectVanished(StorageError):
 
 
 def list_objects(
-    client: Any, bucket: str, prefix: str, deadline_s: float = DEADLINE_S
+    client: Any, bucket: str, prefix: str, deadline_s: float | None = None
 ) -> list[tuple[str, int, str]]:
-    """(name, size, generation) of every object under `prefix`, in name order; one-line errors."""
+    """(name, size, generation) of every object under `prefix`, in name order; one-line errors.
+    `deadline_s`: the process's (clients/network.py) unless given."""
     from google.api_core import exceptions
+
+    deadline_s = deadline(deadline_s)
 
     where = f"gs://{bucket}/{prefix}"
     try:
@@ -97,11 +100,13 @@ def list_objects(
 
 
 def list_folder(
-    client: Any, bucket: str, folder: str, deadline_s: float = DEADLINE_S
+    client: Any, bucket: str, folder: str, deadline_s: float | None = None
 ) -> tuple[list[tuple[str, int, str]], list[str]]:
     """One level of `folder` (ending in `/`): its own objects (name, size, generation) and its
     sub-folders (`folder/sub/`), each in name order; one-line errors as `list_objects`."""
     from google.api_core import exceptions
+
+    deadline_s = deadline(deadline_s)
 
     where = f"gs://{bucket}/{folder}"
     try:
@@ -130,11 +135,13 @@ def download_object(
     name: str,
     generation: str,
     dest: str,
-    deadline_s: float = DEADLINE_S,
+    deadline_s: float | None = None,
 ) -> None:
     """That generation of the object into the file `dest`; one-line errors. The deadline
     bounds each wait for bytes, not the whole download."""
     from google.api_core import exceptions
+
+    deadline_s = deadline(deadline_s)
 
     where = f"gs://{bucket}/{name}"
     try:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import dagster as dg
 from pydantic import PrivateAttr
 
+from flopledger.clients.network import use_deadlines
 from flopledger.settings import Config, load_config
 from flopledger.warehouse import Warehouse, open_warehouse
 
@@ -18,8 +19,11 @@ class Flopledger(dg.ConfigurableResource):
     _schema_ready: bool = PrivateAttr(default=False)
 
     def config(self) -> Config:
-        """The config file, read afresh (quietly: `flopledger run` has said what is empty)."""
-        return load_config(self.config_path, warn=False)
+        """The config file, read afresh (quietly: `flopledger run` has said what is empty); its
+        `network:` deadlines become this process's (clients/network.py)."""
+        config = load_config(self.config_path, warn=False)
+        use_deadlines(config.network.deadline_s, config.network.webhook_deadline_s)
+        return config
 
     def warehouse(self) -> Warehouse:
         """The configured warehouse, its raw tables created (once per resource instance)."""

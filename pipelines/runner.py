@@ -14,6 +14,7 @@ from typing import Any
 
 import dagster as dg
 
+from flopledger.clients.network import use_deadlines
 from flopledger.ingest.outcome import CheckResult, RunOutcome
 from flopledger.ingest.registry import input_days, list_inputs
 from flopledger.pipelines.asset_jobs import INGEST_JOB, MARTS_JOB, TELEMETRY_ASSETS, TELEMETRY_JOB
@@ -181,6 +182,7 @@ def run_pipeline(
     samples are loaded: what the telemetry_hourly ticks between marts ticks run
     (schedules.marts_tick)."""
     _quiet_dagster()
+    use_deadlines(config.network.deadline_s, config.network.webhook_deadline_s)
     # One clear error before any step runs, rather than every step failing on the lock.
     warehouse = open_warehouse(config.warehouse)
     warehouse.ensure_schema()

@@ -271,6 +271,15 @@ class LimitsConfig(_Strict):
     max_accelerators_per_node: int = Field(default=64, ge=1, le=100_000)
 
 
+class NetworkConfig(_Strict):
+    """How long a call to a network service waits for an answer before it is reported (not
+    retried: a hung endpoint hangs again). A refused connection is said within seconds
+    whatever these are (clients/network.py)."""
+
+    deadline_s: float = Field(default=30.0, gt=0, le=3600, strict=False)  # GCS, BigQuery, k8s
+    webhook_deadline_s: float = Field(default=10.0, gt=0, le=600, strict=False)  # budget alerts
+
+
 class Config(_Strict):
     warehouse: WarehouseConfig = Field(default_factory=WarehouseConfig)
     # Marts report in USD (the export's conversion rates are USD-based); another reporting
@@ -294,6 +303,7 @@ class Config(_Strict):
     month_report: MonthReportConfig = Field(default_factory=MonthReportConfig)
     sources: SourcesConfig = Field(default_factory=SourcesConfig)
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
+    network: NetworkConfig = Field(default_factory=NetworkConfig)
     # Where the file was read from; not a key of the file.
     base_dir: str = Field(default=".", exclude=True)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import FrameType
 from typing import NamedTuple
 
+from flopledger.clients.network import use_deadlines
 from flopledger.settings import ConfigError, load_config
 
 
@@ -56,7 +57,9 @@ def _settings(args: argparse.Namespace) -> _Settings:
     """Options from the command line, else from sources.kubernetes when a config file exists."""
     source = None
     if Path(args.config).is_file():
-        source = load_config(args.config).sources.kubernetes
+        config = load_config(args.config)
+        source = config.sources.kubernetes
+        use_deadlines(config.network.deadline_s, config.network.webhook_deadline_s)
     out = args.out or (Path(source.spool_dir) if source and source.spool_dir else None)
     if out is None:
         raise ConfigError("kube-watch: give --out, or sources.kubernetes.spool_dir in the config")

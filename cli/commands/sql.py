@@ -18,6 +18,7 @@ import sys
 
 import pyarrow as pa
 
+from flopledger.clients.network import use_deadlines
 from flopledger.settings import load_config
 from flopledger.warehouse import QueryError, open_warehouse
 from flopledger.warehouse.bounds import Bounds, QueryOutOfMemory, QueryTimeout, Rows
@@ -90,7 +91,9 @@ def default_memory_limit() -> str:
 
 
 def sql(args: argparse.Namespace) -> int:
-    warehouse = open_warehouse(load_config(args.config).warehouse)
+    config = load_config(args.config)
+    use_deadlines(config.network.deadline_s, config.network.webhook_deadline_s)  # BigQuery's
+    warehouse = open_warehouse(config.warehouse)
     table = args.format == "table"
     bounds = Bounds(
         timeout_s=args.timeout,

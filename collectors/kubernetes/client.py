@@ -23,7 +23,7 @@ from kubernetes.watch.watch import iter_resp_lines
 from urllib3.exceptions import HTTPError
 from urllib3.util.retry import Retry
 
-from flopledger.clients.network import DEADLINE_S, REFUSED_RETRIES, failure
+from flopledger.clients.network import REFUSED_RETRIES, deadline, failure
 
 PAGE = 500
 # urllib3's retry for every request: a connection that fails (refused) is tried twice more,
@@ -75,10 +75,12 @@ def list_pods(
     api: client.CoreV1Api,
     namespace: str | None = None,
     page: int = PAGE,
-    deadline_s: float = DEADLINE_S,
+    deadline_s: float | None = None,
 ) -> tuple[list[dict[str, Any]], str]:
     """Every pod (of one namespace, or all) as API JSON, page by page, and the list's
-    resourceVersion (where a watch starts). Each page waits at most `deadline_s` for bytes."""
+    resourceVersion (where a watch starts). Each page waits at most `deadline_s` (the
+    process's, clients/network.py, unless given) for bytes."""
+    deadline_s = deadline(deadline_s)
     items: list[dict[str, Any]] = []
     token: str | None = None
     version = ""
@@ -113,7 +115,7 @@ def watch_pods(
     resource_version: str,
     namespace: str | None = None,
     timeout_s: int = 300,
-    deadline_s: float = DEADLINE_S,
+    deadline_s: float | None = None,
 ) -> Iterator[tuple[str, dict[str, Any]]]:
     """(ADDED | MODIFIED | DELETED | BOOKMARK, object) events from `resource_version` until the
     server ends the watch (after `timeout_s`). Gone when the version is too old (an HTTP 410,
@@ -124,6 +126,7 @@ def watch_pods(
     a validated V1Pod of every event (one odd field and the watch dies) or cannot read ERROR
     events at all. No bytes for `timeout_s` + `deadline_s` (the server ends the watch after
     `timeout_s`) is a hung server: KubernetesError."""
+    deadline_s = deadline(deadline_s)
     silence_s = timeout_s + deadline_s  # a live watch is quiet at most timeout_s
     kwargs: dict[str, Any] = {
         "watch": True,

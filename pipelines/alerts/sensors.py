@@ -4,6 +4,7 @@ The alert sensor keeps per-(alert, channel) delivery state in its cursor and in 
 table (budgets/notify.py). URLs come from environment variables at each tick.
 """
 
+import functools
 import json
 import os
 import time
@@ -13,6 +14,7 @@ import dagster as dg
 from flopledger.budgets.budget_file import load_budgets
 from flopledger.budgets.notify import NO_ANSWER, channel_url, deliver_pending, post_json
 from flopledger.budgets.payloads import payload_for, run_failure_alert
+from flopledger.clients.network import webhook_deadline
 from flopledger.pipelines.asset_jobs import WRITER_TAGS
 from flopledger.pipelines.resources import Flopledger
 from flopledger.warehouse import WarehouseLocked
@@ -52,10 +54,11 @@ def alert_notifier(context: dg.SensorEvaluationContext, flopledger: Flopledger) 
     running = _writing_run(context)
     if running:
         return dg.SkipReason(f"run {running} writes the warehouse, retrying next tick")
-    budgets = load_budgets(flopledger.config().budgets)
+    budgets = load_budgets(flopledger.config().budgets)  # (sets the network's deadlines)
+    post = functools.partial(post_json, timeout_s=webhook_deadline())
     try:
         new_cursor, outcome = deliver_pending(
-            flopledger.warehouse(), budgets, os.environ, flopledger.now(), cursor
+            flopledger.warehouse(), budgets, os.environ, flopledger.now(), cursor, post=post
         )
     except WarehouseLocked as exc:  # a run is writing: nothing is lost, the next tick sends
         return dg.SkipReason(f"warehouse busy, retrying next tick ({exc})")
@@ -74,7 +77,7 @@ def _post_with_retries(url: str, payload: dict) -> str | None:
     for attempt in range(RUN_FAILURE_TRIES):
         if attempt:
             time.sleep(2 ** (attempt - 1))
-        error = post_json(url, payload)
+        error = post_json(url, payload, timeout_s=webhook_deadline())
         if error is None or NO_ANSWER in error:
             return error
     return error

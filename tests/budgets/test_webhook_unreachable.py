@@ -28,8 +28,8 @@ def test_the_run_failure_sensor_retries_a_refusal_but_not_silence(monkeypatch):
     def scripted(reason):
         calls = []
 
-        def post(url, payload):
-            calls.append(url)
+        def post(url, payload, timeout_s):
+            calls.append((url, timeout_s))
             return reason
 
         return calls, post
@@ -46,3 +46,20 @@ def test_the_run_failure_sensor_retries_a_refusal_but_not_silence(monkeypatch):
     monkeypatch.setattr(sensors, "post_json", post)
     assert sensors._post_with_retries("http://h/x", {}) == "http://h: no answer within 10 s"
     assert len(calls) == 1 and slept == []
+
+
+def test_the_configured_webhook_deadline_is_the_one_the_sensor_posts_with(tmp_path, monkeypatch):
+    from flopledger.clients import network
+    from flopledger.pipelines.alerts import sensors
+    from flopledger.pipelines.resources import Flopledger
+
+    monkeypatch.setattr(network, "_deadlines", dict(network._deadlines))  # put back after
+    config = tmp_path / "flopledger.yaml"
+    config.write_text("warehouse: {path: w.duckdb}\nnetwork: {webhook_deadline_s: 2.5}\n")
+    Flopledger(config_path=str(config)).config()  # every asset and sensor reads it so
+    calls = []
+    monkeypatch.setattr(
+        sensors, "post_json", lambda url, payload, timeout_s: calls.append(timeout_s)
+    )
+    sensors._post_with_retries("http://h/x", {})
+    assert calls == [2.5]

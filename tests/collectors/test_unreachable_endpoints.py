@@ -170,3 +170,26 @@ def test_kubernetes_silent(tmp_path: Path):
     where = f"kubernetes API http://127.0.0.1:{port}"
     assert str(listing.value) == f"{where}: no answer within 0.5 s"
     assert str(watching.value) == f"{where}: no answer within 1.5 s"  # 1 + 0.5
+
+
+def test_flopledger_run_waits_the_configured_deadline_for_a_silent_bucket(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+):
+    from flopledger.cli.main import main
+    from flopledger.clients import network
+
+    monkeypatch.setattr(network, "_deadlines", dict(network._deadlines))  # put back after
+    config = tmp_path / "flopledger.yaml"
+    config.write_text(
+        "warehouse: {path: w.duckdb}\nnetwork: {deadline_s: 0.75}\n"
+        "sources:\n  gcp_billing:\n    paths: ['gs://inputs/billing/*.ndjson']\n"
+    )
+    with silent_server() as port:
+        endpoint = f"http://127.0.0.1:{port}"
+        monkeypatch.setenv("STORAGE_EMULATOR_HOST", endpoint)
+        code = main(["run", "--config", str(config)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2  # a source that cannot be listed: one line, no traceback
+    assert err[-1] == (
+        f"flopledger: gs://inputs/billing/: cannot list: {endpoint}: no answer within 0.75 s"
+    )
