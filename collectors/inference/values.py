@@ -71,7 +71,10 @@ def timestamp(
     except BadTimestamp as exc:
         raise BadValue(f"{name}: {exc}") from None
     except OutOfBounds as exc:
-        raise BadValue(str(exc)) from None
+        # An epoch number past year 3000 in seconds is read as microseconds (timeparse): the
+        # value as written beside the time it was read as.
+        numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+        raise BadValue(f"{exc} (written {value!r})" if numeric else str(exc)) from None
     if result is None and required:
         raise BadValue(f"missing required field {name}")
     return result

@@ -208,7 +208,8 @@ def _plant_provider(out: Path) -> Planted:
         str(path.relative_to(out)),
         "managed_inference",
         None,
-        ("start_time", "outside the plausible window"),
+        # (read as microseconds, past year 3000 in seconds: the value as written is said too)
+        ("start_time", "outside the plausible window", f"(written {start})"),
         "managed_requests",  # the source's one report line (its files feed four tables)
     )
 
