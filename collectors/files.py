@@ -37,11 +37,42 @@ def kept_bytes(text: str) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
+class DuplicateKey(ValueError):
+    """A JSON object naming a key twice (`unique_keys`); the message says which."""
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's members as a dict; an object naming a key twice (`{"cost": 1.00,
+    "cost": 999999.00}`) is refused, as a table naming a column twice is: which of the two a
+    record means cannot be told, and json.loads would keep the last silently."""
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(f"duplicate key {key!r} in one JSON object")
+            seen.add(key)
+    return record
+
+
+def load_document(text: str, **options: Any) -> Any:
+    """`json.loads` of a file that may be one JSON document, every object's keys unique:
+    DuplicateKey when it is one document naming a key twice; JSONDecodeError, as json.loads
+    says, when it is not one document (NDJSON, say, whose lines are then read one by one)."""
+    try:
+        return json.loads(text, object_pairs_hook=unique_keys, **options)
+    except DuplicateKey:
+        json.loads(text, **options)  # not one document: JSONDecodeError
+        raise
+
+
 def _parse_json(text: str) -> Any:
     try:
-        return json.loads(text, parse_float=Decimal)
+        return json.loads(text, parse_float=Decimal, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         return Unreadable(f"not valid JSON ({exc.msg} at column {exc.colno})")
+    except DuplicateKey as exc:
+        return Unreadable(str(exc))
     except (ValueError, RecursionError) as exc:  # a 5,000-digit integer, nesting 10,000 deep
         return Unreadable(f"not readable JSON ({exc.__class__.__name__}: {str(exc)[:200]})")
 

@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import pyarrow as pa
 
-from flopledger.collectors.files import Unreadable, iter_ndjson
+from flopledger.collectors.files import DuplicateKey, Unreadable, iter_ndjson, load_document
 from flopledger.collectors.inference import values as v
 from flopledger.collectors.inference.values import BadValue
 from flopledger.collectors.limits import DEFAULT_LIMITS, Limits
@@ -243,9 +243,11 @@ def _pages(path: Path) -> list[tuple[int | None, Any, str]]:
     """A file's pages: one JSON document, else one page per line (NDJSON)."""
     text = path.read_text(encoding="utf-8", errors="replace")
     try:
-        return [(None, json.loads(text, parse_float=Decimal), "")]
+        return [(None, load_document(text, parse_float=Decimal), "")]
     except json.JSONDecodeError:
         return list(iter_ndjson(path))
+    except DuplicateKey as exc:  # one page naming a key twice: which is meant is unknown
+        return [(None, Unreadable(f"{exc}: the file is refused whole"), "")]
     except RecursionError:  # one document nested past Python's stack: refused, not fatal
         return [(None, Unreadable("JSON nested too deep to read: the file is refused whole"), "")]
 

@@ -11,7 +11,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from flopledger.collectors.files import Unreadable, iter_records, raw_text
+from flopledger.collectors.files import (
+    DuplicateKey,
+    Unreadable,
+    iter_records,
+    load_document,
+    raw_text,
+)
 from flopledger.collectors.jobs.records import BadRecord, normalise_job
 from flopledger.collectors.jobs.sacct import NotARun, is_sacct_document, sacct_run_record
 from flopledger.collectors.jobs.schema import JOBS_SCHEMA, PLACEMENTS_SCHEMA
@@ -40,10 +46,11 @@ def _sacct_records(path: Path, limits: Limits) -> Iterator[tuple[int | None, Any
     if path.suffix.lower() != ".json":
         return None
     try:
-        with path.open(encoding="utf-8-sig") as fh:
-            document = json.load(fh, parse_float=Decimal)
+        document = load_document(path.read_text(encoding="utf-8-sig"), parse_float=Decimal)
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         return None  # maybe NDJSON: read line by line
+    except DuplicateKey as exc:  # one document naming a key twice: which is meant is unknown
+        return iter([(None, Unreadable(f"{exc}: the file is refused whole"), "", "slurm")])
     if not is_sacct_document(document):
         return None
 

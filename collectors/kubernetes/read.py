@@ -28,6 +28,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from flopledger.collectors.files import DuplicateKey, load_document, unique_keys
 from flopledger.collectors.jobs.read import JobsRead
 from flopledger.collectors.jobs.records import BadRecord, normalise_job
 from flopledger.collectors.jobs.schema import JOBS_SCHEMA, PLACEMENTS_SCHEMA
@@ -94,6 +95,10 @@ class _TooDeep(Exception):
     """A `kubectl -o json` document nested past what Python's JSON parser can take."""
 
 
+class _Refused(Exception):
+    """A `kubectl -o json` document that cannot be read as it stands (the reason)."""
+
+
 def _document(path: Path) -> dict[str, Any] | None:
     """The file as one JSON object with an `items` list, or None (then it is JSON Lines).
 
@@ -101,10 +106,11 @@ def _document(path: Path) -> dict[str, Any] | None:
     _TooDeep when it is kubectl's indented output (a first line of "{"); otherwise it is
     JSON Lines, whose deep line is refused alone."""
     try:
-        with path.open() as fh:
-            document = json.load(fh)
+        document = load_document(path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError):
         return None
+    except DuplicateKey as exc:  # which of the two a pod means cannot be told
+        raise _Refused(f"{exc}: the file is refused whole") from None
     except RecursionError:
         with path.open(encoding="utf-8", errors="replace") as fh:
             if fh.readline().strip() == "{":
@@ -157,6 +163,9 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str, str 
     except _TooDeep:
         yield 0, None, "", "JSON nested too deep to read: the file is refused whole"
         return
+    except _Refused as exc:
+        yield 0, None, "", str(exc)
+        return
     if document is not None:
         for i, item in enumerate(document["items"], start=1):
             try:
@@ -175,9 +184,12 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str, str 
                 if not line.strip():
                     continue
                 try:
-                    record = json.loads(line)
+                    record = json.loads(line, object_pairs_hook=unique_keys)
                 except json.JSONDecodeError as exc:
                     yield n, None, line[:_MAX_RAW], f"not valid JSON ({exc.msg})"
+                    continue
+                except DuplicateKey as exc:
+                    yield n, None, line[:_MAX_RAW], str(exc)
                     continue
                 except (RecursionError, ValueError):  # nesting past the stack, huge integers
                     yield n, None, line[:_MAX_RAW], "JSON nested too deep or a number too long"

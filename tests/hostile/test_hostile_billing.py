@@ -7,6 +7,7 @@ accelerator-seconds <= 1e12, timestamps in 2000-01-01 .. 2100-01-01, a row spans
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from decimal import Decimal
 
@@ -115,6 +116,16 @@ CASES = [
         "invalid UTF-8 in a label (would become a new team)",
         b'{"labels": [{"key": "team", "value": "llm\xff\xfe"}]}',
         "invalid UTF-8 (byte 0xff",
+    ),
+    Case(
+        "cost given twice in one object (json.loads would keep the last)",
+        json.dumps(billing_row(cost=1.0))[:-1] + ', "cost": 999999.0}',
+        "duplicate key 'cost' in one JSON object",
+    ),
+    Case(
+        "project.id given twice, nested",
+        json.dumps({**billing_row(), "project": "@"}).replace('"@"', '{"id": "p", "id": "q"}'),
+        "duplicate key 'id' in one JSON object",
     ),
     Case("a 10,000-character label value", billing_row(labels={"note": "x" * 10_000}), LOADED),
     Case("labels a string", {**billing_row(), "labels": "team=llm"}, "labels: expected a list"),
