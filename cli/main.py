@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import logging
 import os
 import sys
@@ -40,6 +41,8 @@ def _chosen(argv: list[str]) -> tuple[str, ...]:
     options take no value), else all (for `--help`, or an unknown command's list of choices).
     So a run does not import the simulator's modules, nor the probes'."""
     words = [w for w in argv if not w.startswith("-")]
+    if not words and "--version" in argv:
+        return ()  # the version alone needs no command
     return (words[0],) if words and words[0] in COMMANDS else COMMANDS
 
 
@@ -52,6 +55,21 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+# The distributions that install this command: the project, or the agent's slim package.
+DISTRIBUTIONS = ("flopledger", "flopledger-agent")
+
+
+def version() -> str:
+    """The installed version (`flopledger --version`), or `unknown` when run from a tree no
+    installer recorded."""
+    for name in DISTRIBUTIONS:
+        try:
+            return f"{name} {importlib.metadata.version(name)}"
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return "flopledger (version unknown: not installed)"
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser for `argv`'s command (every command's without `argv`, or when it names none)."""
     parser = OneLineParser(
@@ -59,6 +77,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         description="What your accelerators cost, what sat idle, and what they deliver.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log more")
+    parser.add_argument("--version", action="version", version=version())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in _chosen(argv) if argv is not None else COMMANDS:
         try:
