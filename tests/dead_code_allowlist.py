@@ -60,6 +60,7 @@ _.nvmlDeviceGetCount
 _.nvmlDeviceGetHandleByIndex
 _.nvmlDeviceGetUUID
 _.nvmlDeviceGetMinorNumber
+_.nvmlDeviceGetPciInfo  # collectors/nvml/simulated.py: called by name through the NVML door
 _.nvmlDeviceGetMigMode
 _.nvmlDeviceGetMaxMigDeviceCount
 _.nvmlDeviceGetMigDeviceHandleByIndex

@@ -23,6 +23,7 @@ from types import FrameType
 from typing import Protocol
 
 from flopledger.collectors.nvml.aggregate import MinuteAggregator, minute_start
+from flopledger.collectors.nvml.dcgm_fields import GpuIdentity, gpu_labels, series
 from flopledger.collectors.nvml.health import (
     HealthServer,
     HealthSnapshot,
@@ -32,7 +33,7 @@ from flopledger.collectors.nvml.health import (
 from flopledger.collectors.nvml.labels import NodeLabels
 from flopledger.collectors.nvml.nvml import Nvml
 from flopledger.collectors.nvml.podresources import PodRef, PodResolver
-from flopledger.collectors.nvml.sampler import GpuSampler
+from flopledger.collectors.nvml.sampler import GpuSampler, Reading
 from flopledger.collectors.nvml.spool import Spool, SpoolLimits
 from flopledger.collectors.nvml.upload import Uploader, UploadWorker
 
@@ -115,6 +116,7 @@ class Agent:
         self.health_server: HealthServer | None = None
         self._worker: UploadWorker | None = None
         self._next_health_s = 0.0
+        self._last: tuple[list[Reading], dict[int, PodRef | None] | None] = ([], None)
 
     def run(self, stop: threading.Event) -> int:
         """Sample until `stop` is set or the duration is over; returns an exit code."""
@@ -161,7 +163,9 @@ class Agent:
         epoch_s = self.clock.time()
         minute = minute_start(epoch_s, self.config.minute_s)
         readings = self.sampler.sample()
-        self.aggregator.add(minute, readings, self._pods())
+        pods = self._pods()
+        self.aggregator.add(minute, readings, pods)
+        self._last = (readings, pods)  # what /metrics shows of each GPU
         self.health.ticks += 1
         self.health.samples += len(readings)
         self.health.lost_gpus = sum(r.status == "lost" for r in readings)
@@ -216,8 +220,21 @@ class Agent:
     def _start_health_server(self) -> None:
         if self.config.health_address is None:
             return
-        self.health_server = HealthServer(self.config.health_address, self.snapshot, self.liveness)
+        self.health_server = HealthServer(
+            self.config.health_address, self.snapshot, self.liveness, self.gpu_series
+        )
         self.health_server.start()
+
+    def gpu_series(self) -> list[tuple[str, str, str, list[tuple[dict[str, str], float]]]]:
+        """Each GPU's last reading under dcgm-exporter's names and labels (dcgm_fields.py)."""
+        readings, pods = self._last
+        labels = {}
+        for gpu in self.sampler.gpus:
+            identity = GpuIdentity(gpu.index, gpu.uuid, gpu.pci_bus_id, gpu.minor, gpu.name)
+            pod = (pods or {}).get(gpu.index)
+            owner = (pod.namespace, pod.name) if pod is not None else None
+            labels[gpu.index] = gpu_labels(identity, self.config.labels.node, owner)
+        return [(f.name, f.kind, f.help, values) for f, values in series(readings, labels)]
 
     def snapshot(self) -> HealthSnapshot:
         """The agent's counters now (what /metrics shows)."""
@@ -233,7 +250,7 @@ class Agent:
             files_written=self.spool.files_written,
             files_dropped=self.spool.files_dropped,
             spool_bytes=self.spool.total_bytes(),
-            upload_backlog=up.backlog if up else len(self.spool.closed_files()),
+            upload_backlog=up.backlog if up else 0,  # no upload: nothing waits for one
             uploaded=up.uploaded if up else 0,
             upload_failures=up.failures if up else 0,
             last_upload_epoch_s=up.last_success_epoch_s if up else None,
@@ -243,7 +260,7 @@ class Agent:
     def log_health(self) -> None:
         """One line about the agent itself."""
         h = self.health
-        backlog = self.uploader.backlog if self.uploader else len(self.spool.closed_files())
+        backlog = self.uploader.backlog if self.uploader else 0
         log.info(
             "agent health: gpus=%d ticks=%d samples=%d lost=%d rows=%d files_written=%d "
             "files_dropped=%d late_ticks=%d upload_backlog=%d uploaded=%d spool_bytes=%d",

@@ -1,8 +1,9 @@
 """The agent's own health: Prometheus `/metrics`, a liveness `/healthz`, systemd's watchdog.
 
-The one door to prometheus-client. What is scraped is the agent's health only (upload
-backlog, late ticks, lost GPUs, spool bytes, last successful upload, ...); the GPU minutes
-stay in the spool, which a missed scrape cannot lose.
+The one door to prometheus-client. What is scraped is the agent's health (upload backlog,
+late ticks, lost GPUs, spool bytes, last successful upload, ...) and each GPU's last reading
+under dcgm-exporter's names (collectors/nvml/dcgm_fields.py), for the Grafana dashboards made
+for dcgm-exporter; the GPU minutes stay in the spool, which a missed scrape cannot lose.
 
 `/healthz` answers 200 while the sampling loop has ticked within `stale_after_s` (before
 the first tick: since start), else 503 with the reason: the Kubernetes liveness probe
@@ -25,7 +26,7 @@ from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from prometheus_client import CollectorRegistry, make_wsgi_app
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, UnknownMetricFamily
 from prometheus_client.registry import Collector
 
 log = logging.getLogger(__name__)
@@ -90,6 +91,30 @@ class _AgentCollector(Collector):
         )
 
 
+# (name, kind, help, [(labels, value)]) per field: what the GPU gauges callable returns.
+GpuSeries = Iterable[tuple[str, str, str, list[tuple[dict[str, str], float]]]]
+
+
+class _GpuCollector(Collector):
+    """Each GPU's last reading under dcgm-exporter's names and labels. A dcgm-exporter
+    counter is written untyped: prometheus-client would add `_total` to a counter's name,
+    and the dashboards query the name as dcgm-exporter writes it."""
+
+    def __init__(self, gpu_series: Callable[[], GpuSeries]) -> None:
+        self.gpu_series = gpu_series
+
+    def collect(self) -> Iterator[Any]:
+        for name, kind, doc, values in self.gpu_series():
+            if not values:
+                continue
+            keys = list(dict.fromkeys(k for labels, _ in values for k in labels))
+            family_type = GaugeMetricFamily if kind == "gauge" else UnknownMetricFamily
+            family = family_type(name, doc, labels=keys)
+            for labels, value in values:
+                family.add_metric([labels.get(k, "") for k in keys], value)
+            yield family
+
+
 class Liveness:
     """When the loop last ticked (real monotonic time, whatever clock the agent samples by)."""
 
@@ -133,10 +158,16 @@ class HealthServer:
     """`/metrics` and `/healthz` on a background thread."""
 
     def __init__(
-        self, address: tuple[str, int], snapshot: Callable[[], HealthSnapshot], liveness: Liveness
+        self,
+        address: tuple[str, int],
+        snapshot: Callable[[], HealthSnapshot],
+        liveness: Liveness,
+        gpu_series: Callable[[], GpuSeries] | None = None,
     ) -> None:
         registry = CollectorRegistry()
         registry.register(_AgentCollector(snapshot))
+        if gpu_series is not None:
+            registry.register(_GpuCollector(gpu_series))
         metrics_app = make_wsgi_app(registry)
         self.liveness = liveness
 

@@ -67,6 +67,7 @@ class _Gpu:
     xid_registered: bool = False
     mig_uuids: list[str] = field(default_factory=list)  # MIG devices, when in MIG mode
     minor: int | None = None  # /dev/nvidia<minor>: how GKE's device plugin names the GPU
+    pci_bus_id: str | None = None  # 00000000:18:00.0, as NVML writes it
 
 
 class GpuSampler:
@@ -104,6 +105,8 @@ class GpuSampler:
         gpu.mig_uuids = self._mig_uuids(handle)
         minor = self.nvml.query("nvmlDeviceGetMinorNumber", handle)
         gpu.minor = minor if isinstance(minor, int) else None
+        pci = self.nvml.query("nvmlDeviceGetPciInfo", handle)
+        gpu.pci_bus_id = text(getattr(pci, "busId", None))
         return gpu
 
     def _mig_uuids(self, handle: Any) -> list[str]:

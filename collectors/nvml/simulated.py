@@ -23,7 +23,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 from flopledger.accelerators import Accelerator, NvmlCapture, accelerator
@@ -235,6 +235,11 @@ class SimulatedNvml:
     def nvmlDeviceGetMinorNumber(self, handle: _SimHandle) -> int:
         self._enter("nvmlDeviceGetMinorNumber", handle)
         return self.minor_numbers[handle.index]
+
+    def nvmlDeviceGetPciInfo(self, handle: _SimHandle) -> Any:
+        """The PCI address (`busId` as NVML writes it: domain:bus:device.function)."""
+        self._enter("nvmlDeviceGetPciInfo", handle)
+        return SimpleNamespace(busId=f"00000000:{0x18 + 0x10 * handle.index:02X}:00.0")
 
     def nvmlDeviceGetMigMode(self, handle: _SimHandle) -> list[int]:
         self._enter("nvmlDeviceGetMigMode", handle)
