@@ -33,6 +33,7 @@ COMMANDS = (
     "export",
     "dashboard",
     "ui",
+    "doctor",
 )
 
 

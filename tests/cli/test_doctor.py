@@ -1,0 +1,132 @@
+"""`flopledger doctor` on a healthy deployment and on four broken ones (issue 39, item 2): a bad
+config, missing Google credentials, an unreachable input, a stale snapshot. One line per
+check, `--json` the same; exit 0 healthy, 1 not, 2 for a config that cannot be read. A
+deployment run only with `flopledger run` (no daemon, no cloud) is healthy: those are notes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from flopledger.cli.main import main
+from tests.conftest import FileBooks, billing_row, run_record, write_config
+from tests.network_fakes import refused_port
+
+pytestmark = pytest.mark.timeout(300)  # a guard against a hang, not a speed limit
+CONFIG = """
+warehouse: {kind: duckdb, path: w.duckdb}
+sources:
+  gcp_billing: {paths: ["billing/*.ndjson"]}
+  jobs: {paths: ["jobs/*.jsonl"]}
+"""
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("deployment")
+    write_config(root, CONFIG)
+    FileBooks(root).build([billing_row()], [run_record("r")])
+    return root
+
+
+def _doctor(config: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str]:
+    code = main(["doctor", "--config", str(config), *extra])
+    return code, capsys.readouterr().out
+
+
+def _states(out: str) -> dict[str, str]:
+    """check -> its state word, from the lines (`ok    sources.jobs: 1 file(s)`)."""
+    states = {}
+    for line in out.splitlines()[:-1]:
+        state, rest = line.split(None, 1)
+        states[rest.split(":", 1)[0]] = state
+    return states
+
+
+def test_a_deployment_run_with_flopledger_run_is_healthy(ran: Path, capsys) -> None:
+    code, out = _doctor(ran / "flopledger.yaml", capsys)
+    assert code == 0, out
+    assert out.splitlines()[-1] == "healthy"
+    assert _states(out) == {
+        "config": "ok",
+        "sources.gcp_billing": "ok",
+        "sources.jobs": "ok",
+        "credentials": "note",  # nothing configured calls Google
+        "warehouse": "ok",
+        "snapshot": "ok",
+        "data": "note",
+        "job ingest": "ok",
+        "job marts": "ok",
+        "daemon": "note",  # no dagster-daemon: fine for `flopledger run`
+    }
+    assert "billing data through 2026-10-01" in out  # billing_row()'s day
+    code, text = _doctor(ran / "flopledger.yaml", capsys, "--json")
+    report = json.loads(text)
+    assert code == 0 and report["healthy"] is True
+    assert [c["check"] for c in report["checks"]] == list(_states(out))
+
+
+def test_a_bad_config_is_unhealthy_and_exits_2(tmp_path: Path, capsys) -> None:
+    config = write_config(tmp_path, "schedules: {billing: 'every full moon'}\n")
+    code, out = _doctor(config, capsys)
+    assert code == 2
+    assert out.splitlines()[0].startswith(f"FAIL  config: {config}: schedules.billing: not a cron")
+    assert out.splitlines()[-1] == "UNHEALTHY"
+
+
+def test_missing_credentials_for_a_bigquery_warehouse(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "no-such-key.json"))
+    monkeypatch.delenv("BIGQUERY_EMULATOR_HOST", raising=False)
+    config = write_config(
+        tmp_path, "warehouse: {kind: bigquery, project: acme-finops, dataset: flopledger}\n"
+    )
+    code, out = _doctor(config, capsys)
+    assert code == 1
+    states = _states(out)
+    assert states["credentials"] == "FAIL" and states["warehouse"] == "note"
+    line = next(x for x in out.splitlines() if x.startswith("FAIL  credentials"))
+    assert "no Google credentials" in line and line.endswith("needed by warehouse (BigQuery)")
+
+
+def test_an_unreachable_bucket_is_unhealthy(tmp_path: Path, capsys, monkeypatch) -> None:
+    endpoint = f"http://127.0.0.1:{refused_port()}"
+    monkeypatch.setenv("STORAGE_EMULATOR_HOST", endpoint)
+    config = write_config(
+        tmp_path,
+        "warehouse: {path: w.duckdb}\nsources:\n  gcp_billing: {paths: ['gs://inputs/b/*.ndjson']}\n",
+    )
+    code, out = _doctor(config, capsys)
+    assert code == 1
+    assert (
+        f"FAIL  sources.gcp_billing: cannot list its inputs: gs://inputs/b/: cannot list: "
+        f"{endpoint}: connection refused (nothing listens there)"
+    ) in out.splitlines()
+    assert _states(out)["credentials"] == "note"  # an emulator: no credentials needed
+
+
+def test_a_path_matching_nothing_is_unhealthy(ran: Path, tmp_path: Path, capsys) -> None:
+    config = write_config(
+        tmp_path,
+        f"warehouse: {{path: {ran / 'w.duckdb'}}}\nsources:\n  probes: {{paths: ['p/*.jsonl']}}\n",
+    )
+    code, out = _doctor(config, capsys)
+    assert code == 1
+    assert f"FAIL  sources.probes: {tmp_path / 'p/*.jsonl'} match no file" in out.splitlines()
+
+
+def test_a_snapshot_older_than_the_run_that_published_it_is_stale(ran: Path, capsys) -> None:
+    snapshot = ran / "w.snapshot.duckdb"
+    assert snapshot.exists()
+    was = snapshot.stat()
+    day_ago = was.st_mtime - 86_400
+    os.utime(snapshot, (day_ago, day_ago))
+    try:
+        code, out = _doctor(ran / "flopledger.yaml", capsys)
+    finally:
+        os.utime(snapshot, (was.st_atime, was.st_mtime))
+    assert code == 1
+    line = next(x for x in out.splitlines() if x.startswith("FAIL  snapshot"))
+    assert "is older than the last marts run" in line
