@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import dagster as dg
 
 from flopledger.pipelines.asset_jobs import MARTS_JOB
-from flopledger.pipelines.instance import flopledger_instance
+from flopledger.pipelines.instance import INSTANCE_TEMPLATE, flopledger_instance
 from flopledger.settings import Config
 
 # A daemon heartbeat older than this is a daemon that stopped (Dagster's own is 30 s apart).
@@ -27,7 +28,9 @@ def _when(epoch_s: float | None) -> str:
 
 
 def instance_checks(config: Config, now_s: float) -> Iterator[tuple[str, str, str]]:
-    """(check, ok | note | fail, one line) for each job's last run and the daemon."""
+    """(check, ok | note | fail, one line) for the instance's dagster.yaml, each job's last
+    run and the daemon."""
+    yield _instance_file(config)
     instance = flopledger_instance(config)
     try:
         records = instance.get_run_records(limit=RECENT_RUNS)
@@ -76,6 +79,20 @@ def instance_checks(config: Config, now_s: float) -> Iterator[tuple[str, str, st
                 yield "daemon", "ok", f"dagster-daemon alive (heartbeat {age:.0f} s ago)"
     finally:
         instance.dispose()
+
+
+def _instance_file(config: Config) -> tuple[str, str, str]:
+    """Whether dagster_home's dagster.yaml is this version's (an upgrade does not replace a
+    copy that exists: one edited on purpose is told apart only by its owner)."""
+    deployed = Path(str(config.dagster_home)) / "dagster.yaml"
+    if not deployed.exists():
+        return "dagster.yaml", "note", f"{deployed} not there yet: the first run copies it"
+    if deployed.read_bytes() == INSTANCE_TEMPLATE.read_bytes():
+        return "dagster.yaml", "ok", f"{deployed} is this version's"
+    return "dagster.yaml", "note", (
+        f"{deployed} differs from this version's ({INSTANCE_TEMPLATE}): unless it was edited "
+        "on purpose, copy that one over it and restart the daemon (CHANGELOG.md says what changed)"
+    )
 
 
 def last_publish_s(config: Config) -> float | None:

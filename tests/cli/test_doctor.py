@@ -58,6 +58,7 @@ def test_a_deployment_run_with_flopledger_run_is_healthy(ran: Path, capsys) -> N
         "warehouse": "ok",
         "snapshot": "ok",
         "data": "note",
+        "dagster.yaml": "ok",  # the copy the first run made of this version's
         "job ingest": "ok",
         "job marts": "ok",
         "daemon": "note",  # no dagster-daemon: fine for `flopledger run`
@@ -130,3 +131,16 @@ def test_a_snapshot_older_than_the_run_that_published_it_is_stale(ran: Path, cap
     assert code == 1
     line = next(x for x in out.splitlines() if x.startswith("FAIL  snapshot"))
     assert "is older than the last marts run" in line
+
+
+def test_an_instance_file_of_another_version_is_a_note_saying_what_to_do(ran: Path, capsys) -> None:
+    deployed = ran / "dagster_home" / "dagster.yaml"
+    was = deployed.read_text()
+    deployed.write_text(was + "# an older version's copy\n")
+    try:
+        code, out = _doctor(ran / "flopledger.yaml", capsys)
+    finally:
+        deployed.write_text(was)
+    assert code == 0  # edited on purpose, or old: only its owner can tell
+    line = next(x for x in out.splitlines() if x.startswith("note  dagster.yaml"))
+    assert "differs from this version's" in line and "copy that one over it" in line
