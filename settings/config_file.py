@@ -1,11 +1,11 @@
 """`flopledger.yaml`: the one configuration file.
 
 Relative paths are relative to the config file. Everything is checked when the file loads,
-before anything runs: unknown keys, wrong types, values out of range, cron strings Dagster would
-not take, and paths (settings/config_paths.py: plain paths that do not exist, a file key naming
-a folder, a warehouse or dagster_home that could not be written). Each problem is one line
-naming the key; all of them are said at once. A glob that matches nothing is only a warning
-(that source then gives zero rows).
+before anything runs: unknown keys, wrong types, values out of range, cron strings outside the
+standard forms (settings/cron.py), and paths (settings/config_paths.py: plain paths that do
+not exist, a file key naming a folder, a warehouse or dagster_home that could not be
+written). Each problem is one line naming the key; all of them are said at once. A glob that
+matches nothing is only a warning (that source then gives zero rows).
 """
 
 from __future__ import annotations
