@@ -89,9 +89,13 @@ def _instance_file(config: Config) -> tuple[str, str, str]:
         return "dagster.yaml", "note", f"{deployed} not there yet: the first run copies it"
     if deployed.read_bytes() == INSTANCE_TEMPLATE.read_bytes():
         return "dagster.yaml", "ok", f"{deployed} is this version's"
-    return "dagster.yaml", "note", (
-        f"{deployed} differs from this version's ({INSTANCE_TEMPLATE}): unless it was edited "
-        "on purpose, copy that one over it and restart the daemon (CHANGELOG.md says what changed)"
+    return (
+        "dagster.yaml",
+        "note",
+        (
+            f"{deployed} differs from this version's ({INSTANCE_TEMPLATE}): unless it was edited "
+            "on purpose, copy that one over it and restart the daemon (CHANGELOG.md says what changed)"
+        ),
     )
 
 
