@@ -17,6 +17,7 @@ import warnings
 from typing import NoReturn
 
 from flopledger.settings import ConfigError
+from flopledger.settings.log_format import FORMATS, LOG_FORMAT_ENV, JsonLines, json_line, log_format
 
 COMMANDS = (
     "run",
@@ -79,6 +80,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log more")
     parser.add_argument("--version", action="version", version=version())
+    parser.add_argument(
+        "--log-format",
+        choices=FORMATS,
+        help=f"text (default) or json: one object per line (also ${LOG_FORMAT_ENV})",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in _chosen(argv) if argv is not None else COMMANDS:
         try:
@@ -103,19 +109,31 @@ def _one_line_errors() -> tuple[type[Exception], ...]:
     return (ConfigError, StorageError, WarehouseLocked, BigQueryError)
 
 
+def _configure_logging(level: int) -> None:
+    """The root logger's handler on stderr, text or JSON lines (settings/log_format.py)."""
+    if log_format() == "json":
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(JsonLines())
+        logging.basicConfig(level=level, handlers=[handler], force=True)
+    else:
+        logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+
+
 def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", message=".*is currently in beta.*")
     warnings.filterwarnings("ignore", message=".*is currently in preview.*")
     args = build_parser(sys.argv[1:] if argv is None else argv).parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    if args.log_format:  # before anything logs: runs, the agent and child processes follow it
+        os.environ[LOG_FORMAT_ENV] = args.log_format
+    _configure_logging(logging.INFO if args.verbose else logging.WARNING)
     try:
         return int(args.func(args))
     except _one_line_errors() as exc:
         for line in str(exc).splitlines() or [""]:  # a config's problems: one line each
-            print(f"flopledger: {line}", file=sys.stderr)
+            if log_format() == "json":
+                print(json_line(line, "ERROR", "flopledger.cli"), file=sys.stderr)
+            else:
+                print(f"flopledger: {line}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -9,6 +9,8 @@ from typing import Any
 
 import dagster as dg
 
+from flopledger.settings.log_format import log_format
+
 INGEST_JOB = "ingest"  # every raw (daily-partitioned) asset
 TELEMETRY_JOB = "telemetry"  # GPU and TPU samples only: the hourly tick
 MARTS_JOB = (
@@ -19,12 +21,19 @@ WRITER_TAGS = {WAREHOUSE_TAG: "writer"}  # on every job; dagster.yaml limits it 
 TELEMETRY_ASSETS = ("gpu_samples", "tpu_samples")
 
 
+# With FLOPLEDGER_LOG_FORMAT=json where the code location loads (the daemon's, the
+# webserver's), a run started without its own loggers (a schedule's, a sensor's, a backfill's,
+# the UI's) logs JSON lines (pipelines/progress.py's json_logger), not Dagster's coloured text.
+JSON_RUN_CONFIG: dict[str, Any] = {"loggers": {"json": {}}}
+
+
 def _writer(name: str, selection: dg.AssetSelection) -> Any:  # an unresolved asset job
     return dg.define_asset_job(
         name,
         selection=selection,
         executor_def=dg.in_process_executor,
         tags=WRITER_TAGS,
+        config=JSON_RUN_CONFIG if log_format() == "json" else None,
     )
 
 

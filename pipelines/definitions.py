@@ -20,7 +20,7 @@ from flopledger.pipelines import alerts, checks, month_report, schedules, source
 from flopledger.pipelines.asset_jobs import asset_jobs
 from flopledger.pipelines.marts import assets as mart_assets
 from flopledger.pipelines.partitions import daily_partitions
-from flopledger.pipelines.progress import progress_logger
+from flopledger.pipelines.progress import json_logger, progress_logger
 from flopledger.pipelines.resources import Flopledger
 from flopledger.settings import Config, ConfigError, SchedulesConfig, load_config
 
@@ -78,7 +78,7 @@ def build_definitions(
             ).telemetry_marts_every_hours,
         ),
         resources={"flopledger": Flopledger(config_path=config_path)},
-        loggers={"progress": progress_logger},
+        loggers={"progress": progress_logger, "json": json_logger},
     )
     crons = config.schedules if config is not None else SchedulesConfig()
     return dg.Definitions.merge(raw, alerts.build(), month_report.build(crons), rest)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import sys
 import time
 import uuid
 from collections.abc import Collection
@@ -26,6 +25,7 @@ from flopledger.pipelines.run_tags import CAUSE_TAG, CLI_TAG, FULL_TAG, NOW_TAG,
 from flopledger.pipelines.schedules import telemetry_marts
 from flopledger.reports import closed_months
 from flopledger.settings import Config
+from flopledger.settings.log_format import say
 from flopledger.warehouse import open_warehouse
 
 # One concise line per step instead of Dagster's console log; the report comes at the end.
@@ -33,7 +33,7 @@ QUIET: dict[str, Any] = {"loggers": {"progress": {}}}
 
 
 def _progress(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+    say(message)  # text, or a JSON line (settings/log_format.py)
 
 
 def _quiet_dagster() -> None:
