@@ -16,7 +16,7 @@ from typing import Any
 import pyarrow as pa
 
 from flopledger.models import query_sql
-from flopledger.warehouse import Warehouse
+from flopledger.warehouse import Reader, Warehouse
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,10 @@ def store_alerts(warehouse: Warehouse, alerts: list[Alert], now: datetime) -> in
     return warehouse.insert_new("alerts", pa.Table.from_pylist(rows, schema=SCHEMA), "alert_id")
 
 
-def open_alerts(warehouse: Warehouse) -> list[dict[str, Any]]:
-    """Alerts not yet delivered to every one of their channels, oldest first."""
-    return warehouse.query(query_sql("open_alerts")).to_pylist()
+def open_alerts(source: Reader | Warehouse) -> list[dict[str, Any]]:
+    """Alerts whose row does not yet say every channel has them, oldest first (the delivery
+    store may know better: budgets/notify.py's `undelivered`)."""
+    return source.query(query_sql("open_alerts")).to_pylist()
 
 
 def all_alerts(warehouse: Warehouse, since: datetime | None = None) -> list[dict[str, Any]]:

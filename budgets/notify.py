@@ -1,11 +1,15 @@
-"""Deliver alerts to webhooks exactly once.
+"""Deliver alerts to webhooks exactly once, never waiting on the warehouse's writers.
 
-Each (alert, channel) pair is posted until it succeeds, then never again. Two records say
-it succeeded: the alerts table (`deliveries` per channel, `notified_at` once every channel
-has it) and the sensor's cursor. Either one is enough to skip a pair, so a restarted sensor
-(cursor kept, or table kept) and a rerun day (same alert ids, nothing new inserted) post
-nothing twice. A failed post is retried on a later tick after a backoff that doubles from
-`BACKOFF_S`. Webhook URLs are read from the environment and never logged or stored.
+Each (alert, channel) pair is posted until it succeeds, then never again. The notifier reads
+the open alerts from the published snapshot and records each post in the delivery store
+(budgets/delivery_store.py, beside Dagster's own files), never in the warehouse, so a run
+writing the warehouse neither holds it up nor is held up by it. The alerts asset copies the
+store's record into the alerts table (`deliveries` per channel, `notified_at` once every
+channel has it) at the next marts run. Either record is enough to skip a pair, so a restarted
+daemon, a warehouse rebuilt from an older one and a rerun day (same alert ids, nothing new
+inserted) post nothing twice. A failed post is retried on a later tick after a backoff that
+doubles from `BACKOFF_S`. Webhook URLs are read from the environment and never logged or
+stored.
 
 A post waits at most its `timeout_s` for the receiver (the sensors pass flopledger.yaml's
 `network.webhook_deadline_s`; `WEBHOOK_DEADLINE_S` otherwise), and is not retried within the
@@ -29,9 +33,10 @@ import requests
 
 from flopledger.budgets.alerts import open_alerts
 from flopledger.budgets.budget_file import BudgetsFile, Channel
+from flopledger.budgets.delivery_store import DeliveryStore
 from flopledger.budgets.payloads import payload_for
 from flopledger.models import query_sql
-from flopledger.warehouse import Warehouse
+from flopledger.warehouse import Reader, Warehouse
 
 log = logging.getLogger(__name__)
 
@@ -94,19 +99,63 @@ def channel_url(channel: Channel, env: Mapping[str, str]) -> str | None:
     return env.get(channel.url_env) or None
 
 
-def _state(row: dict[str, Any], cursor: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Per channel: the table's record merged with the cursor's (delivered wins; most attempts)."""
-    state = json.loads(row["deliveries"] or "{}")
-    for name, c in cursor.get(row["alert_id"], {}).items():
-        mine = state.setdefault(name, {})
-        mine["delivered_at"] = mine.get("delivered_at") or c.get("delivered_at")
-        if c.get("attempts", 0) > mine.get("attempts", 0):
-            mine.update(
-                attempts=c["attempts"],
-                next_attempt_at=c.get("next_attempt_at"),
-                last_error=c.get("last_error"),
-            )
-    return state
+def _merged(*records: Mapping[str, Any]) -> dict[str, Any]:
+    """One pair's record from several (the warehouse row's, the store's): delivered in any is
+    delivered; the rest from the one with the most attempts."""
+    known = [dict(r) for r in records if r]
+    if not known:
+        return {}
+    merged = max(known, key=lambda r: r.get("attempts") or 0)
+    merged["delivered_at"] = next((r["delivered_at"] for r in known if r.get("delivered_at")), None)
+    return merged
+
+
+def _states(rows: list[dict[str, Any]], store: DeliveryStore) -> dict[str, dict[str, Any]]:
+    """Per alert and channel: what the warehouse row and the delivery store say, merged."""
+    recorded = store.states(r["alert_id"] for r in rows)
+    states = {}
+    for row in rows:
+        table = json.loads(row["deliveries"] or "{}")
+        mine = recorded.get(row["alert_id"], {})
+        states[row["alert_id"]] = {
+            name: _merged(table.get(name, {}), mine.get(name, {}))
+            for name in sorted({*table, *mine, *(row["channels"] or [])})
+        }
+    return states
+
+
+def _delivered(row: dict[str, Any], state: dict[str, Any]) -> bool:
+    """Every one of its channels has it (an alert with none stays open: nobody was told)."""
+    channels = row["channels"] or []
+    return bool(channels) and all(state.get(c, {}).get("delivered_at") for c in channels)
+
+
+def _last_delivery(row: dict[str, Any], state: dict[str, Any]) -> datetime | None:
+    """When the last of the alert's channels got it; None while any waits (or it has none)."""
+    if not _delivered(row, state):
+        return None
+    return max(datetime.fromisoformat(state[c]["delivered_at"]) for c in row["channels"])
+
+
+def undelivered(source: Reader | Warehouse, store: DeliveryStore) -> list[dict[str, Any]]:
+    """The open alerts (the warehouse's record says not every channel has them) that the
+    delivery store does not say were delivered since, oldest first."""
+    rows = open_alerts(source)
+    states = _states(rows, store)
+    return [r for r in rows if not _delivered(r, states[r["alert_id"]])]
+
+
+def delivered_at(rows: list[dict[str, Any]], store: DeliveryStore) -> dict[str, datetime]:
+    """When each of these alerts reached the last of its channels, for those that have: the
+    warehouse's `notified_at`, else what the delivery store says since."""
+    states, sent = _states(rows, store), {}
+    for row in rows:
+        state = states[row["alert_id"]]
+        if row.get("notified_at"):
+            sent[row["alert_id"]] = row["notified_at"]
+        elif (last := _last_delivery(row, state)) is not None:
+            sent[row["alert_id"]] = last
+    return sent
 
 
 def _try(
@@ -119,7 +168,7 @@ def _try(
     post: Post,
 ) -> bool:
     error = post(url, payload_for(kind, row))
-    mine["attempts"] = mine.get("attempts", 0) + 1
+    mine["attempts"] = (mine.get("attempts") or 0) + 1
     if error is None:
         mine.update(delivered_at=now.isoformat(), next_attempt_at=None, last_error=None)
         return True
@@ -134,9 +183,15 @@ def _try(
     return False
 
 
+def _due(record: Mapping[str, Any], now: datetime) -> bool:
+    due = record.get("next_attempt_at")
+    return not due or datetime.fromisoformat(due) <= now
+
+
 def _deliver_one(
     row: dict[str, Any],
     state: dict[str, dict[str, Any]],
+    store: DeliveryStore,
     budgets: BudgetsFile,
     env: Mapping[str, str],
     now: datetime,
@@ -144,58 +199,62 @@ def _deliver_one(
     outcome: Outcome,
 ) -> None:
     for name in row["channels"] or []:
-        mine = state.setdefault(name, {})
         label = f"{row['alert_id']} -> {name}"
-        if mine.get("delivered_at"):
+        if state.get(name, {}).get("delivered_at"):
             continue
         url = channel_url(budgets.channels[name], env) if name in budgets.channels else None
-        due = mine.get("next_attempt_at")
-        if url is None or (due and datetime.fromisoformat(due) > now):
+        if url is None or not _due(state.get(name, {}), now):
             outcome.waiting.append(label)
             continue
-        (
-            outcome.sent
-            if _try(name, row, mine, url, budgets.channels[name].kind, now, post)
-            else outcome.failed
-        ).append(label)
+        with store.claim(row["alert_id"], name) as mine:
+            # Read again under the claim: another notifier may have just posted this pair.
+            mine.update(_merged(state.get(name, {}), mine))
+            if mine.get("delivered_at"):
+                continue
+            if not _due(mine, now):
+                outcome.waiting.append(label)
+                continue
+            sent = _try(name, row, mine, url, budgets.channels[name].kind, now, post)
+        (outcome.sent if sent else outcome.failed).append(label)
 
 
-def _save(warehouse: Warehouse, row: dict[str, Any], state: dict[str, Any], now: datetime) -> None:
-    done = all(state.get(c, {}).get("delivered_at") for c in row["channels"] or [])
-    try:
+def deliver_pending(
+    source: Reader | Warehouse,
+    store: DeliveryStore,
+    budgets: BudgetsFile,
+    env: Mapping[str, str],
+    now: datetime,
+    post: Post = post_json,
+) -> Outcome:
+    """Post every open alert to each of its channels not yet delivered, recording each post in
+    the store. `source` is what the alerts are read from: the published snapshot's reader for
+    the sensor (never the warehouse's writer, so that no writer waits on it nor it on them)."""
+    outcome = Outcome()
+    rows = open_alerts(source)
+    states = _states(rows, store)
+    for row in rows:
+        _deliver_one(row, states[row["alert_id"]], store, budgets, env, now, post, outcome)
+    return outcome
+
+
+def record_deliveries(warehouse: Warehouse, store: DeliveryStore) -> int:
+    """Copy the store's record of the open alerts into the warehouse's alerts table (run by the
+    alerts asset, a writer in the queue): their per-channel `deliveries` and, once every channel
+    has it, `notified_at` (when the last was delivered). Returns the rows updated."""
+    rows = open_alerts(warehouse)
+    states, updated = _states(rows, store), 0
+    for row in rows:
+        state = {name: record for name, record in states[row["alert_id"]].items() if record}
+        if state == json.loads(row["deliveries"] or "{}"):
+            continue
+        last = _last_delivery(row, state)
         warehouse.execute(
             query_sql("alert_delivery_update"),
             {
                 "deliveries": json.dumps(state, sort_keys=True),
-                "notified_at": now if done and row["channels"] else None,
+                "notified_at": last,
                 "alert_id": row["alert_id"],
             },
         )
-    except Exception as exc:  # noqa: BLE001 - the cursor still holds it; the next tick writes it
-        log.warning(
-            "alerts table not updated for %s (%s); the cursor keeps it",
-            row["alert_id"],
-            exc.__class__.__name__,
-        )
-
-
-def deliver_pending(
-    warehouse: Warehouse,
-    budgets: BudgetsFile,
-    env: Mapping[str, str],
-    now: datetime,
-    cursor: dict[str, Any],
-    post: Post = post_json,
-) -> tuple[dict[str, Any], Outcome]:
-    """Post every open alert to each of its channels not yet delivered. Returns the new cursor."""
-    outcome, new_cursor = Outcome(), {}
-    for row in open_alerts(warehouse):
-        state = _state(row, cursor)
-        _deliver_one(row, state, budgets, env, now, post, outcome)
-        if state:
-            new_cursor[row["alert_id"]] = state
-        if json.dumps(state, sort_keys=True) != json.dumps(
-            json.loads(row["deliveries"] or "{}"), sort_keys=True
-        ):
-            _save(warehouse, row, state, now)
-    return new_cursor, outcome
+        updated += 1
+    return updated

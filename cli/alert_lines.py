@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flopledger.budgets.alerts import open_alerts
+from flopledger.budgets.delivery_store import DeliveryStore
+from flopledger.budgets.notify import undelivered
 from flopledger.warehouse import Warehouse
 
 
@@ -13,12 +14,12 @@ def alert_line(alert: dict[str, Any]) -> str:
     return f"{alert['severity'].upper():<8} {when}  {alert['title']}\n{'':<10}{alert['message']}  [{alert['alert_id']}]"
 
 
-def alert_lines(warehouse: Warehouse) -> list[str]:
+def alert_lines(warehouse: Warehouse, store: DeliveryStore) -> list[str]:
     """Open alerts (not yet delivered to every channel) as report lines; none when there are none.
 
     `flopledger run` appends these to its report (cli/run_report.py)."""
     try:
-        alerts = open_alerts(warehouse)
+        alerts = undelivered(warehouse, store)
     except Exception:  # noqa: BLE001 - an older warehouse without the alerts table has none to show
         return []
     if not alerts:

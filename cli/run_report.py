@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flopledger.budgets.delivery_store import DeliveryStore
 from flopledger.cli.alert_lines import alert_lines
 from flopledger.cli.headline import headline_lines
 from flopledger.ingest.outcome import CheckResult, RunOutcome
@@ -34,7 +35,7 @@ def _render(outcome: RunOutcome, warehouse: Warehouse) -> str:
         lines += headline_lines(warehouse, outcome.config.reporting_currency)
     lines += _check_lines(outcome.checks)
     lines += (
-        alert_lines(warehouse)
+        alert_lines(warehouse, DeliveryStore.of(outcome.config))
         if (outcome.succeeded or outcome.materialized) and not outcome.marts_left
         else []
     )  # budgets: open alerts

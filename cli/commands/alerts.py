@@ -8,7 +8,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from flopledger.budgets.alerts import all_alerts, open_alerts
+from flopledger.budgets.alerts import all_alerts
+from flopledger.budgets.delivery_store import DeliveryStore
+from flopledger.budgets.notify import delivered_at, undelivered
 from flopledger.cli.alert_lines import alert_line
 from flopledger.settings import load_config
 from flopledger.warehouse import open_warehouse
@@ -24,16 +26,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def alerts(args: argparse.Namespace) -> int:
-    warehouse = open_warehouse(load_config(args.config).warehouse)
+    config = load_config(args.config)
+    warehouse, store = open_warehouse(config.warehouse), DeliveryStore.of(config)
     if not warehouse.exists():
         print("flopledger alerts: no warehouse yet (run `flopledger run` first)", file=sys.stderr)
         return 1
-    rows = all_alerts(warehouse) if args.all else open_alerts(warehouse)
+    rows = all_alerts(warehouse) if args.all else undelivered(warehouse, store)
     if not rows:
         print("no open alerts" if not args.all else "no alerts raised")
         return 0
     print(f"{len(rows)} {'alert(s)' if args.all else 'open alert(s)'}:")
+    sent_at = delivered_at(rows, store)
     for row in rows:
-        sent = "" if row["notified_at"] is None else f"  (sent {row['notified_at']:%Y-%m-%d %H:%M})"
-        print(alert_line(row) + sent)
+        when = sent_at.get(row["alert_id"])
+        print(alert_line(row) + ("" if when is None else f"  (sent {when:%Y-%m-%d %H:%M})"))
     return 0

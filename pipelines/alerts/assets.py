@@ -13,8 +13,10 @@ import pyarrow as pa
 
 from flopledger.budgets.alerts import store_alerts
 from flopledger.budgets.budget_file import BudgetsFile, load_budgets
+from flopledger.budgets.delivery_store import DeliveryStore
 from flopledger.budgets.evaluate import evaluate_budgets, raise_alerts
 from flopledger.budgets.fx import load_fx_rates
+from flopledger.budgets.notify import record_deliveries
 from flopledger.budgets.status import from_rows, to_arrow
 from flopledger.models import query_sql
 from flopledger.pipelines.resources import Flopledger
@@ -116,11 +118,14 @@ def alerts_asset(context: dg.AssetExecutionContext, flopledger: Flopledger) -> d
     statuses = from_rows(warehouse.query(query_sql("budget_status_rows")).to_pylist())
     raised = raise_alerts(warehouse, load_budgets(config.budgets), statuses, now)
     new = store_alerts(warehouse, raised, now)
-    context.log.info(f"alerts: {len(raised)} raised, {new} new")
+    # what the notifier delivered since the last run, from its store into the table
+    copied = record_deliveries(warehouse, DeliveryStore.of(config))
+    context.log.info(f"alerts: {len(raised)} raised, {new} new, {copied} delivery records copied")
     return dg.MaterializeResult(
         metadata={
             "alerts_raised": dg.MetadataValue.int(len(raised)),
             "alerts_new": dg.MetadataValue.int(new),
+            "deliveries_recorded": dg.MetadataValue.int(copied),
             "ids": dg.MetadataValue.text(json.dumps(sorted(a.alert_id for a in raised))[:2000]),
         }
     )

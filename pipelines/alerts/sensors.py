@@ -1,47 +1,25 @@
 """Sensors: post each new alert to its webhooks exactly once, and report failed runs.
 
-The alert sensor keeps per-(alert, channel) delivery state in its cursor and in the alerts
-table (budgets/notify.py). URLs come from environment variables at each tick.
+The alert sensor reads the published snapshot and keeps per-(alert, channel) delivery state in
+the delivery store beside Dagster's files (budgets/notify.py, budgets/delivery_store.py). URLs
+come from environment variables at each tick.
 """
 
 import functools
-import json
 import os
 import time
 
 import dagster as dg
 
 from flopledger.budgets.budget_file import load_budgets
+from flopledger.budgets.delivery_store import DeliveryStore
 from flopledger.budgets.notify import NO_ANSWER, channel_url, deliver_pending, post_json
 from flopledger.budgets.payloads import payload_for, run_failure_alert
 from flopledger.clients.network import webhook_deadline
-from flopledger.pipelines.asset_jobs import WRITER_TAGS
 from flopledger.pipelines.resources import Flopledger
-from flopledger.warehouse import WarehouseLocked
+from flopledger.warehouse import NoWarehouse, open_warehouse
 
 RUN_FAILURE_TRIES = 3
-# A run in one of these may be writing the warehouse, or about to.
-UNFINISHED = [
-    dg.DagsterRunStatus.QUEUED,
-    dg.DagsterRunStatus.NOT_STARTED,
-    dg.DagsterRunStatus.STARTING,
-    dg.DagsterRunStatus.STARTED,
-    dg.DagsterRunStatus.CANCELING,
-]
-
-
-def _writing_run(context: dg.SensorEvaluationContext) -> str | None:
-    """A warehouse-writing run queued or under way, if any (None under a test's bare context).
-
-    The run queue lets one writer at a time at the warehouse; the notifier writes it too
-    (delivery state), outside the queue, so it waits its turn: a run that found the file
-    held by the sensor would fail."""
-    try:
-        instance = context.instance
-    except dg.DagsterInvariantViolationError:  # built without an instance
-        return None
-    runs = instance.get_runs(filters=dg.RunsFilter(statuses=UNFINISHED, tags=WRITER_TAGS), limit=1)
-    return runs[0].run_id if runs else None
 
 
 @dg.sensor(
@@ -50,19 +28,26 @@ def _writing_run(context: dg.SensorEvaluationContext) -> str | None:
     default_status=dg.DefaultSensorStatus.RUNNING,
 )
 def alert_notifier(context: dg.SensorEvaluationContext, flopledger: Flopledger) -> dg.SkipReason:
-    cursor = json.loads(context.cursor) if context.cursor else {}
-    running = _writing_run(context)
-    if running:
-        return dg.SkipReason(f"run {running} writes the warehouse, retrying next tick")
-    budgets = load_budgets(flopledger.config().budgets)  # (sets the network's deadlines)
+    """Every open alert the published snapshot holds, posted to each channel not yet delivered
+    (the delivery store says which). It never opens the warehouse for writing and never looks
+    at the run queue: a writer running or queued neither delays it nor is locked out by it."""
+    config = flopledger.config()  # (sets the network's deadlines)
+    budgets = load_budgets(config.budgets)
     post = functools.partial(post_json, timeout_s=webhook_deadline())
+    reader = open_warehouse(config.warehouse).reader()
     try:
-        new_cursor, outcome = deliver_pending(
-            flopledger.warehouse(), budgets, os.environ, flopledger.now(), cursor, post=post
+        outcome = deliver_pending(
+            reader,
+            DeliveryStore.of(config),
+            budgets,
+            os.environ,
+            flopledger.now(),
+            post=post,
         )
-    except WarehouseLocked as exc:  # a run is writing: nothing is lost, the next tick sends
-        return dg.SkipReason(f"warehouse busy, retrying next tick ({exc})")
-    context.update_cursor(json.dumps(new_cursor, sort_keys=True))
+    except NoWarehouse as exc:  # nothing published yet: nothing to send
+        return dg.SkipReason(f"nothing published yet ({exc})")
+    finally:
+        reader.close()
     for label in outcome.failed:
         context.log.warning(f"delivery failed, will retry: {label}")
     return dg.SkipReason(

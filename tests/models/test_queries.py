@@ -28,7 +28,8 @@ import sqlglot
 from flopledger import models
 from flopledger.budgets.alerts import all_alerts
 from flopledger.budgets.budget_file import Scope, load_budgets
-from flopledger.budgets.notify import deliver_pending
+from flopledger.budgets.delivery_store import DeliveryStore
+from flopledger.budgets.notify import deliver_pending, record_deliveries
 from flopledger.budgets.spend import scoped_daily_spend
 from flopledger.cli.headline import headline_lines
 from flopledger.pipelines.resources import Flopledger
@@ -136,8 +137,10 @@ def _read_like_the_cli(warehouse: Warehouse, root: Path) -> None:
     all_alerts(warehouse, since=NOW)
     budgets = load_budgets(root / "budgets.yaml")
     env = {"FLOPLEDGER_TEST_HOOK": "http://hook.invalid/"}
-    _, outcome = deliver_pending(warehouse, budgets, env, NOW, {}, post=lambda url, payload: None)
-    assert outcome.sent  # so the delivery update ran
+    store = DeliveryStore(root / "alert_deliveries.sqlite")
+    outcome = deliver_pending(warehouse, store, budgets, env, NOW, post=lambda url, payload: None)
+    assert outcome.sent
+    assert record_deliveries(warehouse, store)  # so the delivery update ran
     # `flopledger report month` and the month_report asset (reports/month.py)
     assert read_month(lambda sql, p: warehouse.query(sql, p).to_pylist(), date(2026, 10, 1)).invoice
     # `flopledger export focus` (cli/commands/export.py) reads its query with no parameters

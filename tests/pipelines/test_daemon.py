@@ -36,6 +36,7 @@ from dagster._core.scheduler.instigation import (
 )
 from dagster._core.workspace.load import location_origins_from_yaml_paths
 
+from flopledger.budgets.delivery_store import DeliveryStore
 from flopledger.cli.main import main
 from flopledger.pipelines.instance import prepare_dagster_home
 from flopledger.settings import load_config
@@ -314,7 +315,15 @@ def test_the_daemon_runs_the_schedules_and_delivers_each_alert_once(tmp_path: Pa
     # Each alert raised once and posted once to its one channel, no more.
     assert alerts, "the simulated budgets trip: there should be alerts"
     assert len({alert_id for alert_id, _, _ in alerts}) == len(alerts)
-    assert all(channels == ["oncall"] and notified for _, channels, notified in alerts)
+    assert all(channels == ["oncall"] for _, channels, _ in alerts)
+    # The notifier recorded each delivery in its own store beside Dagster's, not in the
+    # warehouse (a marts run after the deliveries copies them into the alerts table).
+    store = DeliveryStore.of(load_config(config))
+    assert store.path == home / "alert_deliveries.sqlite"
+    recorded = store.states(alert_id for alert_id, _, _ in alerts)
+    assert {a: bool(c["oncall"]["delivered_at"]) for a, c in recorded.items()} == {
+        alert_id: True for alert_id, _, _ in alerts
+    }
     assert {path for path, _ in received} == {HOOK_PATH}
     posted = Counter(_alert_id(body) for _, body in received)
     assert posted == Counter(alert_id for alert_id, _, _ in alerts)
