@@ -23,6 +23,7 @@ from flopledger.pipelines.partitions import daily_partitions
 from flopledger.pipelines.progress import json_logger, progress_logger
 from flopledger.pipelines.resources import Flopledger
 from flopledger.settings import Config, ConfigError, SchedulesConfig, load_config
+from flopledger.settings.history_floor import read_floor
 
 # Partitions start here when the config names no `history_start`.
 DEFAULT_HISTORY_DAYS = 90
@@ -42,11 +43,14 @@ def _config(config_path: str) -> Config | None:
 
 
 def start_day(config: Config | None, today: date) -> date:
-    """`history_start` from the config, else DEFAULT_HISTORY_DAYS before `today`.
+    """`history_start` from the config, else DEFAULT_HISTORY_DAYS before `today`; earlier when a
+    run has ingested older days (settings/history_floor.py).
 
-    Read from the config alone: loading the workspace never opens the warehouse."""
+    Read from the config and one small file: loading the workspace never opens the warehouse."""
     history_start = config.history_start if config is not None else None
-    return history_start or today - timedelta(days=DEFAULT_HISTORY_DAYS)
+    start = history_start or today - timedelta(days=DEFAULT_HISTORY_DAYS)
+    floor = read_floor(config.dagster_home) if config is not None else None
+    return min(start, floor) if floor is not None else start
 
 
 def build_definitions(

@@ -1,6 +1,6 @@
 """Run tags flopledger sets and reads: the run's clock, and a backfill's strict window."""
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 import dagster as dg
 
@@ -23,10 +23,36 @@ CLI_TAG = "flopledger/cli"
 CAUSE_TAG = "flopledger/closed_month_cause"
 
 
+# The tag Dagster puts on every run of a backfill (the UI's, `dagster job backfill`'s).
+BACKFILL_TAG = "dagster/backfill"
+
+
+def _backfill_time(context: dg.AssetExecutionContext) -> datetime | None:
+    """When the run's backfill was submitted: one clock for every run of it."""
+    backfill_id = context.run.tags.get(BACKFILL_TAG)
+    backfill = context.instance.get_backfill(backfill_id) if backfill_id else None
+    if backfill is None:
+        return None
+    return datetime.fromtimestamp(backfill.backfill_timestamp, UTC).replace(
+        tzinfo=None, microsecond=0
+    )
+
+
 def run_now(context: dg.AssetExecutionContext, flopledger: Flopledger) -> datetime:
-    """The `flopledger/now` tag when a schedule set it, else the resource's clock."""
+    """The run's clock: its `flopledger/now` tag (a schedule, a sensor and `flopledger run`
+    set it). A run without one (a backfill or a materialisation from the UI) gets it here, at
+    its first step that asks: the backfill's submission time for a backfill's run (the same for
+    all its runs), else the resource's clock; it is written to the run's tags, so every later
+    step reads the same clock and the run carries it like any scheduled run."""
     tag = context.run.tags.get(NOW_TAG)
-    return naive_utc(datetime.fromisoformat(tag)) if tag else flopledger.now()
+    stored = None if tag else context.instance.get_run_by_id(context.run_id)
+    tag = tag or (stored.tags.get(NOW_TAG) if stored is not None else None)
+    if tag:
+        return naive_utc(datetime.fromisoformat(tag))
+    now = _backfill_time(context) or flopledger.now()
+    if stored is not None:  # (a test's bare context has no stored run to tag)
+        context.instance.add_run_tags(context.run_id, {NOW_TAG: now.isoformat()})
+    return now
 
 
 def window_only(context: dg.AssetExecutionContext) -> bool:

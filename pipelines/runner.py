@@ -7,7 +7,7 @@ import time
 import uuid
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from flopledger.clients.network import use_deadlines
 from flopledger.ingest.outcome import CheckResult, RunOutcome
 from flopledger.ingest.registry import input_days, list_inputs
 from flopledger.pipelines.asset_jobs import INGEST_JOB, MARTS_JOB, TELEMETRY_ASSETS, TELEMETRY_JOB
-from flopledger.pipelines.definitions import build_definitions
+from flopledger.pipelines.definitions import build_definitions, start_day
 from flopledger.pipelines.instance import flopledger_instance
 from flopledger.pipelines.marts import closed_months as closed_months_asset
 from flopledger.pipelines.marts.snapshot import SNAPSHOT_ASSET
@@ -25,6 +25,7 @@ from flopledger.pipelines.run_tags import CAUSE_TAG, CLI_TAG, FULL_TAG, NOW_TAG,
 from flopledger.pipelines.schedules import telemetry_marts
 from flopledger.reports import closed_months
 from flopledger.settings import Config
+from flopledger.settings.history_floor import lower_floor
 from flopledger.settings.log_format import say
 from flopledger.warehouse import open_warehouse
 
@@ -160,6 +161,16 @@ def _ingest(
     _progress(f"      done in {time.monotonic() - t0:.1f} s")
 
 
+def _offer_older_days(config: Config, window: _Window | None) -> None:
+    """A run over days before those Dagster's tools offer moves their first day back to its
+    own (settings/history_floor.py): the UI can then backfill them without a config edit."""
+    if window is None or config.dagster_home is None:
+        return
+    if window.start < start_day(config, datetime.now(UTC).date()):
+        lower_floor(config.dagster_home, window.start)
+        _progress(f"      Dagster's partitions now start at {window.start} (older days ingested)")
+
+
 def run_pipeline(
     config: Config,
     config_path: str | Path,
@@ -243,6 +254,7 @@ def _run(
         _progress(f"      done in {time.monotonic() - t0:.1f} s")
     else:
         window = _Window(start, end) if start and end else None
+    _offer_older_days(config, window)
     defs = build_definitions(
         str(Path(config_path).resolve()),
         window.start if window else None,

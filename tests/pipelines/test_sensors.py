@@ -1,25 +1,15 @@
 """The sensors evaluated with Dagster's test helpers: what each asks for, and when it holds back.
 
 `marts_after_ingest` follows each successful scheduled ingest or telemetry run with one marts
-run; `alert_notifier` skips a tick while another process holds the warehouse file. Exactly-once
-delivery across ticks, restarts and reruns is tests/budgets/test_notifier.py's subject (the
-sensor through a local receiver); here only: a busy tick loses nothing.
+run. `alert_notifier` (exactly-once delivery across ticks, restarts and reruns, and while
+writers hold the warehouse) is tests/budgets/test_notifier.py's subject.
 """
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import dagster as dg
-import duckdb
 import pytest
 
-from flopledger.pipelines.alerts.sensors import alert_notifier
 from flopledger.pipelines.definitions import build_definitions
-from flopledger.pipelines.resources import Flopledger
-from tests.budgets.test_notifier import Receiver
-from tests.conftest import HANG_S, REPO, write_config
+from tests.conftest import REPO, write_config
 
 NOW = "flopledger/now"
 RUN_ID = "5a1e0000-0000-4000-8000-000000000001"
@@ -193,77 +183,3 @@ def test_every_hour_is_a_marts_tick_when_the_config_says_1(tmp_path):
             dagster_run=run,
         )
         assert isinstance(sensor(context), dg.RunRequest)
-
-
-BUDGETS = """
-channels:
-  ops: {kind: json, url_env: FLOPLEDGER_TEST_OPS}
-budgets: []
-"""
-ALERT = "threshold:llm-monthly:2026-10:50"
-# A cursor as an earlier tick left it (an alert delivered before this one was raised).
-PRIOR = json.dumps(
-    {"threshold:llm-monthly:2026-09:50": {"ops": {"attempts": 1, "delivered_at": "2026-09-20"}}}
-)
-HOLD = """
-import sys, duckdb
-con = duckdb.connect(sys.argv[1])
-print("holding", flush=True)
-sys.stdin.read()  # until the test closes our stdin
-"""
-
-
-@pytest.fixture
-def small_warehouse(tmp_path) -> Path:
-    """One undelivered alert to the `ops` channel, in a warehouse no one has open."""
-    (tmp_path / "budgets.yaml").write_text(BUDGETS)
-    config = write_config(
-        tmp_path, "warehouse: {kind: duckdb, path: w.duckdb}\nbudgets: budgets.yaml\n"
-    )
-    Flopledger(config_path=str(config)).warehouse()  # the raw tables, alerts among them
-    con = duckdb.connect(str(tmp_path / "w.duckdb"))
-    con.execute(
-        "INSERT INTO alerts (alert_id, kind, subject, severity, title, message, details, "
-        "channels, raised_at) VALUES (?, 'threshold', 'llm-monthly', 'warning', "
-        "'Budget llm-monthly passed 50%', '500 of 1000', '{}', ['ops'], '2026-10-11 06:00')",
-        [ALERT],
-    )
-    con.close()
-    return config
-
-
-def notify(config: Path, cursor: str | None, flopledger: Flopledger | None = None):
-    context = dg.build_sensor_context(
-        cursor=cursor, resources={"flopledger": flopledger or Flopledger(config_path=str(config))}
-    )
-    return alert_notifier(context), context.cursor
-
-
-def test_a_busy_warehouse_skips_the_tick_and_loses_nothing(small_warehouse, monkeypatch):
-    warehouse = small_warehouse.parent / "w.duckdb"
-    with Receiver(fail=0) as receiver:
-        monkeypatch.setenv("FLOPLEDGER_TEST_OPS", receiver.url + "/ops")
-        warm = Flopledger(config_path=str(small_warehouse))
-        warm.warehouse()  # a resource that has made its schema goes straight to the query
-        holder = subprocess.Popen(
-            [sys.executable, "-c", HOLD, str(warehouse)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert holder.stdout.readline() == "holding\n"
-            for flopledger in (None, warm):  # a fresh resource fails making its schema
-                result, cursor = notify(small_warehouse, PRIOR, flopledger)
-                assert isinstance(result, dg.SkipReason)
-                assert result.skip_message.startswith("warehouse busy, retrying next tick (")
-                assert f"locked by process {holder.pid}" in result.skip_message
-                assert cursor == PRIOR  # not advanced: the next tick starts where this one did
-            assert receiver.received == []
-        finally:
-            holder.stdin.close()
-            holder.wait(timeout=HANG_S)
-        result, cursor = notify(small_warehouse, PRIOR)  # the file is free: delivered
-        assert result.skip_message == "sent 1, failed 0, waiting 0"
-        assert [(path, body["alert_id"]) for path, body in receiver.received] == [("/ops", ALERT)]
-        assert json.loads(cursor)[ALERT]["ops"]["attempts"] == 1
