@@ -5,7 +5,7 @@ PYTHON ?= python3.11
 export UV_PYTHON_DOWNLOADS := never
 export UV_LINK_MODE := copy
 
-.PHONY: setup demo test browser lint dagster gpu-check clean bigquery-emulator demo-bigquery
+.PHONY: setup demo test browser proxy lint dagster gpu-check clean bigquery-emulator demo-bigquery
 
 .tools/bin/uv:
 	$(PYTHON) -m venv .tools
@@ -59,6 +59,11 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
+# The reverse proxy's test (tests/deploy/test_proxy.py) runs Debian's nginx; installed the same way.
+proxy:
+	@command -v nginx >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null)
+
 # The house (lint, format, types: a minute of mypy on a clean clone; dead code: vulture) runs beside the tests, and
 # its output is printed after theirs; either failing fails the command. tests/scheduling.py
 # hands the slowest tests out first and keeps a module's module-scoped fixture on one worker.
@@ -69,7 +74,7 @@ browser:
 LINT := .venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/python -m mypy && .venv/bin/vulture
 TEST_TMP = $$(avail=$$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 {print $$4}'); \
 	[ "$${avail:-0}" -gt 4000000 ] && echo /dev/shm || echo "$${TMPDIR:-/tmp}")
-test: setup browser
+test: setup browser proxy
 	@log=$$(mktemp); (set -x; $(LINT)) >"$$log" 2>&1 & lint=$$!; \
 	TMPDIR=$(TEST_TMP) .venv/bin/python -m pytest -n 3 -p tests.scheduling \
 		-o tmp_path_retention_policy=failed; tests=$$?; \
