@@ -7,7 +7,8 @@ Monitoring API; none needed is fine); the warehouse and its size; the readers' s
 no older than the last marts run that published it; each job's last run (a failed last run
 is unhealthy); the daemon. What a deployment run only with `flopledger run` lacks (no daemon,
 no schedules, no cloud) and old data are notes, never unhealthy. Exit 0 healthy, 1 not (2: the
-config cannot be read); `--json` writes the same as one JSON object.
+config cannot be read); `--json` writes the same as one JSON object, and `--serve HOST:PORT`
+answers it at /healthz until stopped (cli/doctor_server.py), as the agent's /healthz does.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,7 +36,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("doctor", help="say whether this deployment is healthy")
     parser.add_argument("--config", default="flopledger.yaml", help="path to flopledger.yaml")
     parser.add_argument("--json", action="store_true", help="one JSON object, not lines")
+    parser.add_argument(
+        "--serve",
+        type=address,
+        metavar="HOST:PORT",
+        help="serve the same as --json at http://HOST:PORT/healthz (200 healthy, 503 not), "
+        "checked every --every seconds, until stopped; e.g. 127.0.0.1:8790",
+    )
+    parser.add_argument(
+        "--every", type=float, default=60.0, help="seconds between checks with --serve (60)"
+    )
     parser.set_defaults(func=doctor)
+
+
+def address(text: str) -> tuple[str, int]:
+    """HOST:PORT for --serve (argparse says the error)."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise argparse.ArgumentTypeError(f"not HOST:PORT: {text!r} (e.g. 127.0.0.1:8790)")
+    return host, int(port)
+
+
+def report(found: list[Check]) -> dict[str, Any]:
+    """The checks as one object: what --json prints and --serve answers."""
+    return {
+        "healthy": not any(state == "fail" for _, state, _ in found),
+        "checks": [{"check": c, "status": s, "detail": d} for c, s, d in found],
+    }
 
 
 def _sources(config: Config) -> Iterator[tuple[str, list[str]]]:
@@ -179,18 +208,35 @@ def _instance_checks(config: Config, now_s: float) -> Iterator[Check]:
     return instance_checks(config, now_s)
 
 
+def serve(args: argparse.Namespace) -> int:
+    """Answer /healthz until SIGTERM or ^C (cli/doctor_server.py)."""
+    from flopledger.cli.doctor_server import DoctorServer
+
+    if args.every <= 0:
+        raise ConfigError(f"--every {args.every:g}: must be more than 0 seconds")
+    server = DoctorServer(args.serve, lambda: report(checks(args.config)), args.every)
+    server.start()
+    print(
+        f"flopledger doctor: http://{args.serve[0]}:{server.port}/healthz, every {args.every:g} s"
+    )
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    try:
+        stopped.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
 def doctor(args: argparse.Namespace) -> int:
+    if args.serve is not None:
+        return serve(args)
     found = checks(args.config)
-    healthy = not any(state == "fail" for _, state, _ in found)
+    healthy = report(found)["healthy"]
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "healthy": healthy,
-                    "checks": [{"check": c, "status": s, "detail": d} for c, s, d in found],
-                }
-            )
-        )
+        print(json.dumps(report(found)))
     else:
         for check, state, detail in found:
             print(f"{state.upper() if state == 'fail' else state:<5} {check}: {detail}")

@@ -255,6 +255,7 @@ class Agent:
             upload_failures=up.failures if up else 0,
             last_upload_epoch_s=up.last_success_epoch_s if up else None,
             pod_lookup_errors=self.pods.errors if self.pods else 0,
+            uploading=up is not None,
         )
 
     def log_health(self) -> None:

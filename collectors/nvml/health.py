@@ -6,14 +6,16 @@ under dcgm-exporter's names (collectors/nvml/dcgm_fields.py), for the Grafana da
 for dcgm-exporter; the GPU minutes stay in the spool, which a missed scrape cannot lose.
 
 `/healthz` answers 200 while the sampling loop has ticked within `stale_after_s` (before
-the first tick: since start), else 503 with the reason: the Kubernetes liveness probe
-uses it. Every other path serves the metrics. Under systemd (`NOTIFY_SOCKET` set),
+the first tick: since start), else 503: the Kubernetes liveness probe uses it. Its body is
+`flopledger doctor --json`'s shape (`healthy`, and a check each: the loop, the GPUs, the
+spool, the upload), so one monitor reads both. Every other path serves the metrics. Under systemd (`NOTIFY_SOCKET` set),
 `SystemdNotifier` sends `READY=1` once and `WATCHDOG=1` from the ticks (every half
 `WatchdogSec=`), so a loop that hangs is restarted after the unit's `WatchdogSec=`.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import socket
@@ -53,6 +55,7 @@ class HealthSnapshot:
     upload_failures: int
     last_upload_epoch_s: float | None
     pod_lookup_errors: int
+    uploading: bool = False  # an upload is configured
 
 
 # (name, help, kind, snapshot field); kind "counter" gets the `_total` suffix.
@@ -137,6 +140,37 @@ class Liveness:
         return True, f"ok: {age:.1f}s since {what}"
 
 
+def _upload_check(h: HealthSnapshot) -> tuple[str, str, str]:
+    if not h.uploading:
+        return "upload", "note", "off: the spool is read where it is"
+    last = (
+        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(h.last_upload_epoch_s))
+        if h.last_upload_epoch_s
+        else "never"
+    )
+    text = f"{h.upload_backlog} file(s) waiting, {h.upload_failures} failed attempt(s), last success {last}"
+    return "upload", "note" if h.upload_failures and h.upload_backlog else "ok", text
+
+
+def health_report(alive: bool, why: str, snapshot: HealthSnapshot | None) -> dict[str, Any]:
+    """What `/healthz` says, in `flopledger doctor --json`'s shape: `healthy` and one entry per
+    check (`check`, `status` ok | note | fail, `detail`). Only the loop can fail (a liveness
+    probe restarts the agent for it); lost GPUs, dropped spool files and a failing upload are
+    notes, which a restart would not mend."""
+    checks = [("loop", "ok" if alive else "fail", why)]
+    if snapshot is not None:
+        h = snapshot
+        gpus = f"{h.gpus} GPU(s) at discovery, {h.lost_gpus} lost at the last tick"
+        checks.append(("gpus", "note" if h.lost_gpus else "ok", gpus))
+        spool = f"{h.spool_bytes} bytes, {h.files_dropped} file(s) deleted by the size/age cap"
+        checks.append(("spool", "note" if h.files_dropped else "ok", spool))
+        checks.append(_upload_check(h))
+    return {
+        "healthy": alive,
+        "checks": [{"check": c, "status": s, "detail": d} for c, s, d in checks],
+    }
+
+
 class _ThreadingServer(ThreadingMixIn, WSGIServer):
     daemon_threads = True
 
@@ -175,8 +209,9 @@ class HealthServer:
             if environ.get("PATH_INFO") == "/healthz":
                 alive, why = liveness.check()
                 status = "200 OK" if alive else "503 Service Unavailable"
-                start_response(status, [("Content-Type", "text/plain; charset=utf-8")])
-                return [f"{why}\n".encode()]
+                body = json.dumps(health_report(alive, why, snapshot()), indent=1) + "\n"
+                start_response(status, [("Content-Type", "application/json")])
+                return [body.encode()]
             return metrics_app(environ, start_response)
 
         self._server = make_server(

@@ -1,18 +1,27 @@
 """`flopledger doctor` on a healthy deployment and on four broken ones (issue 39, item 2): a bad
 config, missing Google credentials, an unreachable input, a stale snapshot. One line per
-check, `--json` the same; exit 0 healthy, 1 not, 2 for a config that cannot be read. A
-deployment run only with `flopledger run` (no daemon, no cloud) is healthy: those are notes."""
+check, `--json` the same, `--serve` the same at /healthz; exit 0 healthy, 1 not, 2 for a
+config that cannot be read. A deployment run only with `flopledger run` (no daemon, no cloud)
+is healthy: those are notes."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from flopledger.cli.commands.doctor import checks, report
+from flopledger.cli.doctor_server import DoctorServer
 from flopledger.cli.main import main
-from tests.conftest import FileBooks, billing_row, run_record, write_config
+from tests.conftest import HANG_S, FileBooks, billing_row, run_record, write_config
 from tests.network_fakes import refused_port
 
 pytestmark = pytest.mark.timeout(300)  # a guard against a hang, not a speed limit
@@ -144,3 +153,61 @@ def test_an_instance_file_of_another_version_is_a_note_saying_what_to_do(ran: Pa
     assert code == 0  # edited on purpose, or old: only its owner can tell
     line = next(x for x in out.splitlines() if x.startswith("note  dagster.yaml"))
     assert "differs from this version's" in line and "copy that one over it" in line
+
+
+def _get(port: int) -> tuple[int, dict]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=HANG_S)
+    try:
+        conn.request("GET", "/healthz")
+        reply = conn.getresponse()
+        return reply.status, json.loads(reply.read())
+    finally:
+        conn.close()
+
+
+def _verdicts(report: dict) -> tuple[bool, list[tuple[str, str]]]:
+    return report["healthy"], [(c["check"], c["status"]) for c in report["checks"]]
+
+
+def test_the_served_healthz_says_what_doctor_json_says(ran: Path, tmp_path: Path, capsys) -> None:
+    """`doctor --serve`'s /healthz: 503 "starting" before the first checks, then --json's object
+    (200); a deployment broken since (its jobs files gone) is 503 at the next checks."""
+    root = tmp_path / "deployment"
+    shutil.copytree(ran, root)
+    config = root / "flopledger.yaml"
+    _, text = _doctor(config, capsys, "--json")
+    server = DoctorServer(("127.0.0.1", 0), lambda: report(checks(str(config))))
+    server.start(check=False)  # the test says when the checks run
+    try:
+        status, body = _get(server.port)
+        assert status == 503 and body["checks"][0]["detail"].startswith("starting")
+        server.refresh()
+        status, body = _get(server.port)
+        # the same checks and verdicts (a detail such as the snapshot's age moves with time)
+        assert status == 200 and _verdicts(body) == _verdicts(json.loads(text))
+        shutil.rmtree(root / "jobs")
+        assert _get(server.port)[0] == 200  # the last report until the next checks
+        server.refresh()
+        status, body = _get(server.port)
+        assert status == 503 and body["healthy"] is False
+        assert {c["check"]: c["status"] for c in body["checks"]}["sources.jobs"] == "fail"
+    finally:
+        server.stop()
+
+
+def test_doctor_serve_runs_until_sigterm(ran: Path) -> None:
+    """The command itself: it prints its address, answers, and exits 0 on SIGTERM."""
+    command = [str(Path(sys.executable).parent / "flopledger"), "doctor"]
+    args = ["--config", str(ran / "flopledger.yaml"), "--serve", "127.0.0.1:0", "--every", "3600"]
+    served = subprocess.Popen([*command, *args], stdout=subprocess.PIPE, text=True)
+    try:
+        assert served.stdout is not None
+        line = served.stdout.readline()
+        port = int(line.split("127.0.0.1:")[1].split("/")[0])
+        deadline = time.monotonic() + HANG_S  # a hang guard: the first checks take seconds
+        while (status := _get(port))[0] == 503 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert status[0] == 200 and status[1]["healthy"] is True
+    finally:
+        served.send_signal(signal.SIGTERM)
+        assert served.wait(timeout=HANG_S) == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import json
 import socket
 import tempfile
 import threading
@@ -13,7 +14,14 @@ from nvml_fakes import LABELS, START
 from prometheus_client.parser import text_string_to_metric_families
 
 from flopledger.collectors.nvml.agent import Agent, AgentConfig
-from flopledger.collectors.nvml.health import HealthServer, Liveness, SystemdNotifier, parse_address
+from flopledger.collectors.nvml.health import (
+    HealthServer,
+    HealthSnapshot,
+    Liveness,
+    SystemdNotifier,
+    health_report,
+    parse_address,
+)
 from flopledger.collectors.nvml.nvml import Nvml
 from flopledger.collectors.nvml.simulated import SimulatedNvml
 from tests.collectors.nvml.nvml_fakes import ManualClock
@@ -94,7 +102,20 @@ def test_agent_metrics_scraped_during_a_simulated_run(tmp_path: Path) -> None:
     assert got["flopledger_agent_spool_bytes"] == clock.spool_bytes_then > 0
     assert got["flopledger_agent_pod_lookup_errors_total"] == 0
     health_status, health_text = clock.scraped["/healthz"]
-    assert health_status == 200 and health_text.startswith("ok: ")
+    assert health_status == 200
+    # `flopledger doctor --json`'s shape: GPU 3 lost and no upload are notes, not failures.
+    report = json.loads(health_text)
+    assert report["healthy"] is True
+    assert {c["check"]: c["status"] for c in report["checks"]} == {
+        "loop": "ok",
+        "gpus": "note",
+        "spool": "ok",
+        "upload": "note",
+    }
+    details = {c["check"]: c["detail"] for c in report["checks"]}
+    assert details["gpus"] == "4 GPU(s) at discovery, 1 lost at the last tick"
+    assert details["upload"] == "off: the spool is read where it is"
+    assert details["loop"].startswith("ok: ")
     # After the run the server is gone (the port is closed).
     with pytest.raises(OSError):
         get(agent.health_server.port, "/healthz")  # type: ignore[union-attr]
@@ -108,13 +129,32 @@ def test_agent_healthz_fails_when_the_loop_stops_ticking() -> None:
     server.start()
     try:
         now[0] = 4.0
-        assert get(server.port, "/healthz") == (200, "ok: 4.0s since start (no tick yet)\n")
+        status, text = get(server.port, "/healthz")
+        assert (status, json.loads(text)) == (
+            200,
+            {
+                "healthy": True,
+                "checks": [
+                    {
+                        "check": "loop",
+                        "status": "ok",
+                        "detail": "ok: 4.0s since start (no tick yet)",
+                    }
+                ],
+            },
+        )
         liveness.ticked()
         now[0] = 7.0
         assert get(server.port, "/healthz")[0] == 200
         now[0] = 10.0
         status, text = get(server.port, "/healthz")
-        assert status == 503 and text == "stale: 6.0s since last tick > 5s\n"
+        assert status == 503
+        assert json.loads(text)["healthy"] is False
+        assert json.loads(text)["checks"][0] == {
+            "check": "loop",
+            "status": "fail",
+            "detail": "stale: 6.0s since last tick > 5s",
+        }
     finally:
         server.stop()
 
@@ -172,3 +212,45 @@ def test_agent_cli_refuses_a_bad_health_address(tmp_path: Path, capsys) -> None:
     assert code == 2
     err = capsys.readouterr().err
     assert err.startswith("flopledger: --health: not HOST:PORT: '9464'") and err.count("\n") == 1
+
+
+def test_healthz_says_a_failing_upload_and_dropped_files_as_notes() -> None:
+    """An upload that failed 3 times with 2 files waiting, last good at 2026-10-01 00:00:00
+    UTC (epoch 1790812800), and 1 file deleted by the cap: notes; the loop alone decides."""
+    snapshot = HealthSnapshot(
+        gpus=8,
+        lost_gpus=0,
+        ticks=10,
+        late_ticks=0,
+        samples=80,
+        lost_samples=0,
+        rows=8,
+        files_written=3,
+        files_dropped=1,
+        spool_bytes=4096,
+        upload_backlog=2,
+        uploaded=5,
+        upload_failures=3,
+        last_upload_epoch_s=1790812800.0,
+        pod_lookup_errors=0,
+        uploading=True,
+    )
+    report = health_report(True, "ok: 0.5s since last tick", snapshot)
+    assert report["healthy"] is True
+    assert report["checks"][1:] == [
+        {
+            "check": "gpus",
+            "status": "ok",
+            "detail": "8 GPU(s) at discovery, 0 lost at the last tick",
+        },
+        {
+            "check": "spool",
+            "status": "note",
+            "detail": "4096 bytes, 1 file(s) deleted by the size/age cap",
+        },
+        {
+            "check": "upload",
+            "status": "note",
+            "detail": "2 file(s) waiting, 3 failed attempt(s), last success 2026-10-01T00:00:00Z",
+        },
+    ]
