@@ -93,3 +93,4 @@ _.computeInstanceId  # an NVML event's field
 _.calls  # the simulated NVML counts the calls made to it (the agent's tests read it)
 _.free  # an NVML memory struct's field
 _.load_page  # dashboards/page_timing.py: called by benchmarks/dashboard_queries.py, which vulture does not read
+_.do_GET  # cli/doctor_server.py: http.server calls its handler's do_GET
