@@ -35,6 +35,7 @@ COMMANDS = (
     "dashboard",
     "ui",
     "doctor",
+    "upgrade",
 )
 
 

@@ -29,7 +29,7 @@ from functools import cache
 from pathlib import Path
 
 from flopledger.models.grain import Grain, parse_grain
-from flopledger.models.lineage import tables_read
+from flopledger.models.lineage import tables_read, tables_written
 from flopledger.models.sql_files import CheckSpec, SqlFile, SqlFolder, parse
 
 MODELS_DIR = Path(__file__).parent
@@ -40,6 +40,7 @@ QUERIES = SqlFolder(MODELS_DIR / "queries", "models/queries")
 CHECKS = SqlFolder(MODELS_DIR / "checks", "models/checks")
 BIGQUERY = SqlFolder(MODELS_DIR / "bigquery", "models/bigquery", "bigquery")
 BOOKKEEPING = SqlFolder(MODELS_DIR / "bookkeeping", "models/bookkeeping")
+MIGRATIONS = SqlFolder(MODELS_DIR / "migrations", "models/migrations")
 
 # The schema each layer's tables live in.
 SCHEMAS = {
@@ -86,6 +87,27 @@ def _model(file: SqlFile, kind: str) -> Model:
     if grain is not None and grain.end is not None and kind != "raw":
         raise ValueError(f"{file.path}: a model's rows are placed by one column, not a span")
     return Model(file.name, kind, file.text, file.about, file.columns, reads, file.checks, grain)
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One explicit change to a raw table (models/migrations/README.md)."""
+
+    name: str  # the file's name, NNNN_what: the order they run in
+    description: str
+    sql: str
+    tables: frozenset[str]  # the tables it changes
+
+
+def migrations(folder: SqlFolder = MIGRATIONS) -> tuple[Migration, ...]:
+    """Every migration, in name order (none when the folder holds none)."""
+    found = []
+    for file in folder.files():
+        written = tables_written(file.text)
+        if not written:
+            raise ValueError(f"{file.path}: a migration must change a table it names")
+        found.append(Migration(file.path.stem, file.about, file.text, written))
+    return tuple(found)
 
 
 def functions_sql() -> str:

@@ -30,7 +30,7 @@ def _when(epoch_s: float | None) -> str:
 def instance_checks(config: Config, now_s: float) -> Iterator[tuple[str, str, str]]:
     """(check, ok | note | fail, one line) for the instance's dagster.yaml, each job's last
     run and the daemon."""
-    yield _instance_file(config)
+    yield instance_file_check(config)
     instance = flopledger_instance(config)
     try:
         records = instance.get_run_records(limit=RECENT_RUNS)
@@ -81,7 +81,7 @@ def instance_checks(config: Config, now_s: float) -> Iterator[tuple[str, str, st
         instance.dispose()
 
 
-def _instance_file(config: Config) -> tuple[str, str, str]:
+def instance_file_check(config: Config) -> tuple[str, str, str]:
     """Whether dagster_home's dagster.yaml is this version's (an upgrade does not replace a
     copy that exists: one edited on purpose is told apart only by its owner)."""
     deployed = Path(str(config.dagster_home)) / "dagster.yaml"

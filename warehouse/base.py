@@ -99,6 +99,25 @@ class TableInfo:
     columns: tuple[ColumnInfo, ...]
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What an upgrade of the raw tables would do; `to_do` empty when there is nothing."""
+
+    migrations: tuple[models.Migration, ...] = ()  # not yet recorded, in order
+    added: tuple[str, ...] = ()  # "table" or "table.column": made by the next ensure_schema
+    retyped: tuple[str, ...] = ()  # columns of another type, no migration for them
+
+    def to_do(self) -> list[str]:
+        """One line per thing to do, in words."""
+        lines = [f"migration {m.name}: {m.description}" for m in self.migrations]
+        lines += [f"add {what} (this version's DDL has it)" for what in self.added]
+        lines += [
+            f"{what}: no migration changes it; see CHANGELOG.md before running"
+            for what in self.retyped
+        ]
+        return lines
+
+
 class Reader(ABC):
     """Read-only queries against the latest published snapshot: dashboards and `flopledger sql`.
 
@@ -234,6 +253,12 @@ class Warehouse(ABC):
         a run-grained model's rows of `runs` (and of runs no longer in jobs), reading [lo, hi).
         Records the days whose rows changed (a run-grained model: every day of the window).
         Returns rows written."""
+
+    def upgrade_plan(self) -> Plan | None:
+        """What an upgrade would do to the raw tables (warehouse/duckdb_migrations.py); None
+        where this warehouse cannot tell (BigQuery: its columns are added by ensure_schema, a
+        migration's SQL is the operator's to run)."""
+        return None
 
     @abstractmethod
     def has_table(self, name: str) -> bool:

@@ -21,11 +21,12 @@ from flopledger import models
 from flopledger.models.grain import HI, LO, RUNS, Grain, narrowed, whole_months
 from flopledger.models.lineage import tables_written
 from flopledger.models.sql_text import named_params, without_comments
-from flopledger.warehouse import duckdb_snapshot
+from flopledger.warehouse import duckdb_migrations, duckdb_snapshot
 from flopledger.warehouse.base import (
     ColumnInfo,
     InPlace,
     Params,
+    Plan,
     Published,
     Reader,
     TableInfo,
@@ -209,12 +210,21 @@ class DuckDBWarehouse(Warehouse):
         with closing(connect(self.path)):
             yield
 
+    def upgrade_plan(self) -> Plan | None:
+        """What ensure_schema would change (read-only; WarehouseLocked while a run writes)."""
+        if not self.path.exists():
+            return Plan()
+        with closing(connect(self.path, read_only=True)) as con:
+            return duckdb_migrations.plan(con)
+
     def ensure_schema(self) -> None:
         with self._connect() as con:
             con.execute(f"CREATE SCHEMA IF NOT EXISTS {models.INTERMEDIATE_SCHEMA}")
             con.execute(f"CREATE SCHEMA IF NOT EXISTS {models.BOOKKEEPING_SCHEMA}")
             use_layers(con)
             con.execute(models.functions_sql())
+            # Explicit changes first, on the tables as an older version left them.
+            duckdb_migrations.migrate(con, lambda c, table: _record(c, table, None))
             for table in models.raw_tables():
                 con.execute(table.sql)
                 self._add_new_columns(con, table)

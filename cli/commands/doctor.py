@@ -145,6 +145,7 @@ def _warehouse_checks(config: Config, now_s: float, google: bool) -> Iterator[Ch
         yield "warehouse", "ok", f"{config.warehouse.path}: {size / 2**20:,.1f} MiB"
     else:
         yield "warehouse", "ok", f"BigQuery {config.warehouse.project}.{config.warehouse.dataset}"
+    yield _schema_check(warehouse)
     published = last_publish_s(config)
     if snapshot is not None:
         if not snapshot.exists():
@@ -165,6 +166,28 @@ def _warehouse_checks(config: Config, now_s: float, google: bool) -> Iterator[Ch
             else:
                 yield "snapshot", "ok", age
     yield from _data_age(warehouse)
+
+
+def _schema_check(warehouse: Any) -> Check:
+    """The raw tables against this version's (`flopledger upgrade` says the changes)."""
+    from flopledger.warehouse import WarehouseLocked
+
+    try:
+        plan = warehouse.upgrade_plan()
+    except WarehouseLocked:
+        return "schema", "note", "not compared: a run is writing the warehouse"
+    if plan is None:
+        return "schema", "note", "not compared on BigQuery (the next run adds new columns)"
+    if plan.retyped:
+        return "schema", "fail", f"{plan.to_do()[-1]} (`flopledger upgrade` lists all)"
+    if plan.to_do():
+        return (
+            "schema",
+            "note",
+            f"{len(plan.to_do())} change(s) for the next run to make "
+            "(`flopledger upgrade` lists them; `--apply` makes them now)",
+        )
+    return "schema", "ok", "the raw tables are this version's"
 
 
 def _data_age(warehouse: Any) -> Iterator[Check]:

@@ -65,6 +65,7 @@ def test_a_deployment_run_with_flopledger_run_is_healthy(ran: Path, capsys) -> N
         "sources.jobs": "ok",
         "credentials": "note",  # nothing configured calls Google
         "warehouse": "ok",
+        "schema": "ok",  # the raw tables are this version's
         "snapshot": "ok",
         "data": "note",
         "dagster.yaml": "ok",  # the copy the first run made of this version's
