@@ -6,7 +6,9 @@ daemon's first scheduler iteration finds the tick due whenever it gets there (ho
 takes to load), as it catches up a tick it missed while down. The daemon runs the ingest and
 telemetry jobs, the `marts_after_ingest` sensor follows each with a marts run, and the
 `alert_notifier` posts the alerts to a webhook on 127.0.0.1. The books must equal those of
-`flopledger run` over the same inputs, to the nano-dollar.
+`flopledger run` over the same inputs, to the nano-dollar. A second daemon, its queue full (a
+writer under way holding the warehouse, a marts run queued behind it), still delivers every
+alert within the notifier's first two ticks.
 """
 
 from __future__ import annotations
@@ -34,11 +36,14 @@ from dagster._core.scheduler.instigation import (
     ScheduleInstigatorData,
     TickStatus,
 )
+from dagster._core.storage.dagster_run import DagsterRun
 from dagster._core.workspace.load import location_origins_from_yaml_paths
 
 from flopledger.budgets.delivery_store import DeliveryStore
 from flopledger.cli.main import main
+from flopledger.pipelines.asset_jobs import WRITER_TAGS
 from flopledger.pipelines.instance import prepare_dagster_home
+from flopledger.pipelines.run_tags import CLI_TAG
 from flopledger.settings import load_config
 from tests.budgets.test_notifier import Receiver
 from tests.conftest import HANG_S, REPO
@@ -332,3 +337,72 @@ def test_the_daemon_runs_the_schedules_and_delivers_each_alert_once(tmp_path: Pa
     snapshot = tmp_path / "daemon" / "warehouse.snapshot.duckdb"
     assert snapshot.is_file()
     assert _checksum(snapshot, "cost_per_run") == _checksum(live, "cost_per_run")
+
+
+HOLD_WRITER = """
+import sys, duckdb
+con = duckdb.connect(sys.argv[1])
+print("holding", flush=True)
+sys.stdin.read()  # until the test closes our stdin
+"""
+NEVER = '"0 0 1 1 *"'  # the schedules' crons: not in this test's lifetime
+
+
+def test_alerts_go_out_while_a_writer_runs_and_another_waits(tmp_path: Path) -> None:
+    """Under dagster-daemon, the queue full: a writer run under way (it holds the live
+    warehouse file, as a run does, in another process) and a real marts run queued behind it
+    (the writer tag's limit is 1). The notifier delivers every alert the published snapshot
+    holds within its first two ticks, and neither run has moved."""
+    config = _simulate(tmp_path / "fleet", datetime.now(UTC).date() - timedelta(days=DAYS))
+    config.write_text(config.read_text() + f"schedules: {{billing: {NEVER}, telemetry: {NEVER}}}\n")
+    assert main(["run", "--config", str(config)]) == 0  # raises the alerts, publishes them
+    live = tmp_path / "fleet" / "warehouse.duckdb"
+    raised = {alert_id for (alert_id,) in _query(live, "SELECT alert_id FROM alerts")}
+    assert raised, "the simulated budgets trip: there should be alerts"
+    home = prepare_dagster_home(load_config(config))
+    env = {**os.environ, "DAGSTER_HOME": str(home), "FLOPLEDGER_CONFIG": str(config)}
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        running = DagsterRun(job_name="marts", status=dg.DagsterRunStatus.STARTED, tags=WRITER_TAGS)
+        instance.add_run(running)
+    launched = subprocess.run(
+        [str(Path(sys.executable).parent / "dagster"), "job", "launch", "-w", "workspace.yaml"]
+        + ["-j", "marts"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
+    )
+    assert launched.returncode == 0, launched.stderr[-2000:]
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_WRITER, str(live)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert holder.stdout is not None and holder.stdout.readline() == b"holding\n"
+    with Receiver(fail=0) as hook:
+        daemon = _daemon(home, config, hook, tmp_path / "daemon.log")
+        try:
+            with dg.DagsterInstance.from_config(str(home)) as instance:
+                while {_alert_id(body) for _, body in hook.received} != raised:
+                    if daemon.poll() is not None:
+                        pytest.fail(f"dagster-daemon exited ({daemon.returncode})")
+                    time.sleep(1)  # until delivered; a hang is pytest-timeout's to end
+                statuses = {  # the runs `flopledger run` made are over: not the queue's
+                    r.run_id: r.status for r in instance.get_runs() if CLI_TAG not in r.tags
+                }
+                ticks = _ticks(instance, "alert_notifier")
+        except BaseException:
+            sys.stderr.write(_log_excerpt(tmp_path / "daemon.log"))
+            raise
+        finally:
+            _stop(daemon)
+            assert holder.stdin is not None
+            holder.stdin.close()
+            holder.wait(timeout=HANG_S)
+        received = list(hook.received)
+    # Each alert once, sent by the notifier's first two ticks, the queue as it was.
+    assert Counter(_alert_id(body) for _, body in received) == Counter(raised)
+    assert sum(_sent(t) for t in ticks[:2]) == len(raised), [t.skip_reason for t in ticks]
+    assert statuses.pop(running.run_id) == dg.DagsterRunStatus.STARTED
+    assert list(statuses.values()) == [dg.DagsterRunStatus.QUEUED]  # the launched marts run
