@@ -150,3 +150,18 @@ def test_upgrade_and_doctor_say_what_an_older_warehouse_needs(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "added: alerts.deliveries" in out
     assert "deliveries" in {r[0] for r in _rows(path, "DESCRIBE alerts")}
+
+
+def test_upgrade_on_bigquery_says_what_it_cannot_compare(tmp_path, capsys):
+    """A BigQuery warehouse's columns are not compared (nothing is asked of BigQuery), and a
+    deployment whose dagster.yaml differs from this version's is told to copy it: exit 1."""
+    config = write_config(
+        tmp_path,
+        'warehouse: {kind: bigquery, project: my-project, dataset: d, endpoint: "http://127.0.0.1:9"}\n',
+    )
+    assert main(["upgrade", "--config", str(config)]) == 0
+    assert "raw tables: not compared here" in capsys.readouterr().out
+    (tmp_path / "dagster_home").mkdir()
+    (tmp_path / "dagster_home" / "dagster.yaml").write_text("telemetry: {enabled: true}\n")
+    assert main(["upgrade", "--config", str(config)]) == 1
+    assert "differs from this version's" in capsys.readouterr().out
