@@ -16,7 +16,8 @@ either way; only the common case is fast. Sent to the per-object reader:
   any `null` (the per-object reader tells a null from an absent field; Arrow cannot), any
   `NaN` or `Inf` (Arrow also reads -NaN, Inf and -Inf, which json.loads refuses), any
   `executionErrors` or `unreachable` member (their notes quote the raw member);
-- a page Arrow refuses: not one JSON object, a duplicate key, a field of another type (a
+- a page Arrow refuses: not one JSON object, a key it reads named twice in one object (the
+  per-object reader refuses that page whole: `read_key_twice`), a field of another type (a
   number as a string, "NaN" as a string, an int64Value as a number, a label that is not a
   string), a number past a double;
 - a series the per-object reader would refuse (no metric, a resource label missing), a point
@@ -84,6 +85,58 @@ SERIES = pa.struct(
     ]
 )
 PAGE_SCHEMA = pa.schema([pa.field("timeSeries", pa.list_(SERIES))])
+
+
+class JsonObject(dict):
+    """A JSON object as json.loads gives it (the last of a key named twice), and which keys
+    it named twice (`noting_twice`)."""
+
+    twice: frozenset[str] = frozenset()
+
+
+def noting_twice(pairs: list[tuple[str, Any]]) -> JsonObject:
+    """json.loads' object_pairs_hook for the per-object reader: a dict that remembers the keys
+    it was given twice, for `read_key_twice`."""
+    found = JsonObject(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        twice: set[str] = set()
+        for key, _ in pairs:
+            (twice if key in seen else seen).add(key)
+        found.twice = frozenset(twice)
+    return found
+
+
+def _shape(kind: pa.DataType) -> Any:
+    """PAGE_SCHEMA's fields as nested dicts and lists (a leaf: None)."""
+    if pa.types.is_struct(kind):
+        return {kind.field(i).name: _shape(kind.field(i).type) for i in range(kind.num_fields)}
+    if pa.types.is_list(kind):
+        return [_shape(kind.value_type)]
+    return None
+
+
+_READ = {field.name: _shape(field.type) for field in PAGE_SCHEMA}
+
+
+def read_key_twice(page: Any, shape: Any = _READ) -> str | None:
+    """A key this reader reads that an object of the page names twice (Arrow refuses such a
+    page, so the per-object reader must too: which of the two is meant cannot be told); a key
+    no one reads may be named twice, as Arrow lets it."""
+    if isinstance(shape, dict) and isinstance(page, dict):
+        twice = sorted(getattr(page, "twice", frozenset()) & shape.keys())
+        if twice:
+            return twice[0]
+        for key, inner in shape.items():
+            if inner is not None and key in page and (found := read_key_twice(page[key], inner)):
+                return found
+    elif isinstance(shape, list) and isinstance(page, list):
+        for item in page:
+            if found := read_key_twice(item, shape[0]):
+                return found
+    return None
+
+
 # NaN and Inf: Arrow also reads -NaN, Inf and -Inf, which json.loads refuses.
 _REFUSED_BYTES = (b"\\", b"null", b"NaN", b"Inf", b'"executionErrors"', b'"unreachable"')
 _INT64_TEXT = r"^-?[0-9]{1,18}$"

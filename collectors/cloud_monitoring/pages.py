@@ -20,7 +20,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from flopledger.collectors.cloud_monitoring.columnar import add_parsed, parse_page
+from flopledger.collectors.cloud_monitoring.columnar import (
+    add_parsed,
+    noting_twice,
+    parse_page,
+    read_key_twice,
+)
 from flopledger.collectors.cloud_monitoring.inventory import Inventory, as_inventory
 from flopledger.collectors.cloud_monitoring.parse import SampleBuilder
 from flopledger.collectors.limits import DEFAULT_LIMITS, Limits
@@ -66,9 +71,12 @@ def _add_page_objects(builder: SampleBuilder, path: Path) -> None:
         builder.refuse(str(path), None, f"cannot read page file: {exc}", "")
         return
     try:
-        page = json.loads(text, parse_int=_json_int)
+        page = json.loads(text, parse_int=_json_int, object_pairs_hook=noting_twice)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
         builder.refuse(str(path), None, f"page is not JSON: {exc}", text)
+        return
+    if twice := read_key_twice(page):  # which of the two values is meant cannot be told
+        builder.refuse(str(path), None, f"page refused: {twice!r} named twice in one object", text)
         return
     builder.add_page(page, str(path))
 

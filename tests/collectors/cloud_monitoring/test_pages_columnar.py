@@ -193,3 +193,26 @@ def test_several_readings_of_a_chip_minute_are_averaged_in_read_order(tmp_path: 
         add_page_file(builder, path, columns=columns)
         firsts = {builder.finish()[0].column("duty_cycle_pct")[0].as_py() for _ in range(20)}
         assert firsts == {expected}
+
+
+def test_a_page_naming_a_read_key_twice_is_refused_whole(tmp_path: Path) -> None:
+    """`"doubleValue": 1, "doubleValue": 40.5`: which is the reading cannot be told (json.loads
+    would keep the last silently). Arrow refuses the page, and so does the per-object reader:
+    one quarantine row, no point of it loaded."""
+    path = _write(tmp_path, HANDED_OVER["a duplicate key"])
+    (table, quarantined, _), objects = _both(path)
+    assert table.num_rows == 0
+    assert [(q.line, q.reason) for q in quarantined] == [
+        (None, "page refused: 'doubleValue' named twice in one object")
+    ]
+    assert objects[0].num_rows == 0 and objects[1] == quarantined
+
+
+def test_a_key_no_one_reads_may_be_named_twice(tmp_path: Path) -> None:
+    """An unread member named twice (`"unit"` of a series) changes nothing read: both readers
+    load the page as they would without it."""
+    page = _mutated('"unit": "%"', '"unit": "%", "unit": 5')
+    (table, quarantined, _), objects = _both(_write(tmp_path, page))
+    (plain, plain_quarantined, _), _ = _both(_write(tmp_path, PLAIN, "plain.json"))
+    assert table.equals(plain) and quarantined == plain_quarantined
+    assert objects[0].equals(plain)
