@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -237,7 +238,15 @@ def serve(args: argparse.Namespace) -> int:
 
     if args.every <= 0:
         raise ConfigError(f"--every {args.every:g}: must be more than 0 seconds")
-    server = DoctorServer(args.serve, lambda: report(checks(args.config)), args.every)
+    host, port = args.serve
+    try:
+        server = DoctorServer(args.serve, lambda: report(checks(args.config)), args.every)
+    except OSError as exc:  # the port taken, an address not of this machine
+        print(
+            f"flopledger doctor: cannot serve on {host}:{port}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        return 2
     server.start()
     print(
         f"flopledger doctor: http://{args.serve[0]}:{server.port}/healthz, every {args.every:g} s"

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -212,3 +213,15 @@ def test_doctor_serve_runs_until_sigterm(ran: Path) -> None:
     finally:
         served.send_signal(signal.SIGTERM)
         assert served.wait(timeout=HANG_S) == 0
+
+
+def test_doctor_serve_on_a_taken_port_says_so_in_one_line(ran: Path, capsys) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        config = str(ran / "flopledger.yaml")
+        assert main(["doctor", "--config", config, "--serve", f"127.0.0.1:{port}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"flopledger doctor: cannot serve on 127.0.0.1:{port}: ")
+    assert len(err.splitlines()) == 1
