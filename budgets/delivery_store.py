@@ -71,7 +71,10 @@ class DeliveryStore:
         if not wanted or not self.path.exists():
             return {}
         state: State = {}
-        with closing(self._connect()) as con:
+        # Read-only: a reader (`flopledger alerts`, the alerts asset) never makes or changes it.
+        with closing(
+            sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True, timeout=BUSY_S)
+        ) as con:
             rows = con.execute(SELECT_ALERTS, (json.dumps(wanted),)).fetchall()
             for alert_id, channel, *values in rows:
                 state.setdefault(alert_id, {})[channel] = dict(zip(FIELDS, values, strict=True))

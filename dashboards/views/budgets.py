@@ -63,7 +63,12 @@ def show_alerts() -> None:
         empty_state(*NO_ALERTS)
         return
     st.metric("Alerts", f"{len(frame):,}")
-    st.metric("Not yet delivered", f"{int(frame['notified_at'].isna().sum()):,}")
+    st.metric(
+        "Not yet delivered",
+        f"{int(frame['notified_at'].isna().sum()):,}",
+        help="As of the last marts run, which copies the notifier's deliveries in; "
+        "`flopledger alerts` says what is open now.",
+    )
     table(frame, "alerts")
 
 
