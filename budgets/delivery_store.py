@@ -73,7 +73,7 @@ class DeliveryStore:
         state: State = {}
         # Read-only: a reader (`flopledger alerts`, the alerts asset) never makes or changes it.
         with closing(
-            sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True, timeout=BUSY_S)
+            sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_S)
         ) as con:
             rows = con.execute(SELECT_ALERTS, (json.dumps(wanted),)).fetchall()
             for alert_id, channel, *values in rows:
