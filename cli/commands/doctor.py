@@ -4,8 +4,9 @@ Checks: the config is valid; each configured source's paths match files (local o
 an unreachable bucket or a path matching nothing is unhealthy); Google credentials can be
 found where the config needs them (a BigQuery warehouse or export, a gs:// path, the
 Monitoring API; none needed is fine); the warehouse and its size; the readers' snapshot is
-no older than the last marts run that published it; each job's last run (a failed last run
-is unhealthy); the daemon. What a deployment run only with `flopledger run` lacks (no daemon,
+no older than the last marts run that published it; whether the published alerts reach their
+channels (a failing post is unhealthy, one not yet tried a note); each job's last run (a
+failed last run is unhealthy); the daemon. What a deployment run only with `flopledger run` lacks (no daemon,
 no schedules, no cloud) and old data are notes, never unhealthy. Exit 0 healthy, 1 not (2: the
 config cannot be read); `--json` writes the same as one JSON object, and `--serve HOST:PORT`
 answers it at /healthz until stopped (cli/doctor_server.py), as the agent's /healthz does.
@@ -166,7 +167,47 @@ def _warehouse_checks(config: Config, now_s: float, google: bool) -> Iterator[Ch
                 )
             else:
                 yield "snapshot", "ok", age
+    yield _alert_check(config, warehouse)
     yield from _data_age(warehouse)
+
+
+def _alert_check(config: Config, warehouse: Any) -> Check:
+    """Whether the alerts reach anyone: those the published snapshot holds that a channel has
+    not had (budgets/notify.py), and any whose last post failed (a webhook gone, a URL unset
+    is a note: the daemon may not run here)."""
+    from flopledger.budgets.delivery_store import DeliveryStore
+    from flopledger.budgets.notify import undelivered
+    from flopledger.warehouse import NoWarehouse
+
+    store, reader = DeliveryStore.of(config), warehouse.reader()
+    try:
+        waiting = undelivered(reader, store)
+    except NoWarehouse:
+        return "alerts", "note", "none published yet"
+    finally:
+        reader.close()
+    if not waiting:
+        return "alerts", "ok", "every alert published has reached its channels"
+    states = store.states(a["alert_id"] for a in waiting)
+    failing = sorted(
+        (name, record["last_error"])
+        for alert_id, channels in states.items()
+        for name, record in channels.items()
+        if record.get("last_error") and not record.get("delivered_at")
+    )
+    if failing:
+        name, error = failing[-1]
+        return (
+            "alerts",
+            "fail",
+            f"{len(failing)} delivery(ies) failing, to {name}: {error} (`flopledger alerts`)",
+        )
+    return (
+        "alerts",
+        "note",
+        f"{len(waiting)} alert(s) not yet delivered (dagster-daemon's alert_notifier sends them; "
+        "`flopledger alerts` lists them)",
+    )
 
 
 def _schema_check(warehouse: Any) -> Check:

@@ -15,13 +15,18 @@ import socket
 import subprocess
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
+from flopledger.budgets.alerts import Alert, store_alerts
+from flopledger.budgets.delivery_store import DeliveryStore
 from flopledger.cli.commands.doctor import checks, report
 from flopledger.cli.doctor_server import DoctorServer
 from flopledger.cli.main import main
+from flopledger.settings import load_config
+from flopledger.warehouse import open_warehouse
 from tests.conftest import HANG_S, FileBooks, billing_row, run_record, write_config
 from tests.network_fakes import refused_port
 
@@ -68,6 +73,7 @@ def test_a_deployment_run_with_flopledger_run_is_healthy(ran: Path, capsys) -> N
         "warehouse": "ok",
         "schema": "ok",  # the raw tables are this version's
         "snapshot": "ok",
+        "alerts": "ok",  # none raised: none waiting
         "data": "note",
         "dagster.yaml": "ok",  # the copy the first run made of this version's
         "job ingest": "ok",
@@ -225,3 +231,23 @@ def test_doctor_serve_on_a_taken_port_says_so_in_one_line(ran: Path, capsys) -> 
     err = capsys.readouterr().err
     assert err.startswith(f"flopledger doctor: cannot serve on 127.0.0.1:{port}: ")
     assert len(err.splitlines()) == 1
+
+
+def test_alerts_that_cannot_be_delivered_are_unhealthy(ran: Path, tmp_path: Path, capsys) -> None:
+    """One alert published to a channel: waiting (no daemon has tried) is a note; its last
+    post failing (HTTP 404 from the receiver) is a FAIL naming the channel and the error."""
+    root = tmp_path / "deployment"
+    shutil.copytree(ran, root)
+    config = load_config(root / "flopledger.yaml")
+    warehouse = open_warehouse(config.warehouse)
+    alert = Alert("health:stale:jobs:2026-10-01", "health", "jobs", "warning", "t", "m", ["oncall"])
+    store_alerts(warehouse, [alert], datetime(2026, 10, 2))
+    warehouse.publish_snapshot()
+    code, out = _doctor(root / "flopledger.yaml", capsys)
+    assert code == 0 and _states(out)["alerts"] == "note"
+    assert "note  alerts: 1 alert(s) not yet delivered" in out
+    with DeliveryStore.of(config).claim(alert.alert_id, "oncall") as record:
+        record.update(attempts=1, next_attempt_at="2026-10-02T00:01:00", last_error="HTTP 404")
+    code, out = _doctor(root / "flopledger.yaml", capsys)
+    assert code == 1
+    assert "FAIL  alerts: 1 delivery(ies) failing, to oncall: HTTP 404 (`flopledger alerts`)" in out
