@@ -137,12 +137,20 @@ def _last_delivery(row: dict[str, Any], state: dict[str, Any]) -> datetime | Non
     return max(datetime.fromisoformat(state[c]["delivered_at"]) for c in row["channels"])
 
 
-def undelivered(source: Reader | Warehouse, store: DeliveryStore) -> list[dict[str, Any]]:
+def pending(
+    source: Reader | Warehouse, store: DeliveryStore
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """The open alerts (the warehouse's record says not every channel has them) that the
-    delivery store does not say were delivered since, oldest first."""
+    delivery store does not say were delivered since, oldest first, each with its merged
+    per-channel record."""
     rows = open_alerts(source)
     states = _states(rows, store)
-    return [r for r in rows if not _delivered(r, states[r["alert_id"]])]
+    return [(r, states[r["alert_id"]]) for r in rows if not _delivered(r, states[r["alert_id"]])]
+
+
+def undelivered(source: Reader | Warehouse, store: DeliveryStore) -> list[dict[str, Any]]:
+    """`pending`'s alerts alone."""
+    return [row for row, _ in pending(source, store)]
 
 
 def delivered_at(rows: list[dict[str, Any]], store: DeliveryStore) -> dict[str, datetime]:

@@ -99,6 +99,7 @@ class Migration:
     tables: frozenset[str]  # the tables it changes
 
 
+@cache
 def migrations(folder: SqlFolder = MIGRATIONS) -> tuple[Migration, ...]:
     """Every migration, in name order (none when the folder holds none)."""
     found = []

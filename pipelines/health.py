@@ -81,13 +81,25 @@ def instance_checks(config: Config, now_s: float) -> Iterator[tuple[str, str, st
         instance.dispose()
 
 
-def instance_file_check(config: Config) -> tuple[str, str, str]:
-    """Whether dagster_home's dagster.yaml is this version's (an upgrade does not replace a
-    copy that exists: one edited on purpose is told apart only by its owner)."""
+def instance_file_state(config: Config) -> tuple[Path, str]:
+    """dagster_home's dagster.yaml and whether it is `absent`, `same` as this version's or
+    `differs` (an upgrade does not replace a copy that exists: one edited on purpose is told
+    apart only by its owner)."""
     deployed = Path(str(config.dagster_home)) / "dagster.yaml"
     if not deployed.exists():
+        return deployed, "absent"
+    return (
+        deployed,
+        "same" if deployed.read_bytes() == INSTANCE_TEMPLATE.read_bytes() else "differs",
+    )
+
+
+def instance_file_check(config: Config) -> tuple[str, str, str]:
+    """Whether dagster_home's dagster.yaml is this version's, as a doctor's line."""
+    deployed, state = instance_file_state(config)
+    if state == "absent":
         return "dagster.yaml", "note", f"{deployed} not there yet: the first run copies it"
-    if deployed.read_bytes() == INSTANCE_TEMPLATE.read_bytes():
+    if state == "same":
         return "dagster.yaml", "ok", f"{deployed} is this version's"
     return (
         "dagster.yaml",

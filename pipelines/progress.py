@@ -8,7 +8,7 @@ import time
 
 import dagster as dg
 
-from flopledger.settings.log_format import JsonLines, json_line, log_format
+from flopledger.settings.log_format import JsonLines, log_format, record_line
 
 
 class _ProgressHandler(logging.Handler):
@@ -21,16 +21,7 @@ class _ProgressHandler(logging.Handler):
 
     def _say(self, record: logging.LogRecord, text: str) -> None:
         if log_format() == "json":
-            meta = getattr(record, "dagster_meta", None) or {}
-            text = json_line(
-                text.strip(),
-                record.levelname,
-                "dagster",
-                record.created,
-                job=meta.get("job_name"),
-                run_id=meta.get("run_id"),
-                step=meta.get("step_key"),
-            )
+            text = record_line(record, text.strip(), "dagster")
         print(text, file=sys.stderr, flush=True)
 
     def emit(self, record: logging.LogRecord) -> None:

@@ -48,24 +48,33 @@ def json_line(
     return json.dumps(line, default=str)
 
 
+def record_line(
+    record: logging.LogRecord, message: str, source: str | None = None, **extra: Any
+) -> str:
+    """A log record as `json_line`, with `message` (and `source`, else the logger's name):
+    Dagster's records carry their job, run and step."""
+    meta = getattr(record, "dagster_meta", None) or {}
+    return json_line(
+        message,
+        record.levelname,
+        source or record.name,
+        record.created,
+        job=meta.get("job_name"),
+        run_id=meta.get("run_id"),
+        step=meta.get("step_key"),
+        **extra,
+    )
+
+
 class JsonLines(logging.Formatter):
-    """A log record as `json_line`: Dagster's records carry their job, run and step."""
+    """A log record as `json_line` (`record_line`), its traceback as `error`."""
 
     def format(self, record: logging.LogRecord) -> str:
         meta = getattr(record, "dagster_meta", None) or {}
         extra: dict[str, Any] = {}
         if record.exc_info:
             extra["error"] = self.formatException(record.exc_info)
-        return json_line(
-            str(meta.get("orig_message") or record.getMessage()),
-            record.levelname,
-            record.name,
-            record.created,
-            job=meta.get("job_name"),
-            run_id=meta.get("run_id"),
-            step=meta.get("step_key"),
-            **extra,
-        )
+        return record_line(record, str(meta.get("orig_message") or record.getMessage()), **extra)
 
 
 def say(message: str, source: str = "flopledger.run") -> None:

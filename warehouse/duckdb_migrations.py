@@ -16,6 +16,7 @@ another type that no pending migration changes, which needs one).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 
 import duckdb
@@ -46,6 +47,7 @@ def _columns(con: duckdb.DuckDBPyConnection, schema: str) -> dict[str, dict[str,
     return found
 
 
+@cache
 def expected_columns() -> dict[str, dict[str, str]]:
     """This version's raw tables as its DDL makes them (in a database of their own)."""
     con = duckdb.connect(":memory:")
@@ -76,8 +78,10 @@ def plan(
     """What an upgrade would do to the warehouse `con` has open (read-only is enough)."""
     migrations = models.migrations() if migrations is None else migrations
     have = _columns(con, "main")
-    raw = {t.name for t in models.raw_tables()}
-    pending = tuple(m for m in migrations if m.name not in _recorded(con)) if have else ()
+    if not any(t.name in have for t in models.raw_tables()):  # not made yet: the first run makes it
+        return Plan()
+    recorded = _recorded(con)
+    pending = tuple(m for m in migrations if m.name not in recorded)
     changed = {t for m in pending for t in m.tables}
     added, retyped = [], []
     for table, columns in expected_columns().items():
@@ -91,8 +95,6 @@ def plan(
                 added.append(f"{table}.{column}")
             elif have[table][column] != kind:
                 retyped.append(f"{table}.{column} is {have[table][column]} here, {kind} now")
-    if not any(t in raw for t in have):  # a warehouse not made yet: the first run makes it
-        return Plan()
     return Plan(pending, tuple(added), tuple(retyped))
 
 
@@ -105,13 +107,14 @@ def migrate(
     (migration, outcome) for each one recorded now. `record_change(con, table)` records a
     table's change as a whole (warehouse/duckdb.py's bookkeeping)."""
     migrations = models.migrations() if migrations is None else migrations
-    done = _recorded(con)
+    done = _recorded(con) if migrations else set()
+    to_run = [m for m in migrations if m.name not in done]
+    if not to_run:  # every run's start, once all are recorded: no more than reading them
+        return []
     have = _columns(con, "main")
     fresh = not any(t.name in have for t in models.raw_tables())
     outcomes = []
-    for migration in migrations:
-        if migration.name in done:
-            continue
+    for migration in to_run:
         missing = sorted(t for t in migration.tables if t not in have)
         con.execute("BEGIN TRANSACTION")
         try:

@@ -176,22 +176,21 @@ def _alert_check(config: Config, warehouse: Any) -> Check:
     not had (budgets/notify.py), and any whose last post failed (a webhook gone, a URL unset
     is a note: the daemon may not run here)."""
     from flopledger.budgets.delivery_store import DeliveryStore
-    from flopledger.budgets.notify import undelivered
+    from flopledger.budgets.notify import pending
     from flopledger.warehouse import NoWarehouse
 
-    store, reader = DeliveryStore.of(config), warehouse.reader()
+    reader = warehouse.reader()
     try:
-        waiting = undelivered(reader, store)
+        waiting = pending(reader, DeliveryStore.of(config))
     except NoWarehouse:
         return "alerts", "note", "none published yet"
     finally:
         reader.close()
     if not waiting:
         return "alerts", "ok", "every alert published has reached its channels"
-    states = store.states(a["alert_id"] for a in waiting)
     failing = sorted(
         (name, record["last_error"])
-        for alert_id, channels in states.items()
+        for _, channels in waiting
         for name, record in channels.items()
         if record.get("last_error") and not record.get("delivered_at")
     )
@@ -289,9 +288,7 @@ def serve(args: argparse.Namespace) -> int:
         )
         return 2
     server.start()
-    print(
-        f"flopledger doctor: http://{args.serve[0]}:{server.port}/healthz, every {args.every:g} s"
-    )
+    print(f"flopledger doctor: http://{host}:{server.port}/healthz, every {args.every:g} s")
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     try:

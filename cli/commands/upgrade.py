@@ -31,14 +31,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def upgrade(args: argparse.Namespace) -> int:
     from flopledger.cli.main import version
-    from flopledger.pipelines.health import instance_file_check
+    from flopledger.models import query_sql
+    from flopledger.pipelines.health import instance_file_check, instance_file_state
     from flopledger.warehouse import open_warehouse
 
     config = load_config(args.config)
     print(version())
-    _, state, line = instance_file_check(config)
-    left = state != "ok" and "differs" in line
-    print(f"dagster.yaml: {line}")
+    left = instance_file_state(config)[1] == "differs"
+    print(f"dagster.yaml: {instance_file_check(config)[2]}")
     warehouse = open_warehouse(config.warehouse)
     plan = warehouse.upgrade_plan()
     if plan is None:
@@ -46,9 +46,7 @@ def upgrade(args: argparse.Namespace) -> int:
         return 1 if left else 0
     if args.apply and plan.to_do():
         warehouse.ensure_schema()
-        rows = warehouse.query(
-            "SELECT migration, outcome FROM bookkeeping.migrations ORDER BY migration"
-        ).to_pylist()
+        rows = warehouse.query(query_sql("migrations_recorded")).to_pylist()
         done = {r["migration"]: r["outcome"] for r in rows}
         for migration in plan.migrations:
             print(f"migrated: {migration.name}: {done.get(migration.name, 'not recorded')}")

@@ -145,6 +145,8 @@ def _read_like_the_cli(warehouse: Warehouse, root: Path) -> None:
     assert read_month(lambda sql, p: warehouse.query(sql, p).to_pylist(), date(2026, 10, 1)).invoice
     # `flopledger export focus` (cli/commands/export.py) reads its query with no parameters
     assert warehouse.query(models.query_sql("focus_costs_export")).num_rows > 0
+    # `flopledger upgrade --apply` (cli/commands/upgrade.py) lists the migrations recorded
+    assert warehouse.query(models.query_sql("migrations_recorded")).num_rows == 0  # none shipped
 
 
 @pytest.fixture(scope="module")
