@@ -108,7 +108,9 @@ def _read() -> dict[str, str]:
 
 
 def _warehouse_columns() -> set[str]:
-    return {c for m in (*models.raw_tables(), *models.marts()) for c in m.column_comments}
+    """Every documented column of the warehouse: raw tables, marts and its own bookkeeping."""
+    tables = (*models.raw_tables(), *models.marts(), *models.bookkeeping_tables())
+    return {c for m in tables for c in m.column_comments}
 
 
 def _outputs(sql: str) -> list[exp.Expression]:
