@@ -384,10 +384,14 @@ def test_alerts_go_out_while_a_writer_runs_and_another_waits(tmp_path: Path) -> 
         daemon = _daemon(home, config, hook, tmp_path / "daemon.log")
         try:
             with dg.DagsterInstance.from_config(str(home)) as instance:
-                while {_alert_id(body) for _, body in hook.received} != raised:
+                # Until delivered, and the ticks that posted have ended (their skip reason, what
+                # they sent, is written after the posts); a hang is pytest-timeout's to end.
+                while {_alert_id(body) for _, body in hook.received} != raised or any(
+                    t.status == TickStatus.STARTED for t in _ticks(instance, "alert_notifier")
+                ):
                     if daemon.poll() is not None:
                         pytest.fail(f"dagster-daemon exited ({daemon.returncode})")
-                    time.sleep(1)  # until delivered; a hang is pytest-timeout's to end
+                    time.sleep(1)
                 statuses = {  # the runs `flopledger run` made are over: not the queue's
                     r.run_id: r.status for r in instance.get_runs() if CLI_TAG not in r.tags
                 }
